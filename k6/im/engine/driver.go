@@ -1,0 +1,61 @@
+// Package engine runs a plan's users: logins, heartbeats, paced sending with
+// per-sender order, gap and reconnect pulls, drain. It is protocol-neutral;
+// a Driver speaks the wire. All of it runs in Go goroutines so that one k6 VU
+// holds thousands of online users.
+package engine
+
+import (
+	"context"
+
+	"github.com/imbench/imbench/k6/im/plan"
+	"github.com/imbench/imbench/k6/im/verify"
+)
+
+// Driver speaks one IM system's protocol for one plan.
+type Driver interface {
+	// System names the protocol, e.g. "openim".
+	System() string
+	// Preflight checks that the target answers and accepts the admin
+	// credentials; it changes nothing on the target.
+	Preflight(ctx context.Context) error
+	// Setup creates the plan's users, friendships and groups.
+	Setup(ctx context.Context, progress func(string)) (SetupReport, error)
+	// Connect logs user u in and starts delivering its traffic to h.
+	Connect(ctx context.Context, u uint32, h Handler) (Conn, error)
+}
+
+// SetupReport counts what Setup created.
+type SetupReport struct {
+	Registered  int `json:"registered"`
+	Friendships int `json:"friendships"`
+	Groups      int `json:"groups"`
+}
+
+// Handler receives a connection's traffic. Calls come from the connection's
+// reader goroutine, one at a time per connection.
+type Handler interface {
+	Arrive(a verify.Arrival)
+	// Closed is called once when connection c ends other than by Close;
+	// kicked is true when the server replaced it with another login.
+	Closed(c Conn, err error, kicked bool)
+}
+
+// Conn is one logged-in user's connection. Methods are safe for concurrent
+// use; callbacks run on the reader goroutine and must not block.
+type Conn interface {
+	// Send sends message m with the given text; done reports the server's
+	// acknowledgement (nil) or the failure.
+	Send(m plan.Msg, text []byte, createMs int64, done func(error)) error
+	// Pull asks for the given seqs per plan conversation; the messages arrive
+	// through Handler.Arrive marked Pulled (and GapFill when recover is true).
+	Pull(seqs map[uint32][]uint64, recover bool, done func(error)) error
+	// MaxSeqs asks for the server's highest seq of each of the user's
+	// conversations.
+	MaxSeqs(done func(map[uint32]uint64, error)) error
+	// Ping sends a heartbeat.
+	Ping() error
+	// Close ends the connection without a Closed callback.
+	Close() error
+	// Alive is false once the connection has ended.
+	Alive() bool
+}

@@ -1,0 +1,286 @@
+package openim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/imbench/imbench/k6/im/engine"
+	"github.com/imbench/imbench/k6/im/plan"
+)
+
+// Config is how to reach one OpenIM deployment and how to talk to it.
+type Config struct {
+	APIURL      string        // openim-api, e.g. http://127.0.0.1:10002
+	WSURL       string        // openim-msggateway, e.g. ws://127.0.0.1:10001
+	Secret      string        // share.yml secret
+	AdminID     string        // share.yml imAdminUserID
+	Platform    int           // platformID of every connection (2 = Android, as the seed's programs)
+	Envelope    Envelope      // gob (sdkType=go) or json (sdkType=js)
+	Gzip        bool          // compression=gzip
+	MsgResp     bool          // isMsgResp=true: auth result as a text frame
+	Timeout     time.Duration // request and handshake timeout (the SDK uses 10 s)
+	ReadTimeout time.Duration // silence after which a connection is considered dead
+	Parallel    int           // concurrent REST calls during setup
+	SourceAddrs []net.IP      // local addresses to spread connections over (nil: the system's choice)
+}
+
+// Validate checks a config and fills defaults.
+func (c *Config) Validate() error {
+	var errs []error
+	for name, raw := range map[string]*string{"API URL": &c.APIURL, "WebSocket URL": &c.WSURL} {
+		u, err := url.Parse(*raw)
+		if err != nil || u.Host == "" {
+			errs = append(errs, fmt.Errorf("OpenIM %s %q is not a URL", name, *raw))
+			continue
+		}
+		want := map[string][]string{"API URL": {"http", "https"}, "WebSocket URL": {"ws", "wss"}}[name]
+		if u.Scheme != want[0] && u.Scheme != want[1] {
+			errs = append(errs, fmt.Errorf("OpenIM %s %q must start with %s:// or %s://", name, *raw, want[0], want[1]))
+		}
+		*raw = strings.TrimRight(*raw, "/")
+	}
+	if c.Secret == "" {
+		errs = append(errs, errors.New("the OpenIM secret is empty (set IM_SECRET)"))
+	}
+	if c.AdminID == "" {
+		c.AdminID = "imAdmin"
+	}
+	if c.Platform == 0 {
+		c.Platform = 2
+	}
+	if c.Platform < 1 || c.Platform > 11 || c.Platform == 10 {
+		errs = append(errs, fmt.Errorf("platform %d is not a user platform (1-9, 11)", c.Platform))
+	}
+	if c.Envelope == "" {
+		c.Envelope = Gob
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 10 * time.Second
+	}
+	if c.ReadTimeout <= 0 {
+		c.ReadTimeout = 45 * time.Second
+	}
+	if c.Parallel <= 0 {
+		c.Parallel = 8
+	}
+	return errors.Join(errs...)
+}
+
+// Driver speaks OpenIM for one plan. It is shared by all VUs of a process.
+type Driver struct {
+	cfg   Config
+	plan  *plan.Plan
+	api   *API
+	conv  []string          // plan conversation → conversationID
+	byID  map[string]uint32 // conversationID → plan conversation
+	users []string          // plan user → userID
+
+	mu     sync.Mutex
+	admin  string
+	tokens map[uint32]string
+
+	dialer net.Dialer
+	srcMu  sync.Mutex
+	srcIdx int
+}
+
+var _ engine.Driver = (*Driver)(nil)
+
+// New prepares a driver; it does not contact the target.
+func New(cfg Config, p *plan.Plan) (*Driver, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	d := &Driver{cfg: cfg, plan: p, tokens: map[uint32]string{},
+		api:    &API{Base: cfg.APIURL, Secret: cfg.Secret, AdminID: cfg.AdminID, HTTP: &http.Client{Timeout: 2 * cfg.Timeout}},
+		dialer: net.Dialer{Timeout: cfg.Timeout}}
+	d.users = make([]string, p.Users)
+	for i := range d.users {
+		d.users[i] = p.UserID(uint32(i))
+	}
+	d.conv = make([]string, len(p.Convs))
+	d.byID = make(map[string]uint32, len(p.Convs))
+	for i, c := range p.Convs {
+		var id string
+		if c.Kind == plan.Group {
+			id = "sg_" + p.GroupID(c.Group)
+		} else {
+			a, b := d.users[c.Peers[0]], d.users[c.Peers[1]]
+			if b < a { // OpenIM sorts the two user ids as strings
+				a, b = b, a
+			}
+			id = "si_" + a + "_" + b
+		}
+		d.conv[i] = id
+		d.byID[id] = uint32(i)
+	}
+	return d, nil
+}
+
+// System implements engine.Driver.
+func (d *Driver) System() string { return "openim" }
+
+// ConversationID is the wire id of plan conversation c.
+func (d *Driver) ConversationID(c uint32) string { return d.conv[c] }
+
+// Preflight gets an admin token: it proves the API answers and accepts the
+// secret and admin user id.
+func (d *Driver) Preflight(ctx context.Context) error {
+	_, err := d.adminToken(ctx)
+	return err
+}
+
+func (d *Driver) adminToken(ctx context.Context) (string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.admin != "" {
+		return d.admin, nil
+	}
+	tok, err := d.api.AdminToken(ctx)
+	if err != nil {
+		return "", describeAdminError(d.cfg, err)
+	}
+	d.admin = tok
+	return tok, nil
+}
+
+func describeAdminError(cfg Config, err error) error {
+	switch Code(err) {
+	case 0:
+		return fmt.Errorf("OpenIM API at %s is not reachable: %w", cfg.APIURL, err)
+	case ErrCodeNoPermission:
+		return fmt.Errorf("OpenIM API at %s rejected the admin secret (%v)", cfg.APIURL, err)
+	case ErrCodeArgs:
+		return fmt.Errorf("OpenIM API at %s rejected admin user %q (%v)", cfg.APIURL, cfg.AdminID, err)
+	}
+	return fmt.Errorf("OpenIM API at %s: %w", cfg.APIURL, err)
+}
+
+// Setup registers the plan's users, imports the friendships and creates the
+// groups, the way the seed's integration_test does it over REST.
+func (d *Driver) Setup(ctx context.Context, progress func(string)) (engine.SetupReport, error) {
+	var rep engine.SetupReport
+	admin, err := d.adminToken(ctx)
+	if err != nil {
+		return rep, err
+	}
+	p := d.plan
+	progress(fmt.Sprintf("registering %d users", p.Users))
+	var regMu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(d.cfg.Parallel)
+	for start := 0; start < len(d.users); start += Batch {
+		chunk := d.users[start:min(start+Batch, len(d.users))]
+		g.Go(func() error {
+			n, err := d.api.RegisterUsers(gctx, admin, chunk)
+			regMu.Lock()
+			rep.Registered += n
+			regMu.Unlock()
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return rep, fmt.Errorf("register users: %w", err)
+	}
+
+	friendsOf := map[uint32][]string{}
+	var owners []uint32
+	for _, f := range p.Friends {
+		if _, ok := friendsOf[f[0]]; !ok {
+			owners = append(owners, f[0])
+		}
+		friendsOf[f[0]] = append(friendsOf[f[0]], d.users[f[1]])
+	}
+	progress(fmt.Sprintf("importing %d friendships, creating %d groups", len(p.Friends), len(p.Groups)))
+	g, gctx = errgroup.WithContext(ctx)
+	g.SetLimit(d.cfg.Parallel)
+	for _, o := range owners {
+		g.Go(func() error { return d.api.ImportFriends(gctx, admin, d.users[o], friendsOf[o]) })
+	}
+	for gi := range p.Groups {
+		spec := &p.Groups[gi]
+		g.Go(func() error {
+			members := make([]string, len(spec.Members))
+			for i, m := range spec.Members {
+				members[i] = d.users[m]
+			}
+			err := d.api.CreateGroup(gctx, admin, p.GroupID(int32(gi)), d.users[spec.Owner], members)
+			if Code(err) == ErrCodeGroupIDExisted {
+				return nil // a repeated setup of the same plan
+			}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return rep, fmt.Errorf("friends and groups: %w", err)
+	}
+	rep.Friendships, rep.Groups = len(p.Friends), len(p.Groups)
+	return rep, nil
+}
+
+// token returns user u's token for the configured platform, fetching it
+// once; fresh forces a new one (after the server forgot or kicked the old).
+func (d *Driver) token(ctx context.Context, u uint32, fresh bool) (string, error) {
+	d.mu.Lock()
+	tok, ok := d.tokens[u]
+	d.mu.Unlock()
+	if ok && !fresh {
+		return tok, nil
+	}
+	admin, err := d.adminToken(ctx)
+	if err != nil {
+		return "", err
+	}
+	tok, err = d.api.UserToken(ctx, admin, d.users[u], d.cfg.Platform)
+	if err != nil {
+		return "", fmt.Errorf("token for %s: %w", d.users[u], err)
+	}
+	d.mu.Lock()
+	d.tokens[u] = tok
+	d.mu.Unlock()
+	return tok, nil
+}
+
+// Connect logs user u in: a token (cached), then the WebSocket handshake.
+func (d *Driver) Connect(ctx context.Context, u uint32, h engine.Handler) (engine.Conn, error) {
+	tok, err := d.token(ctx, u, false)
+	if err != nil {
+		return nil, err
+	}
+	c, err := d.dial(ctx, u, tok, h)
+	var le *LoginError
+	if errors.As(err, &le) && le.Code >= 1501 && le.Code <= 1507 {
+		// The target no longer knows this token (restarted, or kicked it):
+		// one fresh token, as the SDK would after logging in again.
+		if tok, err = d.token(ctx, u, true); err != nil {
+			return nil, err
+		}
+		c, err = d.dial(ctx, u, tok, h)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (d *Driver) netDial(ctx context.Context, network, addr string) (net.Conn, error) {
+	if len(d.cfg.SourceAddrs) == 0 {
+		return d.dialer.DialContext(ctx, network, addr)
+	}
+	d.srcMu.Lock()
+	src := d.cfg.SourceAddrs[d.srcIdx%len(d.cfg.SourceAddrs)]
+	d.srcIdx++
+	d.srcMu.Unlock()
+	nd := d.dialer
+	nd.LocalAddr = &net.TCPAddr{IP: src}
+	return nd.DialContext(ctx, network, addr)
+}

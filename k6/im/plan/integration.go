@@ -1,0 +1,178 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Integration holds the parameters of OpenIM's integration_test (the seed's
+// "Test Program A"), named after its flags:
+//
+//	-u users  -su superUsers  -lg largeGroups  -lgm largeGroupMembers
+//	-cg commonGroups  -cgm commonGroupMembers  -lgr loginRatio
+//	-sm singleMessages  -gm groupMessages  -msgitv intervalMs (per sender)
+//
+// with `senders` concurrent senders (integration_test runs 20).
+type Integration struct {
+	Name               string  `js:"name"`
+	Purpose            string  `js:"purpose"`
+	Users              int     `js:"users"`
+	SuperUsers         int     `js:"superUsers"`
+	LargeGroups        int     `js:"largeGroups"`
+	LargeGroupMembers  int     `js:"largeGroupMembers"` // 0: every user
+	CommonGroups       int     `js:"commonGroups"`
+	CommonGroupMembers int     `js:"commonGroupMembers"`
+	LoginRatio         float64 `js:"loginRatio"`
+	SingleMessages     int     `js:"singleMessages"`
+	GroupMessages      int     `js:"groupMessages"`
+	Senders            int     `js:"senders"`
+	IntervalMs         int     `js:"intervalMs"`
+	Rate               float64 `js:"rate"` // overrides senders*1000/intervalMs when > 0
+	Scale              float64 `js:"scale"`
+	BodySize           int     `js:"bodySize"`
+	Prefix             string  `js:"prefix"`
+}
+
+// Scaled applies Scale: users, super users and messages per conversation
+// shrink or grow with it (never below 1, and never below 2 users); group
+// sizes, group counts and the send rate stay as the seed has them.
+func (in Integration) Scaled() Integration {
+	s := in.Scale
+	if s == 0 || s == 1 {
+		return in
+	}
+	scale := func(v, min int) int { return max(min, int(math.Round(float64(v)*s))) }
+	in.Users = scale(in.Users, 2)
+	in.SuperUsers = min(scale(in.SuperUsers, 1), in.Users)
+	if in.LargeGroupMembers > 0 {
+		in.LargeGroupMembers = min(scale(in.LargeGroupMembers, 2), in.Users)
+	}
+	in.SingleMessages = scale(in.SingleMessages, 1)
+	in.GroupMessages = scale(in.GroupMessages, 1)
+	return in
+}
+
+func (in Integration) validate() error {
+	var errs []error
+	check := func(ok bool, format string, a ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf(format, a...))
+		}
+	}
+	check(in.Users >= 2, "users must be at least 2, got %d", in.Users)
+	check(in.Users <= 10_000_000, "users must be at most 10,000,000, got %d", in.Users)
+	check(in.SuperUsers >= 0 && in.SuperUsers <= in.Users, "superUsers must be within 0..users, got %d", in.SuperUsers)
+	check(in.LargeGroups >= 0 && in.CommonGroups >= 0, "group counts must not be negative")
+	check(in.CommonGroups == 0 || (in.CommonGroupMembers >= 2 && in.CommonGroupMembers <= in.Users),
+		"commonGroupMembers must be within 2..users, got %d", in.CommonGroupMembers)
+	check(in.LargeGroupMembers >= 0 && in.LargeGroupMembers <= in.Users, "largeGroupMembers must be within 0..users")
+	check(in.LoginRatio > 0 && in.LoginRatio <= 1, "loginRatio must be in (0, 1], got %v", in.LoginRatio)
+	check(in.SingleMessages >= 0 && in.GroupMessages >= 0, "message counts must not be negative")
+	check(in.Rate > 0 || (in.Senders > 0 && in.IntervalMs > 0), "a rate, or senders and intervalMs, must be positive")
+	check(in.Scale >= 0 && in.Scale <= 1000, "scale must be within 0..1000, got %v", in.Scale)
+	check(in.BodySize >= 0 && in.BodySize <= 40_000, "bodySize must be within 0..40000, got %d", in.BodySize)
+	return errors.Join(errs...)
+}
+
+// Build expands the parameters (after Scaled) into a plan.
+func (in Integration) Build() (*Plan, error) {
+	in = in.Scaled()
+	if err := in.validate(); err != nil {
+		return nil, err
+	}
+	b := newBuilder(in.Name, in.Users)
+	p := b.p
+	p.Purpose, p.Prefix, p.BodySize = in.Purpose, in.Prefix, in.BodySize
+	p.Rate = in.Rate
+	if p.Rate <= 0 {
+		p.Rate = float64(in.Senders) * 1000 / float64(in.IntervalMs)
+	}
+	online := int(math.Floor(float64(in.Users) * in.LoginRatio))
+	if online < 1 {
+		online = 1
+	}
+	for u := range p.Login {
+		p.Login[u] = Late
+		if u < online {
+			p.Login[u] = Immediate
+		}
+	}
+	n := uint32(in.Users)
+
+	// Super users befriend every user after them.
+	friendsOf := make([][]uint32, in.Users)
+	for i := uint32(0); i < uint32(in.SuperUsers); i++ {
+		for j := i + 1; j < n; j++ {
+			b.friend(i, j)
+			friendsOf[i] = append(friendsOf[i], j)
+			friendsOf[j] = append(friendsOf[j], i)
+		}
+	}
+
+	// Large groups hold every user (or the first lgm); owners rotate.
+	var large []uint32
+	lgm := in.LargeGroupMembers
+	if lgm == 0 {
+		lgm = in.Users
+	}
+	for g := 0; g < in.LargeGroups; g++ {
+		members := make([]uint32, lgm)
+		for i := range members {
+			members[i] = uint32(i)
+		}
+		large = append(large, b.group(GroupSpec{Key: "lg" + strconv.Itoa(g), Large: true,
+			Owner: uint32(g % lgm), Members: members}))
+	}
+
+	// Each user who logs in first creates its common groups with the users
+	// that follow it.
+	own := make([][]uint32, in.Users)
+	for u := 0; u < online; u++ {
+		for c := 0; c < in.CommonGroups; c++ {
+			members := make([]uint32, 0, in.CommonGroupMembers)
+			for k := 0; k < in.CommonGroupMembers; k++ {
+				members = append(members, uint32((u+k)%in.Users))
+			}
+			sortU32(members)
+			own[u] = append(own[u], b.group(GroupSpec{Key: fmt.Sprintf("cg%d_%d", u, c),
+				Owner: uint32(u), Members: members}))
+		}
+	}
+
+	// Senders are the users who log in first: sm messages to every friend,
+	// then gm to every large group and every group they created.
+	perSender := make([][]Msg, 0, online)
+	for u := 0; u < online; u++ {
+		var q []Msg
+		add := func(conv uint32, count int) {
+			for k := 1; k <= count; k++ {
+				q = append(q, Msg{Sender: uint32(u), Conv: conv, N: uint32(k)})
+			}
+		}
+		for _, f := range friendsOf[u] {
+			c, _ := p.SingleConv(uint32(u), f)
+			add(c, in.SingleMessages)
+		}
+		for _, c := range large {
+			if int(u) < lgm {
+				add(c, in.GroupMessages)
+			}
+		}
+		for _, c := range own[u] {
+			add(c, in.GroupMessages)
+		}
+		perSender = append(perSender, q)
+	}
+	p.Messages = interleave(perSender)
+	return p, nil
+}
+
+func sortU32(a []uint32) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}

@@ -1,0 +1,125 @@
+package verify
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/imbench/imbench/k6/im/plan"
+)
+
+// Kinds indexes per-conversation-kind counters: 0 single, 1 group.
+const Kinds = 2
+
+// KindIndex maps a conversation kind to its counter slot.
+func KindIndex(k plan.ConvKind) int {
+	if k == plan.Group {
+		return 1
+	}
+	return 0
+}
+
+// KindName is the metric tag value of slot i.
+func KindName(i int) string {
+	if i == 1 {
+		return "group"
+	}
+	return "single"
+}
+
+// Tally counts what one VU's users did and saw. Message counters are split by
+// conversation kind; the k6 layer turns their growth into metric samples and
+// the summary adds the tallies of all VUs.
+type Tally struct {
+	Sent, Acked, SendFailed, Expected         [Kinds]atomic.Int64
+	Pushed, Pulled, Duplicates, OutOfOrder    [Kinds]atomic.Int64
+	GapPulled                                 [Kinds]atomic.Int64 // the part of Pulled that filled a seq gap
+	Corrupt, Foreign, Overlap                 atomic.Int64
+	ConnectErrors, Disconnects, Kicks         atomic.Int64
+	Reconnects, LoginsImmediate, LoginsLate   atomic.Int64
+	PullRequests, HeartbeatsSent, SendLagMsMax atomic.Int64
+
+	E2E, Ack [Kinds]Latency
+}
+
+// Latency records one latency series: an HDR histogram (µs, 3 significant
+// digits) for the summary's percentiles, exact count, sum and max, and the
+// values not yet handed to k6.
+type Latency struct {
+	mu      sync.Mutex
+	h       *Histogram
+	pending []float64 // milliseconds
+}
+
+// Record adds one observation.
+func (l *Latency) Record(d time.Duration) {
+	us := d.Microseconds()
+	if us < 0 {
+		us = 0
+	}
+	l.mu.Lock()
+	if l.h == nil {
+		l.h = NewHistogram()
+	}
+	l.h.Record(us)
+	l.pending = append(l.pending, float64(us)/1000)
+	l.mu.Unlock()
+}
+
+// TakePending returns the values recorded since the last call, in ms.
+func (l *Latency) TakePending(buf []float64) []float64 {
+	l.mu.Lock()
+	buf = append(buf[:0], l.pending...)
+	l.pending = l.pending[:0]
+	l.mu.Unlock()
+	return buf
+}
+
+// MergeInto adds this series into h.
+func (l *Latency) MergeInto(h *Histogram) {
+	l.mu.Lock()
+	if l.h != nil {
+		h.Merge(l.h)
+	}
+	l.mu.Unlock()
+}
+
+// Totals is a plain snapshot of tallies, summed over VUs.
+type Totals struct {
+	Sent, Acked, SendFailed, Expected      [Kinds]int64
+	Pushed, Pulled, GapPulled              [Kinds]int64
+	Duplicates, OutOfOrder                 [Kinds]int64
+	Corrupt, Foreign, Overlap              int64
+	ConnectErrors, Disconnects, Kicks      int64
+	Reconnects, LoginsImmediate, LoginsLate int64
+	PullRequests, HeartbeatsSent           int64
+}
+
+// Add folds a tally into the totals.
+func (t *Totals) Add(x *Tally) {
+	for k := 0; k < Kinds; k++ {
+		t.Sent[k] += x.Sent[k].Load()
+		t.Acked[k] += x.Acked[k].Load()
+		t.SendFailed[k] += x.SendFailed[k].Load()
+		t.Expected[k] += x.Expected[k].Load()
+		t.Pushed[k] += x.Pushed[k].Load()
+		t.Pulled[k] += x.Pulled[k].Load()
+		t.GapPulled[k] += x.GapPulled[k].Load()
+		t.Duplicates[k] += x.Duplicates[k].Load()
+		t.OutOfOrder[k] += x.OutOfOrder[k].Load()
+	}
+	t.Corrupt += x.Corrupt.Load()
+	t.Foreign += x.Foreign.Load()
+	t.Overlap += x.Overlap.Load()
+	t.ConnectErrors += x.ConnectErrors.Load()
+	t.Disconnects += x.Disconnects.Load()
+	t.Kicks += x.Kicks.Load()
+	t.Reconnects += x.Reconnects.Load()
+	t.LoginsImmediate += x.LoginsImmediate.Load()
+	t.LoginsLate += x.LoginsLate.Load()
+	t.PullRequests += x.PullRequests.Load()
+	t.HeartbeatsSent += x.HeartbeatsSent.Load()
+}
+
+// Sum adds up a per-kind counter.
+func Sum(a [Kinds]int64) int64 { return a[0] + a[1] }

@@ -1,0 +1,112 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// Faults the target injects on purpose, so that tests can prove the verifier
+// counts exactly what went wrong. Rates are probabilities per message (Lose)
+// or per push to a recipient other than the sender (the rest).
+type Faults struct {
+	Lose            float64       // acknowledge, then neither store nor push: a real loss
+	SkipPush        float64       // store but do not push: a client that watches seqs pulls it
+	Duplicate       float64       // push twice
+	Reorder         float64       // hold a push until the sender's next one in that conversation overtakes it
+	ReorderHold     time.Duration // how long a held push waits for that next message
+	Delay           time.Duration // added before every push
+	DisconnectEvery time.Duration // every so often, drop connections
+	DisconnectCount int           // how many at a time
+	Seed            uint64
+}
+
+// Validate rejects impossible settings.
+func (f *Faults) Validate() error {
+	var errs []error
+	for name, r := range map[string]float64{"lose": f.Lose, "skip-push": f.SkipPush, "duplicate": f.Duplicate, "reorder": f.Reorder} {
+		if r < 0 || r > 1 {
+			errs = append(errs, fmt.Errorf("fault %s rate %v is not within 0..1", name, r))
+		}
+	}
+	if f.Delay < 0 || f.ReorderHold < 0 || f.DisconnectEvery < 0 || f.DisconnectCount < 0 {
+		errs = append(errs, errors.New("fault durations and counts must not be negative"))
+	}
+	if f.ReorderHold == 0 {
+		f.ReorderHold = time.Second
+	}
+	if f.DisconnectEvery > 0 && f.DisconnectCount == 0 {
+		f.DisconnectCount = 1
+	}
+	return errors.Join(errs...)
+}
+
+// Active reports whether any fault is on.
+func (f Faults) Active() bool {
+	return f.Lose > 0 || f.SkipPush > 0 || f.Duplicate > 0 || f.Reorder > 0 || f.Delay > 0 || f.DisconnectEvery > 0
+}
+
+type faultState struct {
+	cfg Faults
+	m   *Metrics
+	mu  sync.Mutex
+	rng *rand.Rand
+}
+
+func newFaultState(cfg Faults, m *Metrics) *faultState {
+	seed := cfg.Seed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	return &faultState{cfg: cfg, m: m, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+}
+
+func (f *faultState) roll(p float64) bool {
+	if p <= 0 {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.rng.Float64() < p
+}
+
+func (f *faultState) lose() bool      { return f.roll(f.cfg.Lose) }
+func (f *faultState) skipPush() bool  { return f.roll(f.cfg.SkipPush) }
+func (f *faultState) duplicate() bool { return f.roll(f.cfg.Duplicate) }
+func (f *faultState) reorder() bool   { return f.roll(f.cfg.Reorder) }
+
+// RunDisconnects drops DisconnectCount random connections every
+// DisconnectEvery until ctx ends.
+func (c *Core) RunDisconnects(ctx context.Context) {
+	f := c.faults
+	if f.cfg.DisconnectEvery <= 0 {
+		return
+	}
+	t := time.NewTicker(f.cfg.DisconnectEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		c.mu.RLock()
+		var all []*Session
+		for _, byPlatform := range c.online {
+			for _, s := range byPlatform {
+				all = append(all, s)
+			}
+		}
+		c.mu.RUnlock()
+		f.mu.Lock()
+		f.rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+		f.mu.Unlock()
+		for _, s := range all[:min(f.cfg.DisconnectCount, len(all))] {
+			c.metrics.faultDisconnects.Inc()
+			s.out.Close()
+		}
+	}
+}

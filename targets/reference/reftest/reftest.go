@@ -1,0 +1,66 @@
+// Package reftest starts the reference target inside a test process, on
+// loopback ports the kernel picks, and reads its counters back.
+package reftest
+
+import (
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+
+	"github.com/imbench/imbench/targets/reference/core"
+	"github.com/imbench/imbench/targets/reference/openim"
+)
+
+// Target is a running in-process reference target.
+type Target struct {
+	APIURL, WSURL string
+	Secret        string
+	Core          *core.Core
+	Metrics       *core.Metrics
+}
+
+// Start serves a fresh target until the test ends.
+func Start(t testing.TB, faults core.Faults) *Target {
+	t.Helper()
+	m := core.NewMetrics()
+	log := slog.New(slog.DiscardHandler)
+	c, err := core.New(core.Config{Secret: "test-secret", Faults: faults, Log: log}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := httptest.NewServer(openim.NewAPI(c, m))
+	ws := httptest.NewServer(openim.NewGateway(c, m, log))
+	t.Cleanup(func() {
+		ws.CloseClientConnections()
+		ws.Close()
+		api.Close()
+	})
+	return &Target{APIURL: api.URL, WSURL: "ws" + strings.TrimPrefix(ws.URL, "http"), Secret: "test-secret", Core: c, Metrics: m}
+}
+
+// Counter sums a counter family over all its labels (0 when absent).
+func (tg *Target) Counter(t testing.TB, name string) float64 {
+	t.Helper()
+	mfs, err := tg.Metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if c := m.GetCounter(); c != nil {
+				sum += c.GetValue()
+			}
+			if g := m.GetGauge(); g != nil {
+				sum += g.GetValue()
+			}
+		}
+	}
+	return sum
+}
+
