@@ -45,6 +45,7 @@ func run(args []string) error {
 		admin       = fs.String("admin", "imAdmin", "admin user id")
 		maxConns    = fs.Int("max-conns", 100000, "connection limit (websocketMaxConnNum)")
 		logFormat   = fs.String("log-format", "text", "log format: text or json")
+		readTimeout = fs.Duration("read-timeout", openim.PongWait, "drop a connection silent this long (msggateway's pongWait)")
 		f           core.Faults
 	)
 	fs.Float64Var(&f.Lose, "fault-lose", 0, "rate of messages acknowledged but never stored nor pushed")
@@ -81,9 +82,11 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	gw := openim.NewGateway(c, m, log)
+	gw.ReadTimeout = *readTimeout
 	servers := map[string]*http.Server{
 		*apiAddr:     {Handler: openim.NewAPI(c, m), ReadHeaderTimeout: 10 * time.Second},
-		*wsAddr:      {Handler: openim.NewGateway(c, m, log), ReadHeaderTimeout: 10 * time.Second},
+		*wsAddr:      {Handler: gw, ReadHeaderTimeout: 10 * time.Second},
 		*metricsAddr: {Handler: promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}), ReadHeaderTimeout: 10 * time.Second},
 	}
 	listeners := map[string]net.Listener{}

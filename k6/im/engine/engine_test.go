@@ -217,3 +217,43 @@ func TestDisconnectsAreCountedAndRecovered(t *testing.T) {
 		t.Fatalf("lost %v after reconnects; sample %+v", o.rec.Lost, o.rec.Sample)
 	}
 }
+
+// Heartbeats keep idle users online past the server's read deadline; with
+// heartbeats slower than the deadline the server drops them and both sides
+// count it. The deadline is 1 s here instead of OpenIM's 30 s.
+func TestHeartbeatsBeatTheReadDeadline(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		ping  time.Duration
+		drops bool
+	}{{"pings every 300ms", 300 * time.Millisecond, false}, {"pings every 5s", 5 * time.Second, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			tg := reftest.StartWith(t, core.Faults{}, time.Second)
+			p := smallPlan(t, "hb")
+			d, err := openim.New(openim.Config{APIURL: tg.APIURL, WSURL: tg.WSURL, Secret: tg.Secret}, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if _, err := d.Setup(ctx, func(string) {}); err != nil {
+				t.Fatal(err)
+			}
+			sh := engine.NewShared("hb", p, d, engine.Options{PingInterval: c.ping, ReconnectMax: 1, ReconnectDelay: 10 * time.Second})
+			s := sh.NewSession(ctx, 0, uint32(p.Users))
+			if r := s.Login(plan.Immediate); r.Failed != 0 {
+				t.Fatal(r.FirstErr)
+			}
+			time.Sleep(2500 * time.Millisecond)
+			timeouts := int64(tg.Counter(t, "imbench_target_heartbeat_timeouts_total"))
+			disc := s.Tally.Disconnects.Load()
+			s.Close()
+			if c.drops && (timeouts == 0 || disc != timeouts) {
+				t.Fatalf("slow pings: server timed out %d connections, client saw %d disconnects", timeouts, disc)
+			}
+			if !c.drops && (timeouts != 0 || disc != 0 || s.Tally.HeartbeatsSent.Load() == 0) {
+				t.Fatalf("pings every %s: %d server timeouts, %d disconnects, %d pings", c.ping, timeouts, disc, s.Tally.HeartbeatsSent.Load())
+			}
+		})
+	}
+}

@@ -160,6 +160,8 @@ func (s *Session) Close() {
 
 // MaxSendLag is the latest any message of this session left after its
 // scheduled time: a generator that falls behind its schedule says so here.
-func (s *Session) MaxSendLag() time.Duration { return time.Duration(s.maxLagUs.Load()) * time.Microsecond }
+func (s *Session) MaxSendLag() time.Duration {
+	return time.Duration(s.maxLagUs.Load()) * time.Microsecond
+}
 
 func (s *Session) String() string { return fmt.Sprintf("users %d..%d", s.Lo, s.Hi-1) }

@@ -167,9 +167,11 @@ func (sh *Shared) Barrier(ctx context.Context, name string, n int) (time.Time, e
 
 // Meter counts sends per wall-clock second.
 type Meter struct {
-	mu     sync.Mutex
-	start  int64
-	counts []int64
+	mu          sync.Mutex
+	start       int64
+	counts      []int64
+	first, last time.Time
+	n           int64
 }
 
 func (m *Meter) add(t time.Time) {
@@ -177,7 +179,12 @@ func (m *Meter) add(t time.Time) {
 	m.mu.Lock()
 	if m.counts == nil {
 		m.start = sec
+		m.first = t
 	}
+	if t.After(m.last) {
+		m.last = t
+	}
+	m.n++
 	if i := sec - m.start; i >= 0 {
 		for int64(len(m.counts)) <= i {
 			m.counts = append(m.counts, 0)
@@ -192,6 +199,17 @@ func (m *Meter) PerSecond() (int64, []int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.start, append([]int64(nil), m.counts...)
+}
+
+// AvgRate is the mean send rate between the first and the last send.
+func (m *Meter) AvgRate() float64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	span := m.last.Sub(m.first).Seconds()
+	if m.n < 2 || span <= 0 {
+		return float64(m.n)
+	}
+	return float64(m.n-1) / span
 }
 
 // Peak is the highest count of any one second.

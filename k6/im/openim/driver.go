@@ -158,9 +158,9 @@ func describeAdminError(cfg Config, err error) error {
 	case 0:
 		return fmt.Errorf("OpenIM API at %s is not reachable: %w", cfg.APIURL, err)
 	case ErrCodeNoPermission:
-		return fmt.Errorf("OpenIM API at %s rejected the admin secret (%v)", cfg.APIURL, err)
+		return fmt.Errorf("OpenIM API at %s rejected the admin secret (%w)", cfg.APIURL, err)
 	case ErrCodeArgs:
-		return fmt.Errorf("OpenIM API at %s rejected admin user %q (%v)", cfg.APIURL, cfg.AdminID, err)
+		return fmt.Errorf("OpenIM API at %s rejected admin user %q (%w)", cfg.APIURL, cfg.AdminID, err)
 	}
 	return fmt.Errorf("OpenIM API at %s: %w", cfg.APIURL, err)
 }

@@ -44,11 +44,11 @@ func (e *APIError) Error() string {
 
 // Error codes the client reacts to.
 const (
-	ErrCodeArgs             = 1001
-	ErrCodeNoPermission     = 1002
-	ErrCodeRegisteredAlready = 1102
+	ErrCodeArgs                = 1001
+	ErrCodeNoPermission        = 1002
+	ErrCodeRegisteredAlready   = 1102
 	ErrCodeRelationshipAlready = 1304
-	ErrCodeGroupIDExisted   = 1202
+	ErrCodeGroupIDExisted      = 1202
 )
 
 // Code returns the errCode carried by err, or 0.

@@ -322,5 +322,3 @@ func randomReq(rng *rand.Rand) Req {
 	return Req{ReqIdentifier: int32(rng.Uint32()), Token: randString(rng), SendID: randString(rng),
 		OperationID: randString(rng), MsgIncr: randString(rng), Data: randBytes(rng)}
 }
-
-

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Integration holds the parameters of OpenIM's integration_test (the seed's
@@ -16,23 +17,24 @@ import (
 //
 // with `senders` concurrent senders (integration_test runs 20).
 type Integration struct {
-	Name               string  `js:"name"`
-	Purpose            string  `js:"purpose"`
-	Users              int     `js:"users"`
-	SuperUsers         int     `js:"superUsers"`
-	LargeGroups        int     `js:"largeGroups"`
-	LargeGroupMembers  int     `js:"largeGroupMembers"` // 0: every user
-	CommonGroups       int     `js:"commonGroups"`
-	CommonGroupMembers int     `js:"commonGroupMembers"`
-	LoginRatio         float64 `js:"loginRatio"`
-	SingleMessages     int     `js:"singleMessages"`
-	GroupMessages      int     `js:"groupMessages"`
-	Senders            int     `js:"senders"`
-	IntervalMs         int     `js:"intervalMs"`
-	Rate               float64 `js:"rate"` // overrides senders*1000/intervalMs when > 0
-	Scale              float64 `js:"scale"`
-	BodySize           int     `js:"bodySize"`
-	Prefix             string  `js:"prefix"`
+	Name               string  `js:"name" json:"name"`
+	Purpose            string  `js:"purpose" json:"purpose"`
+	Users              int     `js:"users" json:"users"`
+	SuperUsers         int     `js:"superUsers" json:"superUsers"`
+	LargeGroups        int     `js:"largeGroups" json:"largeGroups"`
+	LargeGroupMembers  int     `js:"largeGroupMembers" json:"largeGroupMembers"` // 0: every user
+	CommonGroups       int     `js:"commonGroups" json:"commonGroups"`
+	CommonGroupMembers int     `js:"commonGroupMembers" json:"commonGroupMembers"`
+	LoginRatio         float64 `js:"loginRatio" json:"loginRatio"`
+	SingleMessages     int     `js:"singleMessages" json:"singleMessages"`
+	GroupMessages      int     `js:"groupMessages" json:"groupMessages"`
+	Senders            int     `js:"senders" json:"senders"`
+	IntervalMs         int     `js:"intervalMs" json:"intervalMs"`
+	Rate               float64 `js:"rate" json:"rate"` // overrides senders*1000/intervalMs when > 0
+	Scale              float64 `js:"scale" json:"scale"`
+	BodySize           int     `js:"bodySize" json:"bodySize"`
+	Prefix             string  `js:"prefix" json:"prefix"`
+	RunID              string  `js:"runId" json:"runId"` // ids default to "<runId>_u<n>", fresh users for every run
 }
 
 // Scaled applies Scale: users, super users and messages per conversation
@@ -73,6 +75,7 @@ func (in Integration) validate() error {
 	check(in.Rate > 0 || (in.Senders > 0 && in.IntervalMs > 0), "a rate, or senders and intervalMs, must be positive")
 	check(in.Scale >= 0 && in.Scale <= 1000, "scale must be within 0..1000, got %v", in.Scale)
 	check(in.BodySize >= 0 && in.BodySize <= 40_000, "bodySize must be within 0..40000, got %d", in.BodySize)
+	check(!strings.ContainsAny(in.Prefix+in.RunID, ":| \t\n\"\\"), "prefix and runId must not contain ':', '|', quotes or spaces")
 	return errors.Join(errs...)
 }
 
@@ -85,6 +88,9 @@ func (in Integration) Build() (*Plan, error) {
 	b := newBuilder(in.Name, in.Users)
 	p := b.p
 	p.Purpose, p.Prefix, p.BodySize = in.Purpose, in.Prefix, in.BodySize
+	if p.Prefix == "" && in.RunID != "" {
+		p.Prefix = in.RunID + "_"
+	}
 	p.Rate = in.Rate
 	if p.Rate <= 0 {
 		p.Rate = float64(in.Senders) * 1000 / float64(in.IntervalMs)

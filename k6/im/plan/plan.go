@@ -69,7 +69,7 @@ type Plan struct {
 	Friends  [][2]uint32
 	Groups   []GroupSpec
 	Convs    []Conv
-	Messages []Msg    // global send order
+	Messages []Msg   // global send order
 	Rate     float64 // messages per second over all senders
 	BodySize int     // bytes of message text, at least the verifier's header
 

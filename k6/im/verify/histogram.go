@@ -46,11 +46,12 @@ func (h *Histogram) MeanMs() float64 {
 	return h.sum / float64(h.Count()) / 1000
 }
 
+// QuantileMs takes q in 0..1 (hdrhistogram itself takes percents).
 func (h *Histogram) QuantileMs(q float64) float64 {
 	if h.Count() == 0 {
 		return 0
 	}
-	return float64(min(h.h.ValueAtQuantile(q), h.max)) / 1000
+	return float64(min(h.h.ValueAtQuantile(q*100), h.max)) / 1000
 }
 
 func (h *Histogram) MaxMs() float64 { return float64(h.max) / 1000 }

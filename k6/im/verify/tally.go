@@ -31,12 +31,12 @@ func KindName(i int) string {
 // conversation kind; the k6 layer turns their growth into metric samples and
 // the summary adds the tallies of all VUs.
 type Tally struct {
-	Sent, Acked, SendFailed, Expected         [Kinds]atomic.Int64
-	Pushed, Pulled, Duplicates, OutOfOrder    [Kinds]atomic.Int64
-	GapPulled                                 [Kinds]atomic.Int64 // the part of Pulled that filled a seq gap
-	Corrupt, Foreign, Overlap                 atomic.Int64
-	ConnectErrors, Disconnects, Kicks         atomic.Int64
-	Reconnects, LoginsImmediate, LoginsLate   atomic.Int64
+	Sent, Acked, SendFailed, Expected          [Kinds]atomic.Int64
+	Pushed, Pulled, Duplicates, OutOfOrder     [Kinds]atomic.Int64
+	GapPulled                                  [Kinds]atomic.Int64 // the part of Pulled that filled a seq gap
+	Corrupt, Foreign, Overlap                  atomic.Int64
+	ConnectErrors, Disconnects, Kicks          atomic.Int64
+	Reconnects, LoginsImmediate, LoginsLate    atomic.Int64
 	PullRequests, HeartbeatsSent, SendLagMsMax atomic.Int64
 
 	E2E, Ack [Kinds]Latency
@@ -86,13 +86,13 @@ func (l *Latency) MergeInto(h *Histogram) {
 
 // Totals is a plain snapshot of tallies, summed over VUs.
 type Totals struct {
-	Sent, Acked, SendFailed, Expected      [Kinds]int64
-	Pushed, Pulled, GapPulled              [Kinds]int64
-	Duplicates, OutOfOrder                 [Kinds]int64
-	Corrupt, Foreign, Overlap              int64
-	ConnectErrors, Disconnects, Kicks      int64
+	Sent, Acked, SendFailed, Expected       [Kinds]int64
+	Pushed, Pulled, GapPulled               [Kinds]int64
+	Duplicates, OutOfOrder                  [Kinds]int64
+	Corrupt, Foreign, Overlap               int64
+	ConnectErrors, Disconnects, Kicks       int64
 	Reconnects, LoginsImmediate, LoginsLate int64
-	PullRequests, HeartbeatsSent           int64
+	PullRequests, HeartbeatsSent            int64
 }
 
 // Add folds a tally into the totals.

@@ -30,24 +30,24 @@ func errf(code int, msg, format string, a ...any) *Error {
 
 // Error codes (openim.md §1.8).
 const (
-	CodeArgs             = 1001
-	CodeNoPermission     = 1002
-	CodeUserNotFound     = 1101
-	CodeRegistered       = 1102
-	CodeGroupNotFound    = 1201
-	CodeGroupExisted     = 1202
-	CodeNotInGroup       = 1203
-	CodeCannotAddSelf    = 1301
-	CodeRelationship     = 1304
-	CodeTokenInvalid     = 1502
-	CodeTokenKicked      = 1506
-	CodeTokenNotExist    = 1507
-	CodeConnOverMax      = 1601
-	CodeConnArgs         = 1602
-	SessionSingle        = 1
-	SessionGroup         = 3
-	PlatformAdmin        = 10
-	defaultMaxConns      = 100000
+	CodeArgs              = 1001
+	CodeNoPermission      = 1002
+	CodeUserNotFound      = 1101
+	CodeRegistered        = 1102
+	CodeGroupNotFound     = 1201
+	CodeGroupExisted      = 1202
+	CodeNotInGroup        = 1203
+	CodeCannotAddSelf     = 1301
+	CodeRelationship      = 1304
+	CodeTokenInvalid      = 1502
+	CodeTokenKicked       = 1506
+	CodeTokenNotExist     = 1507
+	CodeConnOverMax       = 1601
+	CodeConnArgs          = 1602
+	SessionSingle         = 1
+	SessionGroup          = 3
+	PlatformAdmin         = 10
+	defaultMaxConns       = 100000
 	defaultHistoryPerConv = 0 // unlimited
 )
 

@@ -11,29 +11,29 @@ import (
 type Metrics struct {
 	Registry *prometheus.Registry
 
-	onlineUsers   prometheus.Gauge
-	connections   prometheus.Gauge
-	userLogins    prometheus.Counter
-	userRegister  prometheus.Counter
-	singleOK      prometheus.Counter
-	singleFailed  prometheus.Counter
-	groupOK       prometheus.Counter
-	groupFailed   prometheus.Counter
-	longTimePush  prometheus.Counter
-	stored        prometheus.Counter
-	pulled        prometheus.Counter
-	pushes        prometheus.Counter
-	wsLogins      *prometheus.CounterVec
-	hbTimeouts    prometheus.Counter
-	APICount      *prometheus.CounterVec
-	HTTPCount     *prometheus.CounterVec
+	onlineUsers  prometheus.Gauge
+	connections  prometheus.Gauge
+	userLogins   prometheus.Counter
+	userRegister prometheus.Counter
+	singleOK     prometheus.Counter
+	singleFailed prometheus.Counter
+	groupOK      prometheus.Counter
+	groupFailed  prometheus.Counter
+	longTimePush prometheus.Counter
+	stored       prometheus.Counter
+	pulled       prometheus.Counter
+	pushes       prometheus.Counter
+	wsLogins     *prometheus.CounterVec
+	hbTimeouts   prometheus.Counter
+	APICount     *prometheus.CounterVec
+	HTTPCount    *prometheus.CounterVec
 
-	faultLostMsgs   *prometheus.CounterVec
-	faultLostDeliv  *prometheus.CounterVec
-	faultSkipped    *prometheus.CounterVec
-	faultDuplicated *prometheus.CounterVec
-	faultReordered  *prometheus.CounterVec
-	faultDelayed    *prometheus.CounterVec
+	faultLostMsgs    *prometheus.CounterVec
+	faultLostDeliv   *prometheus.CounterVec
+	faultSkipped     *prometheus.CounterVec
+	faultDuplicated  *prometheus.CounterVec
+	faultReordered   *prometheus.CounterVec
+	faultDelayed     *prometheus.CounterVec
 	faultDisconnects prometheus.Counter
 }
 

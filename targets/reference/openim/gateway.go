@@ -30,7 +30,7 @@ import (
 
 // Gateway limits and deadlines, as msggateway's constant.go has them.
 const (
-	pongWait       = 30 * time.Second
+	PongWait       = 30 * time.Second // read deadline: a client silent this long is dropped
 	writeWait      = 10 * time.Second
 	maxMessageSize = 51200
 	queueFrames    = 1024
@@ -38,16 +38,17 @@ const (
 
 // Gateway serves the WebSocket endpoint.
 type Gateway struct {
-	Core    *core.Core
-	Metrics *core.Metrics
-	Log     *slog.Logger
+	Core        *core.Core
+	Metrics     *core.Metrics
+	Log         *slog.Logger
+	ReadTimeout time.Duration // PongWait unless set
 
 	upgrader websocket.Upgrader
 }
 
 // NewGateway returns a gateway over c.
 func NewGateway(c *core.Core, m *core.Metrics, log *slog.Logger) *Gateway {
-	return &Gateway{Core: c, Metrics: m, Log: log, upgrader: websocket.Upgrader{
+	return &Gateway{Core: c, Metrics: m, Log: log, ReadTimeout: PongWait, upgrader: websocket.Upgrader{
 		HandshakeTimeout: 10 * time.Second,
 		ReadBufferSize:   1024,
 		WriteBufferSize:  1024,
@@ -57,12 +58,12 @@ func NewGateway(c *core.Core, m *core.Metrics, log *slog.Logger) *Gateway {
 }
 
 type loginArgs struct {
-	user      string
-	token     string
-	platform  int
-	env       cl.Envelope
-	gzip      bool
-	msgResp   bool
+	user     string
+	token    string
+	platform int
+	env      cl.Envelope
+	gzip     bool
+	msgResp  bool
 }
 
 func parseLogin(r *http.Request) (loginArgs, *core.Error) {
@@ -277,7 +278,7 @@ func (c *conn) readLoop() {
 		c.Close()
 	}()
 	c.ws.SetReadLimit(maxMessageSize)
-	extend := func() { c.ws.SetReadDeadline(time.Now().Add(pongWait)) }
+	extend := func() { c.ws.SetReadDeadline(time.Now().Add(c.g.ReadTimeout)) }
 	extend()
 	c.ws.SetPingHandler(func(data string) error {
 		extend()

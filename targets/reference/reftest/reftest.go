@@ -7,7 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-
+	"time"
 
 	"github.com/imbench/imbench/targets/reference/core"
 	"github.com/imbench/imbench/targets/reference/openim"
@@ -22,7 +22,10 @@ type Target struct {
 }
 
 // Start serves a fresh target until the test ends.
-func Start(t testing.TB, faults core.Faults) *Target {
+func Start(t testing.TB, faults core.Faults) *Target { return StartWith(t, faults, 0) }
+
+// StartWith also sets the gateway's read deadline (0: OpenIM's 30 s).
+func StartWith(t testing.TB, faults core.Faults, readTimeout time.Duration) *Target {
 	t.Helper()
 	m := core.NewMetrics()
 	log := slog.New(slog.DiscardHandler)
@@ -31,7 +34,11 @@ func Start(t testing.TB, faults core.Faults) *Target {
 		t.Fatal(err)
 	}
 	api := httptest.NewServer(openim.NewAPI(c, m))
-	ws := httptest.NewServer(openim.NewGateway(c, m, log))
+	gw := openim.NewGateway(c, m, log)
+	if readTimeout > 0 {
+		gw.ReadTimeout = readTimeout
+	}
+	ws := httptest.NewServer(gw)
 	t.Cleanup(func() {
 		ws.CloseClientConnections()
 		ws.Close()
@@ -63,4 +70,3 @@ func (tg *Target) Counter(t testing.TB, name string) float64 {
 	}
 	return sum
 }
-

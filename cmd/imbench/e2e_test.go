@@ -1,0 +1,387 @@
+package main
+
+// End-to-end tests: the built binaries (imbench → k6 with k6/x/im → the
+// reference target), as `make run-scenario` runs them. `make test` builds
+// the binaries first and says where they are in IMBENCH_TOOLS.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func toolsDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("IMBENCH_TOOLS")
+	if dir == "" {
+		dir, _ = filepath.Abs("../../.tools/bin")
+	}
+	for _, b := range []string{"imbench", "k6", "imbench-target"} {
+		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
+			t.Fatalf("%s not built in %s: run `make test` (it builds the tools first)", b, dir)
+		}
+	}
+	return dir
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+type target struct {
+	api, ws, metrics string
+	secret           string
+}
+
+// startTarget runs the reference target binary on free loopback ports.
+func startTarget(t *testing.T, flags ...string) target {
+	t.Helper()
+	tg := target{secret: "e2e-secret"}
+	api, ws, met := freePort(t), freePort(t), freePort(t)
+	tg.api = fmt.Sprintf("http://127.0.0.1:%d", api)
+	tg.ws = fmt.Sprintf("ws://127.0.0.1:%d", ws)
+	tg.metrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", met)
+	args := append([]string{"-api", fmt.Sprintf("127.0.0.1:%d", api), "-ws", fmt.Sprintf("127.0.0.1:%d", ws),
+		"-metrics", fmt.Sprintf("127.0.0.1:%d", met), "-fault-seed", "42"}, flags...)
+	cmd := exec.Command(filepath.Join(toolsDir(t), "imbench-target"), args...)
+	cmd.Env = append(os.Environ(), "IMBENCH_TARGET_SECRET="+tg.secret)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("target log:\n%s", log.String())
+		}
+	})
+	for i := 0; i < 100; i++ {
+		if resp, err := http.Get(tg.api + "/healthz"); err == nil {
+			resp.Body.Close()
+			return tg
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("target did not start: %s", log.String())
+	return tg
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// imbench runs the CLI from the project root with the given environment.
+func imbench(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(toolsDir(t), "imbench"), args...)
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func (tg target) env() []string {
+	return []string{"IM_API_URL=" + tg.api, "IM_WS_URL=" + tg.ws, "IM_SECRET=" + tg.secret}
+}
+
+// summary is the part of summary.json the tests read.
+type summary struct {
+	RunID string `json:"run_id"`
+	Users struct {
+		Registered  int   `json:"registered"`
+		OnlinePeak  int64 `json:"online_peak"`
+		LateLogins  int64 `json:"late_logins"`
+		Disconnects int64 `json:"disconnects"`
+		Reconnects  int64 `json:"reconnects"`
+	} `json:"users"`
+	Messages struct {
+		Sent, Acked   int64
+		SendFailed    int64 `json:"send_failed"`
+		PeakPerSecond int64 `json:"peak_per_second"`
+	} `json:"messages"`
+	Deliveries struct {
+		Expected, Received, Pushed, Duplicates, Lost, Corrupted int64
+		ByPull                                                  int64 `json:"by_pull"`
+		ByGapPull                                               int64 `json:"by_gap_pull"`
+		OutOfOrder                                              int64 `json:"out_of_order"`
+	} `json:"deliveries"`
+	Integrity float64 `json:"integrity"`
+	Latency   struct {
+		E2E struct {
+			Count                   int64
+			Avg, P50, P95, P99, Max float64
+		} `json:"e2e"`
+		Ack struct {
+			Count                   int64
+			Avg, P50, P95, P99, Max float64
+		} `json:"ack"`
+	} `json:"latency_ms"`
+}
+
+// runScenario runs openim/test1 against tg and returns its summary.
+func runScenario(t *testing.T, tg target, scale, rate string, k6args ...string) summary {
+	t.Helper()
+	results := t.TempDir()
+	args := []string{"run", "-scenario", "openim/test1", "-scale", scale, "-rate", rate, "-results", results}
+	if len(k6args) > 0 {
+		args = append(append(args, "--"), k6args...)
+	}
+	r := imbench(t, tg.env(), args...)
+	if r.code != 0 {
+		t.Fatalf("imbench run exited %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	raw, err := os.ReadFile(filepath.Join(results, "latest", "summary.json"))
+	if err != nil {
+		t.Fatalf("no results/latest/summary.json: %v\n%s", err, r.stdout)
+	}
+	var s summary
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// counter sums a metric family from the target's /metrics.
+func (tg target) counter(t *testing.T, name string) int64 {
+	t.Helper()
+	resp, err := http.Get(tg.metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var sum float64
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
+			continue
+		}
+		f := strings.Fields(line)
+		v, _ := strconv.ParseFloat(f[len(f)-1], 64)
+		sum += v
+	}
+	return int64(sum)
+}
+
+func TestScenarioDeliversEverythingOnACleanTarget(t *testing.T) {
+	tg := startTarget(t)
+	s := runScenario(t, tg, "0.25", "300")
+	d := s.Deliveries
+	if d.Expected == 0 || d.Expected != d.Received || d.Lost != 0 || s.Integrity != 1 {
+		t.Fatalf("expected %d received %d lost %d integrity %v", d.Expected, d.Received, d.Lost, s.Integrity)
+	}
+	if d.Duplicates+d.OutOfOrder+d.Corrupted+d.ByGapPull != 0 {
+		t.Fatalf("clean target: %+v", d)
+	}
+	if s.Messages.Sent == 0 || s.Messages.Sent != s.Messages.Acked || s.Messages.PeakPerSecond == 0 {
+		t.Fatalf("messages %+v", s.Messages)
+	}
+	// Late users received what they missed by pull, and it counts.
+	if s.Users.LateLogins == 0 || d.ByPull == 0 || d.Pushed+d.ByPull != d.Received {
+		t.Fatalf("late logins %d, pulled %d", s.Users.LateLogins, d.ByPull)
+	}
+	e := s.Latency.E2E
+	if e.Count != d.Pushed || !(0 < e.P50 && e.P50 <= e.P95 && e.P95 <= e.P99 && e.P99 <= e.Max) {
+		t.Fatalf("e2e latency %+v for %d pushed deliveries", e, d.Pushed)
+	}
+	// The target saw what the generator says it sent.
+	if got := tg.counter(t, "single_chat_msg_process_success_total") + tg.counter(t, "group_chat_msg_process_success_total"); got != s.Messages.Acked {
+		t.Fatalf("target accepted %d messages, generator had %d acknowledged", got, s.Messages.Acked)
+	}
+}
+
+// Each fault the target injects must come out of the verifier exactly as
+// the target counted it.
+func TestFaultsAreCountedExactly(t *testing.T) {
+	cases := []struct {
+		name  string
+		flags []string
+		check func(t *testing.T, tg target, s summary)
+	}{
+		{"lose", []string{"-fault-lose", "0.01"}, func(t *testing.T, tg target, s summary) {
+			want := tg.counter(t, "imbench_target_fault_lost_deliveries_total")
+			if want == 0 || s.Deliveries.Lost != want || s.Integrity >= 1 {
+				t.Fatalf("target lost %d deliveries, summary says lost %d (integrity %v)", want, s.Deliveries.Lost, s.Integrity)
+			}
+		}},
+		{"skip-push", []string{"-fault-skip-push", "0.01"}, func(t *testing.T, tg target, s summary) {
+			want := tg.counter(t, "imbench_target_fault_skipped_pushes_total")
+			if want == 0 || s.Deliveries.Lost != 0 || s.Deliveries.ByGapPull != want {
+				t.Fatalf("target skipped %d pushes; pulled after a gap %d, lost %d", want, s.Deliveries.ByGapPull, s.Deliveries.Lost)
+			}
+		}},
+		{"duplicate", []string{"-fault-duplicate", "0.01"}, func(t *testing.T, tg target, s summary) {
+			want := tg.counter(t, "imbench_target_fault_duplicated_pushes_total")
+			if want == 0 || s.Deliveries.Duplicates != want || s.Deliveries.Lost != 0 {
+				t.Fatalf("target duplicated %d pushes, summary says %d", want, s.Deliveries.Duplicates)
+			}
+		}},
+		{"reorder", []string{"-fault-reorder", "0.05"}, func(t *testing.T, tg target, s summary) {
+			want := tg.counter(t, "imbench_target_fault_reordered_pushes_total")
+			if want == 0 || s.Deliveries.OutOfOrder != want || s.Deliveries.Lost != 0 || s.Deliveries.Duplicates != 0 {
+				t.Fatalf("target reordered %d pushes, summary says %d out of order (dup %d lost %d)",
+					want, s.Deliveries.OutOfOrder, s.Deliveries.Duplicates, s.Deliveries.Lost)
+			}
+		}},
+		{"delay", []string{"-fault-delay", "50ms"}, func(t *testing.T, tg target, s summary) {
+			if s.Latency.E2E.P50 <= 50 || s.Deliveries.Lost != 0 {
+				t.Fatalf("e2e p50 %v ms with a 50 ms push delay", s.Latency.E2E.P50)
+			}
+		}},
+		{"disconnect", []string{"-fault-disconnect-every", "400ms", "-fault-disconnect-count", "3"}, func(t *testing.T, tg target, s summary) {
+			want := tg.counter(t, "imbench_target_fault_disconnects_total")
+			if want == 0 || s.Users.Disconnects != want || s.Users.Reconnects == 0 || s.Deliveries.Lost != 0 {
+				t.Fatalf("target dropped %d connections; summary: %d disconnects, %d reconnects, lost %d",
+					want, s.Users.Disconnects, s.Users.Reconnects, s.Deliveries.Lost)
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tg := startTarget(t, c.flags...)
+			// Lost deliveries cross the scenario's im_lost threshold on purpose.
+			s := runScenario(t, tg, "0.5", "500", "--no-thresholds")
+			c.check(t, tg, s)
+		})
+	}
+}
+
+// Bad input stops with one line and a non-zero exit before any load: the
+// k6 given here only records that it was started.
+func TestBadInputStopsBeforeLoad(t *testing.T) {
+	tg := startTarget(t)
+	marker := filepath.Join(t.TempDir(), "k6-started")
+	fakeK6 := filepath.Join(t.TempDir(), "k6")
+	os.WriteFile(fakeK6, []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755)
+	down := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
+	cases := []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"unknown scenario", tg.env(), []string{"-scenario", "openim/nope"}, `unknown scenario "openim/nope"`},
+		{"scale not a number", tg.env(), []string{"-scenario", "openim/test1", "-scale", "abc"}, `SCALE must be a positive number, got "abc"`},
+		{"unknown target", tg.env(), []string{"-scenario", "openim/test1", "-target", "nope"}, `unknown target "nope"`},
+		{"wrong secret", []string{"IM_API_URL=" + tg.api, "IM_WS_URL=" + tg.ws, "IM_SECRET=wrong"},
+			[]string{"-scenario", "openim/test1"}, "rejected the admin secret"},
+		{"target down", []string{"IM_API_URL=" + down, "IM_WS_URL=" + tg.ws, "IM_SECRET=x"},
+			[]string{"-scenario", "openim/test1"}, "is not reachable"},
+		{"remote target", []string{"IM_API_URL=http://10.1.2.3:10002", "IM_WS_URL=" + tg.ws, "IM_SECRET=x"},
+			[]string{"-scenario", "openim/test1"}, "outside 127.0.0.0/8"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			results := t.TempDir()
+			r := imbench(t, c.env, append([]string{"run", "-k6", fakeK6, "-results", results}, c.args...)...)
+			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+			if r.code == 0 || len(lines) != 1 || !strings.HasPrefix(lines[0], "imbench: ") || !strings.Contains(lines[0], c.want) {
+				t.Fatalf("exit %d, stderr %q; want one line containing %q", r.code, r.stderr, c.want)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatal("k6 was started")
+			}
+			if entries, _ := os.ReadDir(results); len(entries) != 0 {
+				t.Fatalf("left results behind: %v", entries)
+			}
+		})
+	}
+}
+
+// The main job's own path: up, status, run, down, in a scratch copy of the
+// project layout, on free ports; nothing may be left running.
+func TestUpRunStatusDown(t *testing.T) {
+	tools := toolsDir(t)
+	root := t.TempDir()
+	for _, dir := range []string{"k6", "targets"} {
+		if err := os.Symlink(filepath.Join(mustAbs(t, "../.."), dir), filepath.Join(root, dir)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.MkdirAll(filepath.Join(root, ".tools"), 0o755)
+	os.Symlink(tools, filepath.Join(root, ".tools", "bin"))
+	api, ws, met := freePort(t), freePort(t), freePort(t)
+	env := []string{fmt.Sprintf("IMBENCH_TARGET_API=127.0.0.1:%d", api), fmt.Sprintf("IMBENCH_TARGET_WS=127.0.0.1:%d", ws),
+		fmt.Sprintf("IMBENCH_TARGET_METRICS=127.0.0.1:%d", met),
+		fmt.Sprintf("IM_API_URL=http://127.0.0.1:%d", api), fmt.Sprintf("IM_WS_URL=ws://127.0.0.1:%d", ws)}
+	cli := func(args ...string) result {
+		cmd := exec.Command(filepath.Join(tools, "imbench"), args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), env...)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		r := result{stdout: out.String(), stderr: errb.String()}
+		if ee, ok := err.(*exec.ExitError); ok {
+			r.code = ee.ExitCode()
+		}
+		return r
+	}
+	t.Cleanup(func() { cli("down") })
+	if r := cli("up"); r.code != 0 || !strings.Contains(r.stdout, "reference-target") {
+		t.Fatalf("up: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := cli("up"); !strings.Contains(r.stdout, "already up") {
+		t.Fatalf("second up: %s", r.stdout)
+	}
+	if r := cli("status"); !strings.Contains(r.stdout, "healthy") {
+		t.Fatalf("status: %s", r.stdout)
+	}
+	if info, err := os.Stat(filepath.Join(root, ".run", "target.env")); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("secret file: %v %v", info, err)
+	}
+	if r := cli("run", "-scenario", "openim/test1", "-scale", "0.1", "-rate", "400"); r.code != 0 ||
+		!strings.Contains(r.stdout, "Message Integrity      | 100%") {
+		t.Fatalf("run: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(root, "results", "latest", "summary.json")); err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := os.ReadFile(filepath.Join(root, ".run", "reference-target.pid"))
+	if r := cli("down"); !strings.Contains(r.stdout, "stopped") {
+		t.Fatalf("down: %s", r.stdout)
+	}
+	if r := cli("status"); !strings.Contains(r.stdout, "down") {
+		t.Fatalf("status after down: %s", r.stdout)
+	}
+	if p, _ := strconv.Atoi(strings.TrimSpace(string(pid))); p > 0 {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", p)); err == nil {
+			t.Fatalf("target pid %d still running after down", p)
+		}
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}

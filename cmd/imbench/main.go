@@ -1,0 +1,56 @@
+// Command imbench runs the stack for the Makefile: `up`, `down` and `status`
+// manage the native services, `run` checks a scenario's inputs and its
+// target before any load, then runs the scenario with imbench's k6.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+const usage = `usage: imbench <command> [flags]
+
+  up        start the native services (reference target), wait until healthy
+  down      stop what up started
+  status    show each service, its health and URL
+  run       run a scenario: imbench run -scenario openim/test1 [-target reference] [-scale 0.5]
+`
+
+// usageError is bad input: exit 2, one line, before anything starts.
+type usageError struct{ error }
+
+func badInput(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	var err error
+	code := 0
+	switch os.Args[1] {
+	case "up":
+		err = cmdUp(os.Args[2:])
+	case "down":
+		err = cmdDown(os.Args[2:])
+	case "status":
+		err = cmdStatus(os.Args[2:])
+	case "run":
+		code, err = cmdRun(os.Args[2:])
+	case "-h", "--help", "help":
+		fmt.Print(usage)
+		return
+	default:
+		err = badInput("unknown command %q (want up, down, status or run)", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "imbench:", err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+	os.Exit(code)
+}

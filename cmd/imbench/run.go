@@ -1,0 +1,290 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/imbench/imbench/internal/profile"
+	"github.com/imbench/imbench/k6/im/openim"
+)
+
+const scenarioDir = "k6/scenarios"
+
+// runConfig is one `imbench run`, validated.
+type runConfig struct {
+	scenario, script string
+	target           profile.Profile
+	api, ws, secret  string
+	admin            string
+	allowRemote      bool
+	runID            string
+	env              []string // IM_* for the scenario
+	k6               string
+	k6Args           []string
+	resultsDir       string
+}
+
+func cmdRun(args []string) (int, error) {
+	rc, err := parseRun(args)
+	if err != nil {
+		return 0, err
+	}
+	if err := preflight(rc); err != nil {
+		return 0, err
+	}
+	return runK6(rc)
+}
+
+func parseRun(args []string) (*runConfig, error) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	var (
+		scenario = fs.String("scenario", "", "scenario, <system>/<test> under k6/scenarios (required)")
+		target   = fs.String("target", "reference", "target profile under targets/")
+		scale    = fs.String("scale", "", "scales users and messages; 1 is the seed's size")
+		rate     = fs.String("rate", "", "messages per second, overriding the scenario's pacing")
+		vus      = fs.String("vus", "", "k6 VUs sharing the users")
+		runID    = fs.String("run-id", "", "run id (default: generated)")
+		results  = fs.String("results", "results", "results folder")
+		k6bin    = fs.String("k6", filepath.Join(toolsBin, "k6"), "imbench's k6 binary")
+	)
+	if err := fs.Parse(args); err != nil {
+		return nil, usageError{err}
+	}
+	rc := &runConfig{scenario: *scenario, k6: *k6bin, k6Args: fs.Args(), resultsDir: *results}
+	known, err := scenarios()
+	if err != nil {
+		return nil, err
+	}
+	if rc.scenario == "" {
+		return nil, badInput("SCENARIO is required (known: %s)", strings.Join(known, ", "))
+	}
+	rc.script = filepath.Join(scenarioDir, rc.scenario+".js")
+	if !contains(known, rc.scenario) {
+		return nil, badInput("unknown scenario %q (known: %s)", rc.scenario, strings.Join(known, ", "))
+	}
+	profiles, err := profile.Load("targets")
+	if err != nil {
+		return nil, err
+	}
+	p, ok := profiles[*target]
+	if !ok {
+		return nil, badInput("unknown target %q (known: %s)", *target, strings.Join(profile.Names(profiles), ", "))
+	}
+	if sys := strings.SplitN(rc.scenario, "/", 2)[0]; sys != p.System {
+		return nil, badInput("scenario %s speaks %s but target %s is a %s server", rc.scenario, sys, p.Name, p.System)
+	}
+	rc.target = p
+	env := map[string]string{}
+	for name, raw := range map[string]string{"SCALE": *scale, "RATE": *rate, "VUS": *vus} {
+		if raw == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(raw, 64)
+		if err != nil || v <= 0 || v > 1e6 {
+			return nil, badInput("%s must be a positive number, got %q", name, raw)
+		}
+		if name == "VUS" && v != float64(int(v)) {
+			return nil, badInput("VUS must be a whole number, got %q", raw)
+		}
+		env["IM_"+name] = raw
+	}
+	rc.runID = *runID
+	if rc.runID == "" {
+		rc.runID = newRunID()
+	} else if strings.ContainsAny(rc.runID, ":|/ \t\"\\") {
+		return nil, badInput("run id %q must not contain ':', '|', '/', quotes or spaces", rc.runID)
+	}
+
+	rc.api = firstNonEmpty(os.Getenv("IM_API_URL"), p.API)
+	rc.ws = firstNonEmpty(os.Getenv("IM_WS_URL"), p.WS)
+	rc.admin = firstNonEmpty(os.Getenv("IM_ADMIN_USER"), p.Admin)
+	rc.allowRemote = os.Getenv("IM_ALLOW_REMOTE") == "1"
+	rc.secret = os.Getenv("IM_SECRET")
+	if rc.secret == "" && p.Name == "reference" {
+		if rc.secret, err = targetSecret(false); err != nil {
+			return nil, err
+		}
+	}
+	if rc.secret == "" {
+		return nil, badInput("target %s needs its admin secret in IM_SECRET", p.Name)
+	}
+	env["IM_TARGET"], env["IM_API_URL"], env["IM_WS_URL"] = p.Name, rc.api, rc.ws
+	env["IM_SECRET"], env["IM_ADMIN_USER"], env["IM_RUN_ID"] = rc.secret, rc.admin, rc.runID
+	env["IM_RESULTS_DIR"] = rc.resultsDir
+	for k, v := range env {
+		rc.env = append(rc.env, k+"="+v)
+	}
+	sort.Strings(rc.env)
+	return rc, nil
+}
+
+// scenarios lists <system>/<test> for every k6/scenarios/<system>/<test>.js.
+func scenarios() ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(scenarioDir, "*", "*.js"))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range files {
+		sys := filepath.Base(filepath.Dir(f))
+		if sys == "lib" {
+			continue
+		}
+		out = append(out, sys+"/"+strings.TrimSuffix(filepath.Base(f), ".js"))
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// preflight proves the target answers and accepts the secret, before any
+// load: the API hands out an admin token, and the gateway accepts TCP.
+func preflight(rc *runConfig) error {
+	if _, err := os.Stat(rc.k6); err != nil {
+		return fmt.Errorf("%s is not built: run make up", rc.k6)
+	}
+	if !rc.allowRemote {
+		for _, raw := range []string{rc.api, rc.ws} {
+			if err := requireLoopback(raw); err != nil {
+				return badInput("%v", err)
+			}
+		}
+	}
+	hint := ""
+	if rc.target.Name == "reference" {
+		hint = " (start it with make up)"
+	}
+	api := &openim.API{Base: rc.api, Secret: rc.secret, AdminID: rc.admin, HTTP: &http.Client{Timeout: 10 * time.Second}}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if _, err := api.AdminToken(ctx); err != nil {
+		switch openim.Code(err) {
+		case 0:
+			return fmt.Errorf("target %s is not reachable at %s: %v%s", rc.target.Name, rc.api, rootCause(err), hint)
+		case openim.ErrCodeNoPermission:
+			return fmt.Errorf("target %s rejected the admin secret (%v)", rc.target.Name, err)
+		default:
+			return fmt.Errorf("target %s refused the admin login (%v)", rc.target.Name, err)
+		}
+	}
+	u, err := url.Parse(rc.ws)
+	if err != nil {
+		return badInput("IM_WS_URL %q: %v", rc.ws, err)
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"ws": "80", "wss": "443"}[u.Scheme]
+	}
+	c, err := net.DialTimeout("tcp", net.JoinHostPort(u.Hostname(), port), 5*time.Second)
+	if err != nil {
+		return fmt.Errorf("target %s gateway is not reachable at %s: %v%s", rc.target.Name, rc.ws, rootCause(err), hint)
+	}
+	c.Close()
+	return nil
+}
+
+func runK6(rc *runConfig) (int, error) {
+	dir := filepath.Join(rc.resultsDir, rc.runID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	args := append([]string{"run", "--quiet", "--no-color",
+		"--tag", "run_id=" + rc.runID, "--tag", "target=" + rc.target.Name}, rc.k6Args...)
+	args = append(args, rc.script)
+	cmd := exec.Command(rc.k6, args...)
+	cmd.Env = append(os.Environ(), rc.env...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, os.Stdout, os.Stderr
+	fmt.Printf("imbench: run %s: %s on %s (%s)\n", rc.runID, rc.scenario, rc.target.Name, rc.api)
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	// k6 stops gracefully on SIGINT; pass ours on and wait for it.
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	go func() {
+		for s := range sig {
+			cmd.Process.Signal(s)
+		}
+	}()
+	err := cmd.Wait()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		return 0, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil {
+		latest := filepath.Join(rc.resultsDir, "latest")
+		os.Remove(latest)
+		if err := os.Symlink(rc.runID, latest); err != nil {
+			return code, err
+		}
+		fmt.Printf("imbench: results in %s (results/latest)\n", dir)
+	} else if entries, _ := os.ReadDir(dir); len(entries) == 0 {
+		os.Remove(dir)
+	}
+	return code, nil
+}
+
+func newRunID() string {
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
+}
+
+func requireLoopback(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%q is not a URL", raw)
+	}
+	if h := u.Hostname(); h == "localhost" {
+		return nil
+	} else if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("%s is outside 127.0.0.0/8: set IM_ALLOW_REMOTE=1 to load a server on another host", raw)
+}
+
+// rootCause drops the wrappers of a network error down to what failed.
+func rootCause(err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return op
+	}
+	return err
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func firstNonEmpty(v ...string) string {
+	for _, s := range v {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}

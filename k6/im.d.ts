@@ -1,0 +1,152 @@
+// Type declarations for imbench's k6 extension, k6/x/im (Go: k6/im).
+// Use with @types/k6: add this file to your tsconfig "include" or reference it
+// with /// <reference path="...im.d.ts" />.
+
+declare module 'k6/x/im' {
+  /** Where the IM server is. Loopback only unless allowRemote is true. */
+  export interface TargetOptions {
+    /** Target profile name: 'reference' (targets/reference) or 'openim'. */
+    name?: string;
+    /** Protocol spoken; only 'openim' today. */
+    system?: 'openim';
+    /** openim-api base URL, e.g. http://127.0.0.1:10002 */
+    api: string;
+    /** msggateway URL, e.g. ws://127.0.0.1:10001 */
+    ws: string;
+    /** share.yml secret, exchanged for an admin token. */
+    secret: string;
+    /** Admin user id (default imAdmin). */
+    admin?: string;
+    /** platformID of every connection (default 2, Android). */
+    platform?: number;
+    /** Envelope: 'gob' (sdkType=go, the Go SDK's) or 'json' (sdkType=js). */
+    envelope?: 'gob' | 'json';
+    /** 'gzip' (compression=gzip, the SDK default) or 'none'. */
+    compression?: 'gzip' | 'none';
+    /** isMsgResp=true: the gateway reports the login result as a text frame. */
+    msgResp?: boolean;
+    allowRemote?: boolean;
+    /** Local addresses to spread connections over (more source ports). */
+    sourceAddrs?: string[];
+    /** Request and handshake timeout, a duration string (default 10s). */
+    timeout?: string;
+  }
+
+  export interface Target extends TargetOptions {}
+
+  /** OpenIM integration_test flags (the seed's "Test Program A"). */
+  export interface IntegrationOptions {
+    name: string;
+    purpose?: string;
+    /** -u */ users: number;
+    /** -su: user i < superUsers befriends every user after it */ superUsers?: number;
+    /** -lg */ largeGroups?: number;
+    /** -lgm (0: every user) */ largeGroupMembers?: number;
+    /** -cg: groups each user online creates */ commonGroups?: number;
+    /** -cgm */ commonGroupMembers?: number;
+    /** -lgr: share of users online before sending; the rest log in after */ loginRatio: number;
+    /** -sm: messages per friend */ singleMessages?: number;
+    /** -gm: messages per group */ groupMessages?: number;
+    /** concurrent senders (integration_test: 20) */ senders?: number;
+    /** -msgitv, per sender */ intervalMs?: number;
+    /** messages per second over all senders; overrides senders/intervalMs */ rate?: number;
+    /** scales users, super users and messages per conversation */ scale?: number;
+    /** message text size in bytes */ bodySize?: number;
+    /** user and group id prefix (default `${runId}_`) */ prefix?: string;
+    runId?: string;
+  }
+
+  export interface Plan {
+    readonly name: string;
+    readonly users: number;
+    readonly immediate: number;
+    readonly late: number;
+    readonly groups: number;
+    readonly friendships: number;
+    readonly messages: number;
+    readonly rate: number;
+    /** sending time at the plan's rate */
+    readonly seconds: number;
+  }
+
+  export interface RunOptions {
+    /** VUs of the scenario; each holds users/vus users. */
+    vus?: number;
+    resultsDir?: string;
+    /** ≤ 25s: OpenIM drops connections silent for 30 s. Default 20s. */
+    pingInterval?: string;
+    /** How long a seq gap may stay open before it is pulled. Default 500ms. */
+    gapGrace?: string;
+    reconnectDelay?: string;
+    /** Drain ends after this long without a delivery. Default 3s. */
+    drainQuiet?: string;
+    /** Drain ends after this long in any case. Default 60s. */
+    drainTimeout?: string;
+    /** Logins in flight per VU. Default 64. */
+    loginParallel?: number;
+  }
+
+  /** What setup() returns; pass it on to session() and finish(). */
+  export interface RunData {
+    runId: string;
+    vus: number;
+  }
+
+  export interface LoginResult {
+    attempted: number;
+    online: number;
+    failed: number;
+    first_error: string;
+  }
+
+  export interface SendResult {
+    planned: number;
+    acked: number;
+    failed: number;
+  }
+
+  export interface DrainResult {
+    reason: 'complete' | 'quiet' | 'timeout' | 'stopped';
+    seconds: number;
+  }
+
+  /** One VU's share of the users, held in Go. */
+  export interface Session {
+    readonly first: number;
+    readonly count: number;
+    /** 'late' waits until every VU finished sending. */
+    login(phase: 'immediate' | 'late'): LoginResult;
+    /** Waits until every VU's users are online, then sends at the plan's rate. */
+    send(): SendResult;
+    drain(): DrainResult;
+    close(): void;
+  }
+
+  export interface FinishResult {
+    expected: number;
+    received: number;
+    lost: number;
+    unexpected: number;
+  }
+
+  export function target(options: TargetOptions): Target;
+  export function integration(options: IntegrationOptions): Plan;
+  /** Checks the target, creates users, friendships and groups. Call in setup(). */
+  export function setup(plan: Plan, target: Target, options?: RunOptions): RunData;
+  /** Call in the default function. */
+  export function session(run: RunData): Session;
+  /** Reconciles expected and received deliveries; emits im_lost. Call in teardown(). */
+  export function finish(run: RunData): FinishResult;
+  /** handleSummary(data) { return im.summary(data) }: the seed's table and summary.json. */
+  export function summary(data: object): Record<string, string>;
+
+  const im: {
+    target: typeof target;
+    integration: typeof integration;
+    setup: typeof setup;
+    session: typeof session;
+    finish: typeof finish;
+    summary: typeof summary;
+  };
+  export default im;
+}

@@ -1,0 +1,15 @@
+package openim
+
+import (
+	"context"
+
+	"github.com/imbench/imbench/k6/im/engine"
+)
+
+// DialToken logs user u in with a given token, for tests of refusals.
+func (d *Driver) DialToken(ctx context.Context, u uint32, token string, h engine.Handler) (engine.Conn, error) {
+	return d.dial(ctx, u, token, h)
+}
+
+// Token exposes the cached-token lookup.
+func (d *Driver) Token(ctx context.Context, u uint32) (string, error) { return d.token(ctx, u, false) }

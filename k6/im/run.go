@@ -1,0 +1,299 @@
+package im
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/grafana/sobek"
+	"go.k6.io/k6/metrics"
+
+	"github.com/imbench/imbench/k6/im/engine"
+	"github.com/imbench/imbench/k6/im/openim"
+	"github.com/imbench/imbench/k6/im/plan"
+	"github.com/imbench/imbench/k6/im/verify"
+)
+
+// PlanHandle is a built plan as JS sees it.
+type PlanHandle struct {
+	p      *plan.Plan
+	params plan.Integration
+
+	Name      string  `js:"name"`
+	Users     int     `js:"users"`
+	Immediate int     `js:"immediate"`
+	Late      int     `js:"late"`
+	Groups    int     `js:"groups"`
+	Friends   int     `js:"friendships"`
+	Messages  int     `js:"messages"`
+	Rate      float64 `js:"rate"`
+	Seconds   float64 `js:"seconds"` // sending time at the plan's rate
+}
+
+type planEntry struct {
+	once sync.Once
+	p    *plan.Plan
+	err  error
+}
+
+// Integration builds the plan of OpenIM's integration_test flags (see
+// plan.Integration). Every VU gets the same plan, built once per process.
+func (mi *ModuleInstance) Integration(v sobek.Value) (*PlanHandle, error) {
+	var in plan.Integration
+	if err := exportStrict(mi.vu.Runtime(), v, &in); err != nil {
+		return nil, fmt.Errorf("im.integration: %w", err)
+	}
+	if in.RunID == "" {
+		in.RunID = mi.root.defaultRunID()
+	}
+	key, _ := json.Marshal(in)
+	mi.root.mu.Lock()
+	e := mi.root.plans[string(key)]
+	if e == nil {
+		e = &planEntry{}
+		mi.root.plans[string(key)] = e
+	}
+	mi.root.mu.Unlock()
+	e.once.Do(func() { e.p, e.err = in.Build() })
+	if e.err != nil {
+		return nil, fmt.Errorf("im.integration: %w", e.err)
+	}
+	p := e.p
+	return &PlanHandle{p: p, params: in.Scaled(), Name: p.Name, Users: p.Users, Immediate: p.Count(plan.Immediate),
+		Late: p.Count(plan.Late), Groups: len(p.Groups), Friends: len(p.Friends), Messages: len(p.Messages),
+		Rate: p.Rate, Seconds: p.Duration().Seconds()}, nil
+}
+
+var generatedRunID struct {
+	once sync.Once
+	id   string
+}
+
+// defaultRunID is one id per process, for runs started without IM_RUN_ID.
+func (r *RootModule) defaultRunID() string {
+	generatedRunID.once.Do(func() {
+		b := make([]byte, 3)
+		_, _ = rand.Read(b)
+		generatedRunID.id = time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
+	})
+	return generatedRunID.id
+}
+
+// RunOptions tune a run; durations are Go/k6 duration strings.
+type RunOptions struct {
+	VUs            int    `js:"vus"`
+	ResultsDir     string `js:"resultsDir"`
+	PingInterval   string `js:"pingInterval"`
+	GapGrace       string `js:"gapGrace"`
+	ReconnectDelay string `js:"reconnectDelay"`
+	DrainQuiet     string `js:"drainQuiet"`
+	DrainTimeout   string `js:"drainTimeout"`
+	LoginParallel  int    `js:"loginParallel"`
+}
+
+func (o RunOptions) engineOptions() (engine.Options, error) {
+	var out engine.Options
+	var errs []error
+	for name, f := range map[string]struct {
+		raw string
+		dst *time.Duration
+	}{
+		"pingInterval":   {o.PingInterval, &out.PingInterval},
+		"gapGrace":       {o.GapGrace, &out.GapGrace},
+		"reconnectDelay": {o.ReconnectDelay, &out.ReconnectDelay},
+		"drainQuiet":     {o.DrainQuiet, &out.DrainQuiet},
+		"drainTimeout":   {o.DrainTimeout, &out.DrainTimeout},
+	} {
+		if f.raw == "" {
+			continue
+		}
+		d, err := time.ParseDuration(f.raw)
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("%s %q is not a positive duration", name, f.raw))
+		}
+		*f.dst = d
+	}
+	if out.PingInterval > 25*time.Second {
+		errs = append(errs, fmt.Errorf("pingInterval %s: OpenIM closes connections silent for 30 s; ping at most every 25 s", out.PingInterval))
+	}
+	out.LoginParallel = o.LoginParallel
+	out.Defaults()
+	return out, errors.Join(errs...)
+}
+
+// Run is one test run in this process: what setup() made, what every VU's
+// session adds to, and what teardown() and the summary read.
+type Run struct {
+	ID        string
+	Plan      *plan.Plan
+	Params    plan.Integration
+	Target    Target
+	Opts      RunOptions
+	Driver    *openim.Driver
+	Shared    *engine.Shared
+	Setup     engine.SetupReport
+	Segment   string
+	StartedAt time.Time
+
+	mu        sync.Mutex
+	endedAt   time.Time
+	reconcile *verify.Reconciliation
+}
+
+// SetupData is what setup() returns to every VU.
+type SetupData struct {
+	RunID string `js:"runId" json:"runId"`
+	VUs   int    `js:"vus" json:"vus"`
+}
+
+// Setup checks the target, creates the plan's users, friendships and groups
+// on it and opens the run. Call it from the script's setup().
+func (mi *ModuleInstance) Setup(ph *PlanHandle, t *Target, v sobek.Value) (map[string]any, error) {
+	if ph == nil || t == nil {
+		return nil, errors.New("im.setup(plan, target, options): plan and target are required")
+	}
+	var o RunOptions
+	if v != nil && !sobek.IsUndefined(v) {
+		if err := exportStrict(mi.vu.Runtime(), v, &o); err != nil {
+			return nil, fmt.Errorf("im.setup: %w", err)
+		}
+	}
+	if o.VUs <= 0 {
+		o.VUs = 1
+	}
+	if o.ResultsDir == "" {
+		o.ResultsDir = "results"
+	}
+	eopts, err := o.engineOptions()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := t.openimConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg.ReadTimeout = eopts.PingInterval + 15*time.Second
+	d, err := openim.New(cfg, ph.p)
+	if err != nil {
+		return nil, err
+	}
+	run := &Run{ID: ph.params.RunID, Plan: ph.p, Params: ph.params, Target: *t, Opts: o, Driver: d, StartedAt: time.Now()}
+	if run.ID == "" {
+		run.ID = mi.root.defaultRunID()
+	}
+	if st := mi.vu.State(); st != nil {
+		run.Segment = st.Options.ExecutionSegment.String()
+	}
+	log := func(string, ...any) {}
+	if st := mi.vu.State(); st != nil {
+		logger := st.Logger.WithField("run_id", run.ID)
+		log = func(format string, args ...any) { logger.Warnf(format, args...) }
+		logger.Infof("%s on %s (%s): %d users, %d groups, %d friendships, %d messages at %.0f msg/s",
+			ph.Name, t.Name, cfg.APIURL, ph.Users, ph.Groups, ph.Friends, ph.Messages, ph.Rate)
+	}
+	ctx := mi.vu.Context()
+	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	err = d.Preflight(pctx)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	progress := func(msg string) {
+		if st := mi.vu.State(); st != nil {
+			st.Logger.WithField("run_id", run.ID).Info("setup: " + msg)
+		}
+	}
+	if run.Setup, err = d.Setup(ctx, progress); err != nil {
+		return nil, fmt.Errorf("setup on %s: %w", cfg.APIURL, err)
+	}
+	run.Shared = engine.NewShared(run.ID, ph.p, d, eopts)
+	run.Shared.Logf = log
+	mi.root.mu.Lock()
+	mi.root.runs[run.ID] = run
+	mi.root.last = run
+	mi.root.mu.Unlock()
+	return map[string]any{"runId": run.ID, "vus": o.VUs}, nil
+}
+
+func (mi *ModuleInstance) runOf(v sobek.Value) (*Run, SetupData, error) {
+	var sd SetupData
+	if v == nil || sobek.IsUndefined(v) {
+		return nil, sd, errors.New("pass the data setup() returned")
+	}
+	if err := mi.vu.Runtime().ExportTo(v, &sd); err != nil {
+		return nil, sd, err
+	}
+	mi.root.mu.Lock()
+	run := mi.root.runs[sd.RunID]
+	mi.root.mu.Unlock()
+	if run == nil {
+		return nil, sd, fmt.Errorf("run %q was not set up in this k6 process (setup() must call im.setup)", sd.RunID)
+	}
+	return run, sd, nil
+}
+
+// FinishResult is the reconciliation as JS sees it.
+type FinishResult struct {
+	Expected   int64 `js:"expected"`
+	Received   int64 `js:"received"`
+	Lost       int64 `js:"lost"`
+	Unexpected int64 `js:"unexpected"`
+}
+
+// Finish reconciles expected against received deliveries and emits im_lost.
+// Call it from teardown(); the summary calls it too if teardown did not.
+func (mi *ModuleInstance) Finish(v sobek.Value) (FinishResult, error) {
+	run, _, err := mi.runOf(v)
+	if err != nil {
+		return FinishResult{}, fmt.Errorf("im.finish: %w", err)
+	}
+	rec, fresh := run.reconciled()
+	if fresh {
+		if st := mi.vu.State(); st != nil {
+			tags := st.Tags.GetCurrentValues().Tags
+			var samples metrics.Samples
+			now := time.Now()
+			for k := 0; k < verify.Kinds; k++ {
+				samples = append(samples, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.metrics.lost,
+					Tags: run.tags(tags).With("conv_type", verify.KindName(k))}, Time: now, Value: float64(rec.Lost[k])})
+			}
+			metrics.PushIfNotDone(mi.vu.Context(), st.Samples, samples)
+		}
+	}
+	t := run.Shared.Totals()
+	return FinishResult{Expected: verify.Sum(t.Expected), Received: verify.Sum(t.Pushed) + verify.Sum(t.Pulled),
+		Lost: verify.Sum(rec.Lost), Unexpected: verify.Sum(rec.Unexpected)}, nil
+}
+
+// reconciled computes the reconciliation once; fresh is true the first time.
+func (r *Run) reconciled() (verify.Reconciliation, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.reconcile != nil {
+		return *r.reconcile, false
+	}
+	in, out := map[uint32]*verify.Inbox{}, map[uint32]*verify.Outbox{}
+	for _, s := range r.Shared.Sessions() {
+		for _, u := range s.Users() {
+			in[u.Index()], out[u.Index()] = u.Inbox(), u.Outbox()
+		}
+	}
+	rec := verify.Reconcile(r.Plan, r.Shared.Totals().Expected, in, out, 20)
+	r.reconcile = &rec
+	r.endedAt = time.Now()
+	return rec, true
+}
+
+// tags adds the run's identity to a k6 tag set.
+func (r *Run) tags(base *metrics.TagSet) *metrics.TagSet {
+	return base.With("run_id", r.ID).With("target", r.Target.Name).With("system", r.Target.System).
+		With("scenario", r.Plan.Name)
+}
+
+func (r *Run) resultDir() string { return filepath.Join(r.Opts.ResultsDir, r.ID) }

@@ -1,0 +1,13 @@
+// Command k6 is k6 v1.8.1 with imbench's k6/x/im extension built in: the
+// main.go xk6 would generate (k6cmd.Execute plus a blank import).
+package main
+
+import (
+	k6cmd "go.k6.io/k6/cmd"
+
+	_ "github.com/imbench/imbench/k6/im"
+)
+
+func main() {
+	k6cmd.Execute()
+}

@@ -1,0 +1,68 @@
+// Environment → k6/x/im options, shared by every scenario. `make run-scenario`
+// (cmd/imbench) sets these; with plain `k6 run` set them yourself (-e or env).
+//
+//   IM_TARGET        target profile: reference (default) or openim
+//   IM_API_URL       REST API          (default http://127.0.0.1:10002)
+//   IM_WS_URL        WebSocket gateway (default ws://127.0.0.1:10001)
+//   IM_SECRET        admin secret (required)
+//   IM_ADMIN_USER    admin user id     (default imAdmin)
+//   IM_PLATFORM      platformID of every connection (default 2, Android)
+//   IM_ENVELOPE      gob (the Go SDK's) or json (the JS SDK's)
+//   IM_COMPRESSION   gzip (default) or none
+//   IM_ALLOW_REMOTE  1 to allow a server outside 127.0.0.0/8
+//   IM_RUN_ID        run id (default: generated); user ids derive from it
+//   IM_SCALE         scales users and messages (1 = the seed's size; each
+//                    scenario picks a default that runs in a few minutes)
+//   IM_RATE          messages per second, overriding the seed's pacing
+//   IM_BODY_SIZE     message text bytes
+//   IM_VUS           k6 VUs sharing the users (one VU holds thousands)
+//   IM_RESULTS_DIR   where results/<run id>/ goes (default results)
+//   IM_PING_INTERVAL, IM_DRAIN_QUIET, IM_DRAIN_TIMEOUT   durations
+
+export function target(env) {
+  return {
+    name: env.IM_TARGET || 'reference',
+    api: env.IM_API_URL || 'http://127.0.0.1:10002',
+    ws: env.IM_WS_URL || 'ws://127.0.0.1:10001',
+    secret: env.IM_SECRET || '',
+    admin: env.IM_ADMIN_USER || 'imAdmin',
+    platform: Number(env.IM_PLATFORM || 2),
+    envelope: env.IM_ENVELOPE || 'gob',
+    compression: env.IM_COMPRESSION || 'gzip',
+    allowRemote: env.IM_ALLOW_REMOTE === '1',
+  };
+}
+
+function number(env, name, fallback) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = Number(raw);
+  if (!Number.isFinite(v) || v <= 0) {
+    throw new Error(`${name} must be a positive number, got "${raw}"`);
+  }
+  return v;
+}
+
+// planKnobs are the run-size settings a user turns from the command line,
+// as im.integration options; defaults.scale is the scenario's own default.
+export function planKnobs(env, defaults = {}) {
+  const k = { runId: env.IM_RUN_ID || '', scale: number(env, 'IM_SCALE', defaults.scale || 1) };
+  const rate = number(env, 'IM_RATE', 0);
+  if (rate) k.rate = rate;
+  const body = number(env, 'IM_BODY_SIZE', 0);
+  if (body) k.bodySize = Math.floor(body);
+  return k;
+}
+
+// vus is how many k6 VUs share the users.
+export function vus(env) {
+  return Math.floor(number(env, 'IM_VUS', 1));
+}
+
+export function runOptions(env, vus) {
+  const o = { vus, resultsDir: env.IM_RESULTS_DIR || 'results' };
+  if (env.IM_PING_INTERVAL) o.pingInterval = env.IM_PING_INTERVAL;
+  if (env.IM_DRAIN_QUIET) o.drainQuiet = env.IM_DRAIN_QUIET;
+  if (env.IM_DRAIN_TIMEOUT) o.drainTimeout = env.IM_DRAIN_TIMEOUT;
+  return o;
+}
