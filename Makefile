@@ -18,10 +18,11 @@ SCALE    ?=
 RATE     ?=
 VUS      ?=
 
-GO_SOURCES := go.mod go.sum $(shell find k6 targets cmd internal -name '*.go' -not -name '*_test.go' 2>/dev/null)
+GO_SOURCES := go.mod go.sum $(shell find k6 targets cmd internal dashboards -name '*.go' -not -name '*_test.go' 2>/dev/null)
 PROTOC_GEN_GO_VERSION := v1.36.11
+PROMETHEUS_VERSION    := 3.10.0
 
-.PHONY: help up down status run-scenario test tools proto check-proto unit e2e fmt-check
+.PHONY: help up down status run-scenario test tools stack-tools apt proto check-proto fmt-check generate promtool-test
 
 help:
 	@sed -n '1,9p' Makefile | sed 's/^# \{0,1\}//'
@@ -44,24 +45,41 @@ $(BIN)/protoc-gen-go:
 	@mkdir -p $(BIN)
 	GOBIN=$(abspath $(BIN)) go install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
 
-# Debian packages the tests need; installed once, only when missing.
-APT_PACKAGES := protobuf-compiler
-$(TOOLS)/.apt: 
-	@mkdir -p $(TOOLS)
+# Prometheus, promtool and Loki build from wrapper modules in tools/ (see
+# tools/README.md): once, into .tools/bin, like everything else.
+$(BIN)/prometheus: tools/prometheus/go.mod tools/prometheus/go.sum
+	@mkdir -p $(BIN)
+	cd tools/prometheus && go build -trimpath -ldflags "-X github.com/prometheus/common/version.Version=$(PROMETHEUS_VERSION)" \
+	  -o $(abspath $@) github.com/prometheus/prometheus/cmd/prometheus
+
+$(BIN)/promtool: tools/prometheus/go.mod tools/prometheus/go.sum
+	@mkdir -p $(BIN)
+	cd tools/prometheus && go build -trimpath -ldflags "-X github.com/prometheus/common/version.Version=$(PROMETHEUS_VERSION)" \
+	  -o $(abspath $@) github.com/prometheus/prometheus/cmd/promtool
+
+$(BIN)/loki: tools/loki/go.mod tools/loki/go.sum
+	@mkdir -p $(BIN)
+	cd tools/loki && go build -trimpath -o $(abspath $@) github.com/grafana/loki/v3/cmd/loki
+
+# Debian packages: the exporters the stack runs, protoc for the proto drift
+# check, redis-server for the process-exporter test. Installed only when missing.
+APT_PACKAGES := prometheus-node-exporter prometheus-process-exporter protobuf-compiler redis-server
+apt:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
-	@touch $@
+
+stack-tools: $(BIN)/prometheus $(BIN)/promtool $(BIN)/loki apt
 
 tools: $(BIN)/k6 $(BIN)/imbench-target $(BIN)/imbench
 
 ## The main job ----------------------------------------------------------------
 
-up: tools
-	@$(BIN)/imbench up
+up: tools stack-tools
+	@$(BIN)/imbench up $(if $(filter openim,$(TARGET)),-target openim)
 
 down:
 	@if [ -x $(BIN)/imbench ]; then $(BIN)/imbench down; else echo "nothing to stop"; fi
@@ -73,13 +91,16 @@ run-scenario: tools
 	@$(BIN)/imbench run -scenario '$(SCENARIO)' -target '$(TARGET)' \
 	  $(if $(SCALE),-scale '$(SCALE)') $(if $(RATE),-rate '$(RATE)') $(if $(VUS),-vus '$(VUS)')
 
+generate:
+	go run ./cmd/imbench generate
+
 ## Tests -----------------------------------------------------------------------
 
-proto: $(BIN)/protoc-gen-go $(TOOLS)/.apt
+proto: $(BIN)/protoc-gen-go apt
 	cd k6/im/openim/pb && PATH=$(abspath $(BIN)):$$PATH protoc --go_out=. --go_opt=paths=source_relative openim.proto
 
 # The committed generated code must be what its .proto generates.
-check-proto: $(BIN)/protoc-gen-go $(TOOLS)/.apt
+check-proto: $(BIN)/protoc-gen-go apt
 	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
 	cp k6/im/openim/pb/openim.proto $$tmp/ && \
 	(cd $$tmp && PATH=$(abspath $(BIN)):$$PATH protoc --go_out=. --go_opt=paths=source_relative openim.proto) && \
@@ -88,8 +109,13 @@ check-proto: $(BIN)/protoc-gen-go $(TOOLS)/.apt
 	@echo "proto: generated code matches openim.proto"
 
 fmt-check:
-	@out=$$(gofmt -l k6 targets cmd internal); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out=$$(gofmt -l k6 targets cmd internal dashboards); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet ./...
 
-test: tools fmt-check check-proto
-	IMBENCH_TOOLS=$(abspath $(BIN)) go test -count=1 -timeout 20m ./...
+promtool-test: $(BIN)/promtool
+	$(BIN)/promtool check config prometheus/prometheus.yml
+	$(BIN)/promtool check config compose/prometheus.yml
+	cd prometheus/tests && $(abspath $(BIN))/promtool test rules *.yml
+
+test: tools stack-tools fmt-check check-proto promtool-test
+	IMBENCH_TOOLS=$(abspath $(BIN)) go test -count=1 -timeout 30m ./...

@@ -315,69 +315,6 @@ func TestBadInputStopsBeforeLoad(t *testing.T) {
 	}
 }
 
-// The main job's own path: up, status, run, down, in a scratch copy of the
-// project layout, on free ports; nothing may be left running.
-func TestUpRunStatusDown(t *testing.T) {
-	tools := toolsDir(t)
-	root := t.TempDir()
-	for _, dir := range []string{"k6", "targets"} {
-		if err := os.Symlink(filepath.Join(mustAbs(t, "../.."), dir), filepath.Join(root, dir)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	os.MkdirAll(filepath.Join(root, ".tools"), 0o755)
-	os.Symlink(tools, filepath.Join(root, ".tools", "bin"))
-	api, ws, met := freePort(t), freePort(t), freePort(t)
-	env := []string{fmt.Sprintf("IMBENCH_TARGET_API=127.0.0.1:%d", api), fmt.Sprintf("IMBENCH_TARGET_WS=127.0.0.1:%d", ws),
-		fmt.Sprintf("IMBENCH_TARGET_METRICS=127.0.0.1:%d", met),
-		fmt.Sprintf("IM_API_URL=http://127.0.0.1:%d", api), fmt.Sprintf("IM_WS_URL=ws://127.0.0.1:%d", ws)}
-	cli := func(args ...string) result {
-		cmd := exec.Command(filepath.Join(tools, "imbench"), args...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), env...)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		r := result{stdout: out.String(), stderr: errb.String()}
-		if ee, ok := err.(*exec.ExitError); ok {
-			r.code = ee.ExitCode()
-		}
-		return r
-	}
-	t.Cleanup(func() { cli("down") })
-	if r := cli("up"); r.code != 0 || !strings.Contains(r.stdout, "reference-target") {
-		t.Fatalf("up: %d %s %s", r.code, r.stdout, r.stderr)
-	}
-	if r := cli("up"); !strings.Contains(r.stdout, "already up") {
-		t.Fatalf("second up: %s", r.stdout)
-	}
-	if r := cli("status"); !strings.Contains(r.stdout, "healthy") {
-		t.Fatalf("status: %s", r.stdout)
-	}
-	if info, err := os.Stat(filepath.Join(root, ".run", "target.env")); err != nil || info.Mode().Perm() != 0o600 {
-		t.Fatalf("secret file: %v %v", info, err)
-	}
-	if r := cli("run", "-scenario", "openim/test1", "-scale", "0.1", "-rate", "400"); r.code != 0 ||
-		!strings.Contains(r.stdout, "Message Integrity      | 100%") {
-		t.Fatalf("run: %d\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
-	if _, err := os.Stat(filepath.Join(root, "results", "latest", "summary.json")); err != nil {
-		t.Fatal(err)
-	}
-	pid, _ := os.ReadFile(filepath.Join(root, ".run", "reference-target.pid"))
-	if r := cli("down"); !strings.Contains(r.stdout, "stopped") {
-		t.Fatalf("down: %s", r.stdout)
-	}
-	if r := cli("status"); !strings.Contains(r.stdout, "down") {
-		t.Fatalf("status after down: %s", r.stdout)
-	}
-	if p, _ := strconv.Atoi(strings.TrimSpace(string(pid))); p > 0 {
-		if _, err := os.Stat(fmt.Sprintf("/proc/%d", p)); err == nil {
-			t.Fatalf("target pid %d still running after down", p)
-		}
-	}
-}
-
 func mustAbs(t *testing.T, p string) string {
 	a, err := filepath.Abs(p)
 	if err != nil {

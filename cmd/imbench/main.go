@@ -15,6 +15,7 @@ const usage = `usage: imbench <command> [flags]
   down      stop what up started
   status    show each service, its health and URL
   run       run a scenario: imbench run -scenario openim/test1 [-target reference] [-scale 0.5]
+  generate  rewrite the files made from code (dashboards/*.json, exporters/process-exporter.yml)
 `
 
 // usageError is bad input: exit 2, one line, before anything starts.
@@ -38,6 +39,8 @@ func main() {
 		err = cmdStatus(os.Args[2:])
 	case "run":
 		code, err = cmdRun(os.Args[2:])
+	case "generate":
+		err = cmdGenerate(os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return

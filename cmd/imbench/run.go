@@ -203,13 +203,36 @@ func runK6(rc *runConfig) (int, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
 	}
-	args := append([]string{"run", "--quiet", "--no-color",
-		"--tag", "run_id=" + rc.runID, "--tag", "target=" + rc.target.Name}, rc.k6Args...)
-	args = append(args, rc.script)
-	cmd := exec.Command(rc.k6, args...)
-	cmd.Env = append(os.Environ(), rc.env...)
+	args := []string{"run", "--quiet", "--no-color", "--tag", "run_id=" + rc.runID, "--tag", "target=" + rc.target.Name}
+	env := append(os.Environ(), rc.env...)
+	var obs observation
+	var cmd *exec.Cmd
+	if dockerAnswers() {
+		// compose: k6 runs in the runner container, on the stack's network.
+		obs = observeCompose(rc)
+		args = append(append(append(args, obs.args...), rc.k6Args...), rc.script)
+		// As the invoking user, so results/ stays writable and owned by them.
+		run := []string{"compose", "-f", composeFile, "--profile", "runner", "run", "--rm",
+			"--user", fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())}
+		for _, kv := range rc.env {
+			if !strings.HasPrefix(kv, "IM_API_URL=") && !strings.HasPrefix(kv, "IM_WS_URL=") {
+				run = append(run, "-e", strings.SplitN(kv, "=", 2)[0]) // value passed through the environment
+			}
+		}
+		cmd = exec.Command("docker", append(append(run, "k6"), args...)...)
+	} else {
+		obs = observe(rc)
+		args = append(args, obs.args...)
+		env = append(env, obs.env...)
+		args = append(append(args, rc.k6Args...), rc.script)
+		cmd = exec.Command(rc.k6, args...)
+	}
+	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, os.Stdout, os.Stderr
 	fmt.Printf("imbench: run %s: %s on %s (%s)\n", rc.runID, rc.scenario, rc.target.Name, rc.api)
+	for _, n := range obs.notes {
+		fmt.Println("imbench:", n)
+	}
 	if err := cmd.Start(); err != nil {
 		return 0, err
 	}
@@ -229,6 +252,9 @@ func runK6(rc *runConfig) (int, error) {
 		code = ee.ExitCode()
 	} else if err != nil {
 		return 0, err
+	}
+	if obs.loki != "" {
+		printLogProblems(obs.loki, rc.runID)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil {
 		latest := filepath.Join(rc.resultsDir, "latest")

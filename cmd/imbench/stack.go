@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,31 +29,144 @@ type service struct {
 	bin    string
 	args   []string
 	env    []string
-	health string // GET answering 200 when ready
-	url    string // what status shows
+	health string       // GET answering 200 when ready
+	url    string       // what status shows
+	render func() error // writes the service's config before it starts
 }
 
 func (s service) pidFile() string { return filepath.Join(runDir, s.name+".pid") }
 func (s service) logFile() string { return filepath.Join(runDir, "logs", s.name+".log") }
 
-// services lists the native stack in start order; forStart creates the
-// target's secret when there is none yet. Addresses follow the target's own
-// IMBENCH_TARGET_API/WS/METRICS variables, which it reads as flag defaults.
-func services(forStart bool) ([]service, error) {
-	secret, err := targetSecret(forStart)
-	if err != nil && forStart {
-		return nil, err
+// addrs are the native stack's listen addresses: 127.0.0.1 and the usual
+// ports, each overridable by environment (tests use free ports).
+type addrs struct {
+	api, ws, metrics          string // reference target
+	prometheus, node, process string
+	loki, lokiGRPC            string
+	discovery                 string // host:port of the OpenIM API Prometheus asks for its services
+}
+
+func stackAddrs() addrs {
+	a := addrs{
+		api:        envOr("IMBENCH_TARGET_API", "127.0.0.1:10002"),
+		ws:         envOr("IMBENCH_TARGET_WS", "127.0.0.1:10001"),
+		metrics:    envOr("IMBENCH_TARGET_METRICS", "127.0.0.1:12002"),
+		prometheus: envOr("IMBENCH_PROMETHEUS", "127.0.0.1:9090"),
+		node:       envOr("IMBENCH_NODE_EXPORTER", "127.0.0.1:9100"),
+		process:    envOr("IMBENCH_PROCESS_EXPORTER", "127.0.0.1:9256"),
+		loki:       envOr("IMBENCH_LOKI", "127.0.0.1:3100"),
+		lokiGRPC:   envOr("IMBENCH_LOKI_GRPC", "127.0.0.1:9096"),
 	}
-	api := envOr("IMBENCH_TARGET_API", "127.0.0.1:10002")
-	ws := envOr("IMBENCH_TARGET_WS", "127.0.0.1:10001")
-	metrics := envOr("IMBENCH_TARGET_METRICS", "127.0.0.1:12002")
-	return []service{{
-		name:   "reference-target",
-		bin:    filepath.Join(toolsBin, "imbench-target"),
-		env:    []string{"IMBENCH_TARGET_SECRET=" + secret},
-		health: "http://" + api + "/healthz",
-		url:    fmt.Sprintf("api http://%s  ws ws://%s  metrics http://%s/metrics", api, ws, metrics),
-	}}, nil
+	a.discovery = a.api
+	if u, err := url.Parse(os.Getenv("IM_API_URL")); err == nil && u.Host != "" {
+		a.discovery = u.Host
+	}
+	return a
+}
+
+// services lists the native stack in start order. With withTarget false
+// (TARGET=openim: a real server is the target) the reference target is left
+// out. forStart creates the target's secret when there is none yet.
+func services(forStart, withTarget bool) ([]service, error) {
+	a := stackAddrs()
+	// Loki first, so the others' first log lines reach it.
+	out := []service{
+		{
+			name:   "loki",
+			bin:    filepath.Join(toolsBin, "loki"),
+			args:   []string{"-config.file=" + filepath.Join(runDir, "loki.yml")},
+			health: "http://" + a.loki + "/ready",
+			url:    "http://" + a.loki + "  (push /loki/api/v1/push, query /loki/api/v1/query_range)",
+			render: func() error { return renderLoki(a) },
+		},
+	}
+	if withTarget {
+		secret, err := targetSecret(forStart)
+		if err != nil && forStart {
+			return nil, err
+		}
+		out = append(out, service{
+			name:   "reference-target",
+			bin:    filepath.Join(toolsBin, "imbench-target"),
+			args:   []string{"-api", a.api, "-ws", a.ws, "-metrics", a.metrics, "-log-format", "json"},
+			env:    []string{"IMBENCH_TARGET_SECRET=" + secret, "IMBENCH_TARGET_LOKI=http://" + a.loki + "/loki/api/v1/push"},
+			health: "http://" + a.api + "/healthz",
+			url:    fmt.Sprintf("api http://%s  ws ws://%s  metrics http://%s/metrics", a.api, a.ws, a.metrics),
+		})
+	}
+	out = append(out,
+		service{
+			name:   "node-exporter",
+			bin:    "prometheus-node-exporter",
+			args:   []string{"--web.listen-address=" + a.node},
+			health: "http://" + a.node + "/metrics",
+			url:    "http://" + a.node + "/metrics",
+		},
+		service{
+			name:   "process-exporter",
+			bin:    "prometheus-process-exporter",
+			args:   []string{"-web.listen-address=" + a.process, "-config.path=exporters/process-exporter.yml", "-threads=false"},
+			health: "http://" + a.process + "/metrics",
+			url:    "http://" + a.process + "/metrics",
+		},
+		service{
+			name: "prometheus",
+			bin:  filepath.Join(toolsBin, "prometheus"),
+			args: []string{"--config.file=" + filepath.Join(runDir, "prometheus", "prometheus.yml"),
+				"--storage.tsdb.path=" + filepath.Join(runDir, "prometheus", "data"),
+				"--web.listen-address=" + a.prometheus, "--web.enable-remote-write-receiver",
+				"--storage.tsdb.retention.time=30d"},
+			health: "http://" + a.prometheus + "/-/ready",
+			url:    "http://" + a.prometheus + "  (API and remote write /api/v1/write; no web UI in this build)",
+			render: func() error { return renderPrometheus(a) },
+		})
+	return out, nil
+}
+
+// renderPrometheus writes .run/prometheus/prometheus.yml: prometheus/prometheus.yml
+// with the configured addresses and absolute rule paths.
+func renderPrometheus(a addrs) error {
+	raw, err := os.ReadFile(filepath.Join("prometheus", "prometheus.yml"))
+	if err != nil {
+		return err
+	}
+	rules, err := filepath.Abs(filepath.Join("prometheus", "rules"))
+	if err != nil {
+		return err
+	}
+	s := strings.NewReplacer(
+		"127.0.0.1:9100", a.node,
+		"127.0.0.1:9256", a.process,
+		"127.0.0.1:12002", a.metrics,
+		"127.0.0.1:10002", a.discovery,
+		"- rules/", "- "+rules+"/",
+	).Replace(string(raw))
+	dir := filepath.Join(runDir, "prometheus")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(s), 0o644)
+}
+
+// renderLoki writes .run/loki.yml: loki/loki.yml with the configured ports
+// and its storage under .run/loki.
+func renderLoki(a addrs) error {
+	raw, err := os.ReadFile(filepath.Join("loki", "loki.yml"))
+	if err != nil {
+		return err
+	}
+	data, err := filepath.Abs(filepath.Join(runDir, "loki"))
+	if err != nil {
+		return err
+	}
+	_, httpPort, _ := strings.Cut(a.loki, ":")
+	_, grpcPort, _ := strings.Cut(a.lokiGRPC, ":")
+	s := strings.NewReplacer(
+		"http_listen_port: 3100", "http_listen_port: "+httpPort,
+		"grpc_listen_port: 9096", "grpc_listen_port: "+grpcPort,
+		".run/loki", data,
+	).Replace(string(raw))
+	return os.WriteFile(filepath.Join(runDir, "loki.yml"), []byte(s), 0o644)
 }
 
 func envOr(key, fallback string) string {
@@ -88,12 +202,30 @@ func targetSecret(create bool) (string, error) {
 	return secret, os.WriteFile(path, []byte("IMBENCH_TARGET_SECRET="+secret+"\n"), 0o600)
 }
 
-func cmdUp(args []string) error {
-	fs := flag.NewFlagSet("up", flag.ContinueOnError)
+func stackFlags(name string, args []string) (withTarget bool, err error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	target := fs.String("target", "reference", "reference: start the reference target too; openim: a real OpenIM is the target")
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return false, usageError{err}
 	}
-	svcs, err := services(true)
+	switch *target {
+	case "reference", "":
+		return true, nil
+	case "openim":
+		return false, nil
+	}
+	return false, badInput("unknown target %q (want reference or openim)", *target)
+}
+
+func cmdUp(args []string) error {
+	withTarget, err := stackFlags("up", args)
+	if err != nil {
+		return err
+	}
+	if dockerAnswers() {
+		return composeUp(withTarget)
+	}
+	svcs, err := services(true, withTarget)
 	if err != nil {
 		return err
 	}
@@ -108,32 +240,39 @@ func cmdUp(args []string) error {
 		}
 		if err := start(s); err != nil {
 			// Leave nothing half-started.
-			for _, st := range started {
-				stop(st)
-			}
 			stop(s)
+			for i := len(started) - 1; i >= 0; i-- {
+				stop(started[i])
+			}
 			return fmt.Errorf("%s did not start: %v%s", s.name, err, logTail(s.logFile()))
 		}
 		started = append(started, s)
 		pid, _ := running(s)
 		fmt.Printf("%-18s up (pid %d)  %s\n", s.name, pid, s.url)
 	}
+	fmt.Println("stack mode: native (no Docker engine answers); Grafana dashboards need compose/ or your own Grafana")
 	return nil
 }
 
 func start(s service) error {
-	if _, err := os.Stat(s.bin); err != nil {
-		return fmt.Errorf("%s is not built (make up builds it)", s.bin)
+	path, err := exec.LookPath(s.bin)
+	if err != nil {
+		return fmt.Errorf("%s is not installed (make up installs and builds it)", s.bin)
 	}
 	if healthy(s.health) {
 		return fmt.Errorf("something else already answers %s", s.health)
+	}
+	if s.render != nil {
+		if err := s.render(); err != nil {
+			return err
+		}
 	}
 	logf, err := os.OpenFile(s.logFile(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
 	defer logf.Close()
-	cmd := exec.Command(s.bin, s.args...)
+	cmd := exec.Command(path, s.args...)
 	cmd.Env = append(os.Environ(), s.env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outlive make
@@ -145,13 +284,13 @@ func start(s service) error {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	deadline := time.After(30 * time.Second)
+	deadline := time.After(60 * time.Second)
 	for {
 		select {
 		case err := <-exited:
 			return fmt.Errorf("exited: %v", err)
 		case <-deadline:
-			return errors.New("not healthy within 30 s")
+			return errors.New("not healthy within 60 s")
 		case <-time.After(100 * time.Millisecond):
 			if healthy(s.health) {
 				return nil
@@ -185,7 +324,7 @@ func stop(s service) bool {
 		return false
 	}
 	syscall.Kill(pid, syscall.SIGTERM)
-	for i := 0; i < 50; i++ {
+	for i := 0; i < 100; i++ {
 		if syscall.Kill(pid, 0) != nil {
 			return true
 		}
@@ -196,7 +335,7 @@ func stop(s service) bool {
 }
 
 func healthy(url string) bool {
-	c := http.Client{Timeout: time.Second}
+	c := http.Client{Timeout: 2 * time.Second}
 	resp, err := c.Get(url)
 	if err != nil {
 		return false
@@ -206,10 +345,10 @@ func healthy(url string) bool {
 }
 
 func cmdDown(args []string) error {
-	svcs, err := services(false)
-	if err != nil {
-		return err
+	if dockerAnswers() {
+		return composeDown()
 	}
+	svcs, _ := services(false, true)
 	for i := len(svcs) - 1; i >= 0; i-- {
 		if stop(svcs[i]) {
 			fmt.Printf("%-18s stopped\n", svcs[i].name)
@@ -219,10 +358,10 @@ func cmdDown(args []string) error {
 }
 
 func cmdStatus(args []string) error {
-	svcs, err := services(false)
-	if err != nil {
-		return err
+	if dockerAnswers() {
+		return composeStatus()
 	}
+	svcs, _ := services(false, true)
 	for _, s := range svcs {
 		state := "down"
 		if pid, ok := running(s); ok {

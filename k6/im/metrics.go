@@ -118,10 +118,12 @@ func (f *flusher) flush() {
 	add := func(m *metrics.Metric, tags *metrics.TagSet, v float64) {
 		out = append(out, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: m, Tags: tags}, Time: now, Value: v})
 	}
+	// Every counter is sent on every flush, zero growth included: k6's
+	// remote write only sends series that got samples, and a counter that
+	// stays 0 must still be a continuous 0 series (a clean run shows 0
+	// duplicates, and rate() over it is 0, not "no data").
 	delta := func(m *metrics.Metric, tags *metrics.TagSet, now, before int64) {
-		if now > before {
-			add(m, tags, float64(now-before))
-		}
+		add(m, tags, float64(now-before))
 	}
 	l := &f.last
 	for k := 0; k < verify.Kinds; k++ {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/imbench/imbench/internal/lokipush"
 	"github.com/imbench/imbench/targets/reference/core"
 	"github.com/imbench/imbench/targets/reference/openim"
 )
@@ -46,6 +47,7 @@ func run(args []string) error {
 		maxConns    = fs.Int("max-conns", 100000, "connection limit (websocketMaxConnNum)")
 		logFormat   = fs.String("log-format", "text", "log format: text or json")
 		readTimeout = fs.Duration("read-timeout", openim.PongWait, "drop a connection silent this long (msggateway's pongWait)")
+		lokiURL     = fs.String("loki", "", "also push the log to this Loki push URL (…/loki/api/v1/push)")
 		f           core.Faults
 	)
 	fs.Float64Var(&f.Lose, "fault-lose", 0, "rate of messages acknowledged but never stored nor pushed")
@@ -74,6 +76,11 @@ func run(args []string) error {
 	var h slog.Handler = slog.NewTextHandler(os.Stderr, nil)
 	if *logFormat == "json" {
 		h = slog.NewJSONHandler(os.Stderr, nil)
+	}
+	if *lokiURL != "" {
+		p := lokipush.New(*lokiURL, map[string]string{"job": "imbench-target", "target": "reference"})
+		defer p.Close()
+		h = p.Handler(h)
 	}
 	log := slog.New(h).With("service", "imbench-target")
 

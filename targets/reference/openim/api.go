@@ -33,6 +33,13 @@ func NewAPI(c *core.Core, m *core.Metrics) *API {
 		return map[string]int64{"serverTime": time.Now().UnixMilli()}, nil
 	})
 	a.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
+	// openim-api lists each service's metrics targets here for Prometheus'
+	// http_sd. This server is scraped directly, so it lists none: the
+	// openim-* jobs of prometheus/prometheus.yml stay quiet against it.
+	a.mux.HandleFunc("GET /prometheus_discovery/{service}", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, "[]\n")
+	})
 	return a
 }
 

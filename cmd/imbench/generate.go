@@ -1,0 +1,38 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/imbench/imbench/dashboards"
+	"github.com/imbench/imbench/internal/profile"
+)
+
+// cmdGenerate writes the files made from code: the dashboards' JSON and
+// process-exporter's groups. Tests fail when the committed ones drift.
+func cmdGenerate(args []string) error {
+	profiles, err := profile.Load("targets")
+	if err != nil {
+		return err
+	}
+	pe, err := profile.ProcessExporterConfig(profiles)
+	if err != nil {
+		return err
+	}
+	files := map[string][]byte{filepath.Join("exporters", "process-exporter.yml"): pe}
+	for name, d := range dashboards.Build() {
+		b, err := dashboards.Marshal(d)
+		if err != nil {
+			return err
+		}
+		files[filepath.Join("dashboards", name)] = b
+	}
+	for path, b := range files {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return err
+		}
+		fmt.Println("wrote", path)
+	}
+	return nil
+}

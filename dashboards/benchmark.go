@@ -1,0 +1,110 @@
+package dashboards
+
+const run = `run_id="$run_id"`
+
+// imBenchmark is what people watch during a test: load, integrity,
+// latency, the seed's per-component resource table, the machine, the logs.
+func imBenchmark() Dashboard {
+	var l layout
+	l.row("Load")
+	l.add(timeseries("Online users", "short", "Users logged in, over all k6 processes of the run.",
+		series(`imbench:online_users{`+run+`}`, "online")), 8, 8)
+	l.add(timeseries("Messages per minute", "short", "Messages sent and deliveries received per minute (1 m rate × 60).",
+		series(`60 * imbench:messages_sent:rate1m{`+run+`}`, "sent"),
+		series(`60 * imbench:deliveries:rate1m{`+run+`}`, "delivered")), 10, 8)
+	l.add(stat("Sent", "short", "Messages sent in this run.", series(`imbench:messages_sent:total{`+run+`}`, "")), 6, 4)
+	l.add(stat("Delivered / expected", "short", "Deliveries received (push and pull) and expected (acknowledged messages × recipients who log in).",
+		series(`imbench:deliveries:total{`+run+`}`, "received"),
+		series(`imbench:deliveries_expected:total{`+run+`}`, "expected")), 6, 4)
+
+	l.row("Integrity")
+	// The reconciliation arrives in k6's last push; these read k6's own
+	// series, which keep that push's timestamp, rather than a rule
+	// evaluated after it.
+	l.add(stat("Integrity", "percentunit", "Share of expected deliveries that arrived; set when the run reconciles at its end.",
+		series(`1 - sum(k6_im_lost_total{`+run+`}) / sum(k6_im_deliveries_expected_total{`+run+`})`, "")), 4, 5)
+	l.add(stat("Lost", "short", "Expected deliveries that never arrived, counted exactly when the run reconciles.",
+		series(`sum(k6_im_lost_total{`+run+`})`, "")), 4, 5)
+	l.add(stat("Duplicates", "short", "Messages pushed again after they had arrived.",
+		series(`imbench:duplicates:total{`+run+`}`, "")), 4, 5)
+	l.add(stat("Out of order", "short", "Messages pushed after a later message of the same sender and conversation.",
+		series(`imbench:out_of_order:total{`+run+`}`, "")), 4, 5)
+	l.add(stat("Corrupted", "short", "Messages whose bytes or routing changed on the way.",
+		series(`sum(k6_im_corrupted_total{`+run+`})`, "")), 4, 5)
+	l.add(stat("Send failures", "short", "Sends the server refused or never acknowledged.",
+		series(`sum(k6_im_send_failures_total{`+run+`})`, "")), 4, 5)
+	l.add(timeseries("Connect errors and disconnects", "short", "Per minute, over all k6 processes.",
+		series(`sum(increase(k6_im_connect_errors_total{`+run+`}[1m]))`, "connect errors"),
+		series(`sum(increase(k6_im_disconnects_total{`+run+`}[1m]))`, "disconnects"),
+		series(`sum(increase(k6_im_reconnects_total{`+run+`}[1m]))`, "reconnects")), 24, 7)
+
+	l.row("Latency")
+	l.add(timeseries("End-to-end latency", "s", "Create → received and decoded, over the last minute. max is the top native-histogram bucket; summary.json has the exact one.",
+		series(`imbench:e2e_latency_seconds:p50{`+run+`}`, "p50"),
+		series(`imbench:e2e_latency_seconds:p95{`+run+`}`, "p95"),
+		series(`imbench:e2e_latency_seconds:p99{`+run+`}`, "p99"),
+		series(`imbench:e2e_latency_seconds:max{`+run+`}`, "max")), 12, 8)
+	l.add(timeseries("Send → acknowledgement", "s", "From writing a message to the server's answer, over the last minute.",
+		series(`imbench:ack_latency_seconds:p50{`+run+`}`, "p50"),
+		series(`imbench:ack_latency_seconds:p95{`+run+`}`, "p95"),
+		series(`imbench:ack_latency_seconds:p99{`+run+`}`, "p99"),
+		series(`imbench:ack_latency_seconds:max{`+run+`}`, "max")), 12, 8)
+
+	l.row("Resources")
+	l.add(resourceTable(), 24, 9)
+	l.add(timeseries("CPU per component", "percent", "Per process group, in % of one core as the OpenIM report counts (210 % = 2.1 cores).",
+		series(`100 * imbench:component_cpu_cores`, "{{component}}")), 12, 8)
+	l.add(timeseries("Resident memory per component", "bytes", "RSS per process group.",
+		series(`imbench:component_memory_rss_bytes`, "{{component}}")), 12, 8)
+
+	l.row("Machine")
+	l.add(timeseries("CPU", "percentunit", "Busy share of all cores.",
+		series(`imbench:node_cpu_utilisation{instance=~"$instance"}`, "{{instance}}")), 8, 7)
+	l.add(timeseries("Memory used", "bytes", "Total minus available.",
+		series(`imbench:node_memory_used_bytes{instance=~"$instance"}`, "{{instance}}")), 8, 7)
+	l.add(timeseries("Network", "Bps", "All interfaces but container bridges; loopback counts, as local load uses it.",
+		series(`imbench:node_network_receive_bytes:rate30s{instance=~"$instance"}`, "receive {{instance}}"),
+		series(`imbench:node_network_transmit_bytes:rate30s{instance=~"$instance"}`, "transmit {{instance}}")), 8, 7)
+
+	l.row("Logs")
+	l.add(Panel{Type: "logs", Title: "k6 log of the run", Datasource: loki(),
+		Targets: []Target{{Expr: `{run_id="$run_id"}`}},
+		Options: map[string]any{"showTime": true, "wrapLogMessage": true, "sortOrder": "Descending"}}, 24, 8)
+
+	return dashboard("imbench-main", "IM benchmark", "An imbench run: load, delivery integrity, latency and the resources of the server's parts.",
+		[]map[string]any{
+			variable("run_id", "Run", `label_values(k6_im_messages_sent_total, run_id)`, false),
+			variable("target", "Target", `label_values(k6_im_messages_sent_total{`+run+`}, target)`, false),
+			variable("instance", "Machine", `label_values(node_uname_info, instance)`, true),
+		}, []map[string]any{runAnnotation()}, l.panels)
+}
+
+// resourceTable is the OpenIM report's resource table: per component, CPU
+// as % of one core and resident memory, average and peak over the range.
+func resourceTable() Panel {
+	q := func(expr string) Target { return Target{Expr: expr, Instant: true, Format: "table"} }
+	override := func(name, unit string) map[string]any {
+		return map[string]any{"matcher": map[string]any{"id": "byRegexp", "options": name},
+			"properties": []any{map[string]any{"id": "unit", "value": unit}}}
+	}
+	return Panel{Type: "table", Title: "Resources per component",
+		Description: "Over the dashboard's time range (choose the run's). CPU in % of one core, as the OpenIM report's table.",
+		Targets: []Target{
+			q(`100 * avg_over_time(imbench:component_cpu_cores[$__range])`),
+			q(`100 * max_over_time(imbench:component_cpu_cores[$__range])`),
+			q(`avg_over_time(imbench:component_memory_rss_bytes[$__range])`),
+			q(`max_over_time(imbench:component_memory_rss_bytes[$__range])`),
+			q(`max_over_time(imbench:component_processes[$__range])`),
+		},
+		Transformations: []any{
+			map[string]any{"id": "merge", "options": map[string]any{}},
+			map[string]any{"id": "organize", "options": map[string]any{
+				"excludeByName": map[string]any{"Time": true},
+				"renameByName": map[string]any{"component": "Component", "Value #A": "CPU % avg", "Value #B": "CPU % peak",
+					"Value #C": "RSS avg", "Value #D": "RSS peak", "Value #E": "Processes"}}},
+		},
+		FieldConfig: map[string]any{"defaults": map[string]any{}, "overrides": []any{
+			override("CPU %.*", "percent"), override("RSS.*", "bytes")}},
+		Options: map[string]any{"showHeader": true, "sortBy": []any{map[string]any{"displayName": "CPU % avg", "desc": true}}},
+	}
+}

@@ -1,0 +1,39 @@
+package dashboards
+
+const k6 = `component="k6"`
+
+// generator is the load generator's own health: a saturated or
+// file-descriptor-starved generator invalidates a benchmark.
+func generator() Dashboard {
+	var l layout
+	l.row("CPU and memory")
+	l.add(timeseries("Generator CPU", "percent", "k6 processes, in % of one core; and their share of the machine (alert above 80 %).",
+		series(`100 * imbench:component_cpu_cores{`+k6+`}`, "% of one core"),
+		series(`100 * imbench:generator_cpu_ratio`, "% of the machine")), 12, 8)
+	l.add(timeseries("Generator resident memory", "bytes", "RSS of the k6 processes.",
+		series(`imbench:component_memory_rss_bytes{`+k6+`}`, "rss")), 12, 8)
+	l.add(timeseries("Memory per online user", "bytes", "Generator RSS over the users it holds online.",
+		series(`sum(imbench:component_memory_rss_bytes{`+k6+`}) / sum(imbench:online_users{`+run+`})`, "bytes per user")), 12, 8)
+	l.add(timeseries("Context switches", "short", "Per second, by kind.",
+		series(`sum by (ctxswitchtype) (rate(namedprocess_namegroup_context_switches_total{groupname="k6"}[30s]))`, "{{ctxswitchtype}}")), 12, 8)
+
+	l.row("Limits")
+	l.add(timeseries("File descriptors and threads", "short", "Each connection holds a descriptor; the hard limit here is 20,000 per process.",
+		series(`sum(namedprocess_namegroup_open_filedesc{groupname="k6"})`, "open descriptors"),
+		series(`sum(namedprocess_namegroup_num_threads{groupname="k6"})`, "threads")), 12, 8)
+	l.add(timeseries("Closest to the descriptor limit", "percentunit", "The k6 process nearest its open-files limit.",
+		series(`max(namedprocess_namegroup_worst_fd_ratio{groupname="k6"})`, "worst")), 12, 8)
+
+	l.row("Work")
+	l.add(timeseries("VUs", "short", "k6 VUs; each holds a share of the users.",
+		series(`sum(k6_vus{`+run+`})`, "vus")), 8, 7)
+	l.add(timeseries("Pulls and reconnects", "short", "Per second: pull requests (gap fills, syncs) and reconnects.",
+		series(`sum(rate(k6_im_pull_requests_total{`+run+`}[1m]))`, "pull requests"),
+		series(`sum(rate(k6_im_reconnects_total{`+run+`}[1m]))`, "reconnects")), 8, 7)
+	l.add(timeseries("Messages sent per second", "short", "Against the plan's rate: a generator that cannot keep up sends less.",
+		series(`imbench:messages_sent:rate1m{`+run+`}`, "sent")), 8, 7)
+
+	return dashboard("imbench-generator", "IM benchmark: generator", "The load generator's health during a run.",
+		[]map[string]any{variable("run_id", "Run", `label_values(k6_im_messages_sent_total, run_id)`, false)},
+		[]map[string]any{runAnnotation()}, l.panels)
+}

@@ -1,0 +1,95 @@
+// Package exporters holds the exporters' configuration; this test proves
+// process-exporter.yml's groups match real running processes.
+package exporters
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+)
+
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func launch(t *testing.T, name string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), "IMBENCH_TARGET_SECRET=x")
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+}
+
+func TestGroupsMatchRunningProcesses(t *testing.T) {
+	tools := os.Getenv("IMBENCH_TOOLS")
+	if tools == "" {
+		tools, _ = filepath.Abs("../.tools/bin")
+	}
+	for _, bin := range []string{"redis-server", "prometheus-process-exporter", filepath.Join(tools, "k6"), filepath.Join(tools, "imbench-target")} {
+		if _, err := exec.LookPath(bin); err != nil {
+			t.Fatalf("%s is missing: run `make test`, which installs and builds it", bin)
+		}
+	}
+	launch(t, "redis-server", "--port", strconv.Itoa(freePort(t)), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+	launch(t, filepath.Join(tools, "imbench-target"), "-api", fmt.Sprintf("127.0.0.1:%d", freePort(t)),
+		"-ws", fmt.Sprintf("127.0.0.1:%d", freePort(t)), "-metrics", fmt.Sprintf("127.0.0.1:%d", freePort(t)))
+	script := filepath.Join(t.TempDir(), "idle.js")
+	os.WriteFile(script, []byte("import { sleep } from 'k6';\nexport default function () { sleep(1); }\n"), 0o644)
+	launch(t, filepath.Join(tools, "k6"), "run", "--quiet", "--no-usage-report", "--duration", "60s", script)
+	pe := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	launch(t, "prometheus-process-exporter", "-web.listen-address="+pe, "-config.path=process-exporter.yml", "-threads=false")
+
+	want := map[string]bool{"redis": false, "imbench-target": false, "k6": false, "observability": false}
+	line := regexp.MustCompile(`^namedprocess_namegroup_num_procs\{groupname="([^"]+)"\} (\d+)`)
+	deadline := time.Now().Add(20 * time.Second)
+	var seen map[string]int
+	for time.Now().Before(deadline) {
+		time.Sleep(500 * time.Millisecond)
+		resp, err := http.Get("http://" + pe + "/metrics")
+		if err != nil {
+			continue
+		}
+		seen = map[string]int{}
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if m := line.FindStringSubmatch(sc.Text()); m != nil {
+				seen[m[1]], _ = strconv.Atoi(m[2])
+			}
+		}
+		resp.Body.Close()
+		done := true
+		for g := range want {
+			done = done && seen[g] > 0
+		}
+		if done {
+			break
+		}
+	}
+	for g := range want {
+		if seen[g] < 1 {
+			t.Errorf("group %q matched no process (groups seen: %v)", g, seen)
+		}
+	}
+	// Nothing running is named mongod here: its group must not claim processes.
+	if seen["mongo"] > 0 {
+		t.Errorf("group mongo matched %d processes", seen["mongo"])
+	}
+}
