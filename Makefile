@@ -2,6 +2,8 @@
 #
 #   make up                          build the tools once (.tools/), start the native stack
 #   make run-scenario [SCENARIO=openim/test1] [TARGET=reference|openim] [SCALE=0.5] [RATE=] [VUS=]
+#   make report [RUN=<run id>]       results/<run>/report.md and report.html (run-scenario writes them too)
+#   make compare A=<run id> B=<run id> [THRESHOLD=10]   exit 3 when B is worse than A
 #   make status | make down
 #   make test                        everything CI runs
 #   make proto                       regenerate k6/im/openim/pb from its .proto
@@ -17,12 +19,17 @@ TARGET   ?= reference
 SCALE    ?=
 RATE     ?=
 VUS      ?=
+RUN      ?=
+A        ?=
+B        ?=
+THRESHOLD ?=
 
-GO_SOURCES := go.mod go.sum $(shell find k6 targets cmd internal dashboards -name '*.go' -not -name '*_test.go' 2>/dev/null)
+# every Go file of the module (tools/ holds other modules)
+GO_SOURCES := go.mod go.sum $(shell find . -name '*.go' -not -name '*_test.go' -not -path './tools/*' -not -path './.tools/*' 2>/dev/null)
 PROTOC_GEN_GO_VERSION := v1.36.11
 PROMETHEUS_VERSION    := 3.10.0
 
-.PHONY: help up down status run-scenario test tools stack-tools apt proto check-proto fmt-check generate promtool-test
+.PHONY: help up down status run-scenario report compare test tools stack-tools apt proto check-proto fmt-check generate promtool-test
 
 help:
 	@sed -n '1,9p' Makefile | sed 's/^# \{0,1\}//'
@@ -62,8 +69,9 @@ $(BIN)/loki: tools/loki/go.mod tools/loki/go.sum
 	cd tools/loki && go build -trimpath -o $(abspath $@) github.com/grafana/loki/v3/cmd/loki
 
 # Debian packages: the exporters the stack runs, protoc for the proto drift
-# check, redis-server for the process-exporter test. Installed only when missing.
-APT_PACKAGES := prometheus-node-exporter prometheus-process-exporter protobuf-compiler redis-server
+# check, redis-server for the process-exporter test, chromium for the report
+# test. Installed only when missing.
+APT_PACKAGES := prometheus-node-exporter prometheus-process-exporter protobuf-compiler redis-server chromium
 apt:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -94,6 +102,12 @@ run-scenario: tools
 generate:
 	go run ./cmd/imbench generate
 
+report: $(BIN)/imbench
+	@$(BIN)/imbench report $(if $(RUN),-run '$(RUN)')
+
+compare: $(BIN)/imbench
+	@$(BIN)/imbench compare -a '$(A)' -b '$(B)' $(if $(THRESHOLD),-threshold '$(THRESHOLD)')
+
 ## Tests -----------------------------------------------------------------------
 
 proto: $(BIN)/protoc-gen-go apt
@@ -109,7 +123,7 @@ check-proto: $(BIN)/protoc-gen-go apt
 	@echo "proto: generated code matches openim.proto"
 
 fmt-check:
-	@out=$$(gofmt -l k6 targets cmd internal dashboards); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^tools/')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet ./...
 
 promtool-test: $(BIN)/promtool

@@ -84,6 +84,8 @@ declare module 'k6/x/im' {
     drainTimeout?: string;
     /** Logins in flight per VU. Default 64. */
     loginParallel?: number;
+    /** imbench's version (git describe), recorded in summary.json. */
+    version?: string;
   }
 
   /** What setup() returns; pass it on to session() and finish(). */

@@ -15,6 +15,8 @@ const usage = `usage: imbench <command> [flags]
   down      stop what up started
   status    show each service, its health and URL
   run       run a scenario: imbench run -scenario openim/test1 [-target reference] [-scale 0.5]
+  report    write results/<run>/report.md and report.html: imbench report [-run ID] [-refresh]
+  compare   compare two runs: imbench compare -a ID -b ID [-threshold 10]; exit 3 if B is worse
   generate  rewrite the files made from code (dashboards/*.json, exporters/process-exporter.yml)
 `
 
@@ -41,6 +43,10 @@ func main() {
 		code, err = cmdRun(os.Args[2:])
 	case "generate":
 		err = cmdGenerate(os.Args[2:])
+	case "report":
+		err = cmdReport(os.Args[2:])
+	case "compare":
+		err = cmdCompare(os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return
@@ -48,10 +54,15 @@ func main() {
 		err = badInput("unknown command %q (want up, down, status or run)", os.Args[1])
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "imbench:", err)
+		if !errors.Is(err, errRegression) {
+			fmt.Fprintln(os.Stderr, "imbench:", err)
+		}
 		var ue usageError
 		if errors.As(err, &ue) {
 			os.Exit(2)
+		}
+		if errors.Is(err, errRegression) {
+			os.Exit(3)
 		}
 		os.Exit(1)
 	}

@@ -127,6 +127,7 @@ func parseRun(args []string) (*runConfig, error) {
 	env["IM_TARGET"], env["IM_API_URL"], env["IM_WS_URL"] = p.Name, rc.api, rc.ws
 	env["IM_SECRET"], env["IM_ADMIN_USER"], env["IM_RUN_ID"] = rc.secret, rc.admin, rc.runID
 	env["IM_RESULTS_DIR"] = rc.resultsDir
+	env["IM_IMBENCH_VERSION"] = imbenchVersion()
 	for k, v := range env {
 		rc.env = append(rc.env, k+"="+v)
 	}
@@ -203,7 +204,9 @@ func runK6(rc *runConfig) (int, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
 	}
-	args := []string{"run", "--quiet", "--no-color", "--tag", "run_id=" + rc.runID, "--tag", "target=" + rc.target.Name}
+	// --address= : no REST API, so concurrent k6 processes (segments) never
+	// fight over its port.
+	args := []string{"run", "--quiet", "--no-color", "--address=", "--tag", "run_id=" + rc.runID, "--tag", "target=" + rc.target.Name}
 	env := append(os.Environ(), rc.env...)
 	var obs observation
 	var cmd *exec.Cmd
@@ -263,10 +266,27 @@ func runK6(rc *runConfig) (int, error) {
 			return code, err
 		}
 		fmt.Printf("imbench: results in %s (results/latest)\n", dir)
+		if r, err := writeReport(dir, false); err != nil {
+			fmt.Fprintln(os.Stderr, "imbench: report:", err)
+			if code == 0 {
+				code = 1
+			}
+		} else {
+			printReportPaths(r)
+		}
 	} else if entries, _ := os.ReadDir(dir); len(entries) == 0 {
 		os.Remove(dir)
 	}
 	return code, nil
+}
+
+// imbenchVersion is `git describe` of the checkout, or "unknown".
+func imbenchVersion() string {
+	out, err := exec.Command("git", "describe", "--always", "--dirty", "--tags").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
 }
 
 func newRunID() string {

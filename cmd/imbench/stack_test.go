@@ -10,6 +10,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -24,6 +25,7 @@ import (
 	"time"
 
 	"github.com/imbench/imbench/dashboards"
+	"github.com/imbench/imbench/report"
 )
 
 type stack struct {
@@ -236,6 +238,10 @@ func TestStackObservesARun(t *testing.T) {
 		}
 	}
 
+	t.Run("report", func(t *testing.T) { checkReport(t, s, run) })
+	t.Run("compare", func(t *testing.T) { checkCompare(t, s, run) })
+	t.Run("holes", func(t *testing.T) { checkHoles(t, s) })
+
 	pids := map[string]string{}
 	for _, svc := range []string{"reference-target", "node-exporter", "process-exporter", "loki", "prometheus"} {
 		b, _ := os.ReadFile(filepath.Join(s.root, ".run", svc+".pid"))
@@ -248,5 +254,179 @@ func TestStackObservesARun(t *testing.T) {
 		if _, err := os.Stat("/proc/" + pid); pid != "" && err == nil {
 			t.Errorf("%s (pid %s) still running after down", svc, pid)
 		}
+	}
+}
+
+// checkReport: results/latest holds report.md, report.html and series.json;
+// figures in report.md trace to summary.json and to Prometheus over the
+// run's window; report.html draws every chart offline.
+func checkReport(t *testing.T, s *stack, run string) {
+	dir := filepath.Join(s.root, "results", run)
+	for _, f := range []string{"report.md", "report.html", "series.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Fatalf("results/%s: %v", run, err)
+		}
+	}
+	r, err := report.Load(dir)
+	if err != nil || r.Series == nil {
+		t.Fatalf("load: %v", err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	md := string(raw)
+	sum := r.Summary
+	cell := func(row string) string {
+		m := regexp.MustCompile(`(?m)^\| ` + regexp.QuoteMeta(row) + ` \| (.*) \|$`).FindStringSubmatch(md)
+		if m == nil {
+			t.Fatalf("report.md has no row %q", row)
+		}
+		return m[1]
+	}
+	ints := func(s string) []int64 {
+		var out []int64
+		for _, f := range regexp.MustCompile(`\d[\d,]*(\.\d+)?`).FindAllString(s, -1) {
+			v, _ := strconv.ParseFloat(strings.ReplaceAll(f, ",", ""), 64)
+			out = append(out, int64(v))
+		}
+		return out
+	}
+	// From summary.json.
+	if got, want := ints(cell("Total Messages")), []int64{sum.Messages.Sent, sum.Messages.Acked, sum.Messages.SendFailed,
+		sum.Deliveries.Received, sum.Deliveries.Pushed, sum.Deliveries.ByPull}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Total Messages %v, summary.json says %v", got, want)
+	}
+	if got := cell("Maximum Latency"); got != fmt.Sprintf("%.3f seconds", sum.Latency.E2E.Max/1000) {
+		t.Errorf("Maximum Latency %q, summary.json max %v ms", got, sum.Latency.E2E.Max)
+	}
+	if !strings.Contains(md, fmt.Sprintf("| End-to-end (create → received) | %.1f | %.1f | %.1f | %.1f | %.1f |",
+		sum.Latency.E2E.Avg, sum.Latency.E2E.P50, sum.Latency.E2E.P95, sum.Latency.E2E.P99, sum.Latency.E2E.Max)) {
+		t.Error("the e2e latency row differs from summary.json")
+	}
+	// From Prometheus over the window, queried afresh.
+	window := fmt.Sprintf("%ds", int(r.Series.To.Sub(r.Series.From).Seconds()+0.999))
+	for _, c := range []struct{ row, expr string }{
+		{"imbench-target", `100 * avg_over_time(imbench:component_cpu_cores{component="imbench-target"}[` + window + `])`},
+		{"k6", `100 * avg_over_time(imbench:component_cpu_cores{component="k6"}[` + window + `])`},
+	} {
+		res, err := (report.Prom{URL: s.prom}).Instant(context.Background(), c.expr, r.Series.To)
+		if err != nil || len(res) != 1 {
+			t.Fatalf("%s: %v %v", c.expr, res, err)
+		}
+		m := regexp.MustCompile(`(?m)^\| ` + regexp.QuoteMeta(c.row) + `( \(\d+ processes\))? \| ([\d.]+) %`).FindStringSubmatch(md)
+		if m == nil {
+			t.Fatalf("no resource row for %s:\n%s", c.row, md)
+		}
+		shown, _ := strconv.ParseFloat(m[2], 64)
+		if diff := shown - res[0].Value; diff > 0.5 || diff < -0.5 {
+			t.Errorf("%s CPU avg shows %v %%, Prometheus says %.2f %%", c.row, shown, res[0].Value)
+		}
+	}
+	charts, urls := browseReport(t, filepath.Join(dir, "report.html"))
+	if len(charts) != 6 {
+		t.Fatalf("%d charts in the page, want 6", len(charts))
+	}
+	for _, c := range charts {
+		if c.Points == 0 || c.Lines == 0 || c.Length <= 0 || c.Width <= 0 || c.Height <= 0 {
+			t.Errorf("chart %q drew nothing: %+v", c.Title, c)
+		}
+	}
+	for _, u := range urls {
+		if !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") {
+			t.Errorf("report.html requested %s", u)
+		}
+	}
+}
+
+func (s *stack) runScenario(t *testing.T, rate string) string {
+	t.Helper()
+	r := s.cli("run", "-scenario", "openim/test1", "-scale", "0.25", "-rate", rate)
+	if r.code != 0 {
+		t.Fatalf("run: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	m := regexp.MustCompile(`imbench: run (\S+):`).FindStringSubmatch(r.stdout)
+	if m == nil {
+		t.Fatalf("no run id in %s", r.stdout)
+	}
+	return m[1]
+}
+
+// restartTarget starts the reference target again with extra environment.
+func (s *stack) restartTarget(t *testing.T, env ...string) {
+	t.Helper()
+	b, _ := os.ReadFile(filepath.Join(s.root, ".run", "reference-target.pid"))
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if pid > 0 {
+		if p, err := os.FindProcess(pid); err == nil {
+			p.Signal(os.Interrupt)
+		}
+		for i := 0; i < 50; i++ {
+			if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	saved := s.env
+	s.env = append(append([]string(nil), s.env...), env...)
+	r := s.cli("up")
+	s.env = saved
+	if r.code != 0 {
+		t.Fatalf("up: %s %s", r.stdout, r.stderr)
+	}
+}
+
+// checkCompare: two runs alike compare clean (exit 0); a run with 50 ms
+// added to every push is flagged (exit 3).
+func checkCompare(t *testing.T, s *stack, base string) {
+	again := s.runScenario(t, "25")
+	if r := s.cli("compare", "-a", base, "-b", again); r.code != 0 {
+		t.Fatalf("equal runs: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	s.restartTarget(t, "IMBENCH_TARGET_FAULT_DELAY=50ms")
+	slow := s.runScenario(t, "25")
+	s.restartTarget(t)
+	r := s.cli("compare", "-a", base, "-b", slow)
+	if r.code != 3 || !regexp.MustCompile(`(?m)^\| E2E latency p50 \|.*\*\*worse\*\*`).MatchString(r.stdout) ||
+		!strings.Contains(r.stderr, "E2E latency p50") {
+		t.Fatalf("delayed run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// checkHoles: Prometheus goes down mid-run; the report still comes, from
+// summary.json, and names the charts that have holes.
+func checkHoles(t *testing.T, s *stack) {
+	cmd := exec.Command(filepath.Join(s.root, ".tools", "bin", "imbench"), "run", "-scenario", "openim/test1",
+		"-scale", "0.25", "-rate", "6")
+	cmd.Dir = s.root
+	cmd.Env = append(os.Environ(), s.env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(12 * time.Second)
+	b, _ := os.ReadFile(filepath.Join(s.root, ".run", "prometheus.pid"))
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	p, err := os.FindProcess(pid)
+	if err != nil || pid == 0 {
+		t.Fatal("no prometheus pid")
+	}
+	p.Signal(os.Interrupt)
+	time.Sleep(30 * time.Second)
+	if r := s.cli("up"); r.code != 0 {
+		t.Fatalf("up again: %s %s", r.stdout, r.stderr)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	raw, err := os.ReadFile(filepath.Join(s.root, "results", "latest", "report.md"))
+	if err != nil {
+		t.Fatalf("no report after a Prometheus restart: %v\n%s", err, out.String())
+	}
+	md := string(raw)
+	if !strings.Contains(md, "| Message Integrity | 100 % (all messages delivered) |") {
+		t.Error("the results from summary.json are missing")
+	}
+	if n := strings.Count(md, "is incomplete: no data from"); n < 4 {
+		t.Errorf("%d charts named incomplete after Prometheus was down 30 s:\n%s", n, md)
 	}
 }

@@ -95,6 +95,7 @@ type RunOptions struct {
 	DrainQuiet     string `js:"drainQuiet"`
 	DrainTimeout   string `js:"drainTimeout"`
 	LoginParallel  int    `js:"loginParallel"`
+	Version        string `js:"version"` // imbench's version, recorded in summary.json
 }
 
 func (o RunOptions) engineOptions() (engine.Options, error) {

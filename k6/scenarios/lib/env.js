@@ -60,7 +60,7 @@ export function vus(env) {
 }
 
 export function runOptions(env, vus) {
-  const o = { vus, resultsDir: env.IM_RESULTS_DIR || 'results' };
+  const o = { vus, resultsDir: env.IM_RESULTS_DIR || 'results', version: env.IM_IMBENCH_VERSION || '' };
   if (env.IM_PING_INTERVAL) o.pingInterval = env.IM_PING_INTERVAL;
   if (env.IM_DRAIN_QUIET) o.drainQuiet = env.IM_DRAIN_QUIET;
   if (env.IM_DRAIN_TIMEOUT) o.drainTimeout = env.IM_DRAIN_TIMEOUT;

@@ -1,0 +1,174 @@
+package main
+
+// A report.html check in Debian's headless Chromium, driven over the
+// DevTools protocol: the network is emulated offline, every request the page
+// makes is recorded, and each chart's drawn geometry is measured.
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+type cdp struct {
+	t      *testing.T
+	ws     *websocket.Conn
+	id     int
+	events []map[string]any
+}
+
+func (c *cdp) call(method string, params map[string]any) map[string]any {
+	c.t.Helper()
+	c.id++
+	id := c.id
+	if err := c.ws.WriteJSON(map[string]any{"id": id, "method": method, "params": params}); err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+	for {
+		msg := c.read()
+		if int(msgID(msg)) == id {
+			if e, ok := msg["error"]; ok {
+				c.t.Fatalf("%s: %v", method, e)
+			}
+			res, _ := msg["result"].(map[string]any)
+			return res
+		}
+	}
+}
+
+func msgID(m map[string]any) float64 { v, _ := m["id"].(float64); return v }
+
+func (c *cdp) read() map[string]any {
+	c.ws.SetReadDeadline(time.Now().Add(30 * time.Second))
+	var m map[string]any
+	if err := c.ws.ReadJSON(&m); err != nil {
+		c.t.Fatalf("devtools: %v", err)
+	}
+	if _, ok := m["method"]; ok {
+		c.events = append(c.events, m)
+	}
+	return m
+}
+
+func (c *cdp) waitEvent(method string) {
+	for _, e := range c.events {
+		if e["method"] == method {
+			return
+		}
+	}
+	for {
+		if m := c.read(); m["method"] == method {
+			return
+		}
+	}
+}
+
+type chartCheck struct {
+	Title  string  `json:"title"`
+	Points int     `json:"points"`
+	Lines  int     `json:"lines"`
+	Length float64 `json:"length"`
+	Width  float64 `json:"width"`
+	Height float64 `json:"height"`
+}
+
+// browseReport opens a report offline in headless Chromium and returns what
+// each chart drew and every URL the page requested.
+func browseReport(t *testing.T, path string) ([]chartCheck, []string) {
+	t.Helper()
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("chromium is not installed: run `make test` (it installs Debian's chromium)")
+	}
+	profile, err := os.MkdirTemp("", "imbench-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
+		"--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir="+profile, "--remote-debugging-port=0",
+		"--window-size=1200,3000", "about:blank")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its renderers too, on the way out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+		os.RemoveAll(profile)
+	}()
+	var port string
+	for i := 0; i < 100 && port == ""; i++ {
+		time.Sleep(100 * time.Millisecond)
+		if b, err := os.ReadFile(filepath.Join(profile, "DevToolsActivePort")); err == nil {
+			port = strings.SplitN(string(b), "\n", 2)[0]
+		}
+	}
+	if port == "" {
+		t.Fatal("chromium did not open its DevTools port")
+	}
+	var targets []struct {
+		Type string `json:"type"`
+		WS   string `json:"webSocketDebuggerUrl"`
+	}
+	var page string
+	for i := 0; i < 50 && page == ""; i++ {
+		resp, err := http.Get("http://127.0.0.1:" + port + "/json/list")
+		if err == nil {
+			json.NewDecoder(resp.Body).Decode(&targets)
+			resp.Body.Close()
+		}
+		for _, tg := range targets {
+			if tg.Type == "page" {
+				page = tg.WS
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if page == "" {
+		t.Fatal("no page target")
+	}
+	ws, _, err := websocket.DefaultDialer.Dial(page, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	c := &cdp{t: t, ws: ws}
+	c.call("Network.enable", nil)
+	c.call("Network.emulateNetworkConditions", map[string]any{"offline": true, "latency": 0,
+		"downloadThroughput": -1, "uploadThroughput": -1})
+	c.call("Page.enable", nil)
+	abs, _ := filepath.Abs(path)
+	c.call("Page.navigate", map[string]any{"url": "file://" + abs})
+	c.waitEvent("Page.loadEventFired")
+	res := c.call("Runtime.evaluate", map[string]any{"returnByValue": true, "expression": `JSON.stringify(
+		[...document.querySelectorAll('figure.chart')].map(f => {
+			const svg = f.querySelector('svg'), box = svg.getBoundingClientRect();
+			const lines = [...svg.querySelectorAll('polyline')];
+			return {title: f.querySelector('figcaption').textContent, points: +svg.dataset.points,
+				lines: lines.length, length: lines.reduce((a, l) => a + l.getTotalLength(), 0),
+				width: box.width, height: box.height};
+		}))`})
+	var charts []chartCheck
+	raw, _ := res["result"].(map[string]any)["value"].(string)
+	if err := json.Unmarshal([]byte(raw), &charts); err != nil {
+		t.Fatalf("evaluate: %v (%v)", err, res)
+	}
+	var urls []string
+	for _, e := range c.events {
+		if e["method"] == "Network.requestWillBeSent" {
+			req := e["params"].(map[string]any)["request"].(map[string]any)
+			urls = append(urls, fmt.Sprint(req["url"]))
+		}
+	}
+	return charts, urls
+}

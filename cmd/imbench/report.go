@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/imbench/imbench/internal/profile"
+	"github.com/imbench/imbench/report"
+)
+
+// runFolder resolves a run id ("" or "latest": the newest) under results.
+func runFolder(results, id string) (string, error) {
+	if id == "" {
+		id = "latest"
+	}
+	if strings.ContainsAny(id, "/\\") || id == "." || id == ".." {
+		return "", badInput("RUN %q is not a run id", id)
+	}
+	dir := filepath.Join(results, id)
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
+		return "", badInput("no run %q in %s (no summary.json)", id, results)
+	}
+	return dir, nil
+}
+
+// writeReport builds a run's report; Prometheus is used when it answers.
+func writeReport(dir string, refresh bool) (*report.Report, error) {
+	var o report.Options
+	o.Refresh = refresh
+	if p := (report.Prom{URL: "http://" + stackAddrs().prometheus}); p.Ready(context.Background()) {
+		o.Prom = &p
+	}
+	o.Roles = map[string]string{}
+	for _, g := range profile.StackGroups() {
+		o.Roles[g] = g
+	}
+	o.Roles["k6"] = "generator"
+	s, err := report.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	if profiles, err := profile.Load("targets"); err == nil {
+		if p, ok := profiles[s.Summary.Target]; ok {
+			o.Target = p.Description
+			for _, pr := range p.Processes {
+				o.Roles[pr.Group] = "target"
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return report.Generate(ctx, dir, o)
+}
+
+func cmdReport(args []string) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	run := fs.String("run", "", "run id (default: results/latest)")
+	results := fs.String("results", "results", "results folder")
+	refresh := fs.Bool("refresh", false, "query Prometheus again even if series.json exists")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	dir, err := runFolder(*results, *run)
+	if err != nil {
+		return err
+	}
+	r, err := writeReport(dir, *refresh)
+	if err != nil {
+		return err
+	}
+	printReportPaths(r)
+	return nil
+}
+
+func printReportPaths(r *report.Report) {
+	src := "summary.json and series.json"
+	if r.Series == nil {
+		src = "summary.json only (no Prometheus data)"
+	}
+	fmt.Printf("imbench: report %s and %s (from %s)\n", filepath.Join(r.Dir, "report.md"),
+		filepath.Join(r.Dir, "report.html"), src)
+}
+
+// errRegression makes compare exit 3: a figure got worse beyond the threshold.
+var errRegression = errors.New("regression")
+
+func cmdCompare(args []string) error {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	a := fs.String("a", "", "baseline run id")
+	b := fs.String("b", "", "run id to compare with the baseline")
+	results := fs.String("results", "results", "results folder")
+	threshold := fs.Float64("threshold", 10, "flag figures worse by more than this many percent")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if *a == "" || *b == "" {
+		return badInput("compare needs A=<run id> and B=<run id>")
+	}
+	if *threshold <= 0 || *threshold > 1000 {
+		return badInput("THRESHOLD must be a percentage above 0, got %v", *threshold)
+	}
+	da, err := runFolder(*results, *a)
+	if err != nil {
+		return err
+	}
+	db, err := runFolder(*results, *b)
+	if err != nil {
+		return err
+	}
+	ra, err := report.Load(da)
+	if err != nil {
+		return err
+	}
+	rb, err := report.Load(db)
+	if err != nil {
+		return err
+	}
+	rows := report.Compare(ra, rb, *threshold/100)
+	fmt.Print(report.CompareMarkdown(ra, rb, rows, *threshold/100))
+	var worse []string
+	for _, r := range rows {
+		if r.Flagged {
+			worse = append(worse, r.Name)
+		}
+	}
+	if len(worse) > 0 {
+		fmt.Fprintf(os.Stderr, "imbench: %s is worse than %s: %s\n", *b, *a, strings.Join(worse, ", "))
+		return errRegression
+	}
+	fmt.Printf("\nimbench: no figure of %s is worse than %s beyond %v %%\n", *b, *a, *threshold)
+	return nil
+}

@@ -1,0 +1,160 @@
+// Package summary is the schema of results/<run>/summary.json, written by
+// the k6/x/im extension at the end of a run and read by the report and
+// compare, plus the seed-style table all of them print.
+package summary
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/imbench/imbench/k6/im/plan"
+	"github.com/imbench/imbench/k6/im/verify"
+)
+
+// Summary is results/<run>/summary.json: every figure is counted in this run.
+type Summary struct {
+	RunID      string            `json:"run_id"`
+	Scenario   string            `json:"scenario"`
+	Purpose    string            `json:"purpose,omitempty"`
+	System     string            `json:"system"`
+	Target     string            `json:"target"`
+	TargetAPI  string            `json:"target_api"`
+	Segment    string            `json:"execution_segment"`
+	StartedAt  time.Time         `json:"started_at"`
+	EndedAt    time.Time         `json:"ended_at"`
+	Params     plan.Integration  `json:"params"`
+	Users      UsersSummary      `json:"users"`
+	Groups     GroupsSummary     `json:"groups"`
+	Messages   MessagesSummary   `json:"messages"`
+	Deliveries DeliveriesSummary `json:"deliveries"`
+	Integrity  float64           `json:"integrity"`
+	Latency    struct {
+		E2E LatencySummary `json:"e2e"`
+		Ack LatencySummary `json:"ack"`
+	} `json:"latency_ms"`
+	Generator GeneratorSummary  `json:"generator"`
+	Versions  map[string]string `json:"versions"`
+}
+
+type UsersSummary struct {
+	Registered      int   `json:"registered"`
+	NewlyRegistered int   `json:"newly_registered"`
+	PlannedOnline   int   `json:"planned_immediate"`
+	PlannedLate     int   `json:"planned_late"`
+	OnlinePeak      int64 `json:"online_peak"`
+	Logins          int64 `json:"logins"`
+	LateLogins      int64 `json:"late_logins"`
+	ConnectErrors   int64 `json:"connect_errors"`
+	Disconnects     int64 `json:"disconnects"`
+	Reconnects      int64 `json:"reconnects"`
+	Kicks           int64 `json:"kicks"`
+}
+
+type GroupsSummary struct {
+	Count       int            `json:"count"`
+	Friendships int            `json:"friendships"`
+	BySize      map[string]int `json:"by_size"` // members → groups of that size
+}
+
+type MessagesSummary struct {
+	Planned        int              `json:"planned"`
+	Sent           int64            `json:"sent"`
+	Acked          int64            `json:"acked"`
+	SendFailed     int64            `json:"send_failed"`
+	PeakPerSecond  int64            `json:"peak_per_second"`
+	AvgPerSecond   float64          `json:"avg_per_second"`
+	PlannedRate    float64          `json:"planned_rate"`
+	MaxSendLagMs   float64          `json:"max_send_lag_ms"`
+	PerSecond      []int64          `json:"per_second"`
+	PerSecondStart int64            `json:"per_second_start"`
+	ByType         map[string]int64 `json:"sent_by_type"`
+}
+
+type DeliveriesSummary struct {
+	Expected   int64                       `json:"expected"`
+	Received   int64                       `json:"received"`
+	Pushed     int64                       `json:"pushed"`
+	ByPull     int64                       `json:"by_pull"`
+	ByGapPull  int64                       `json:"by_gap_pull"`
+	Duplicates int64                       `json:"duplicates"`
+	OutOfOrder int64                       `json:"out_of_order"`
+	Lost       int64                       `json:"lost"`
+	Unexpected int64                       `json:"unexpected"`
+	Corrupted  int64                       `json:"corrupted"`
+	Foreign    int64                       `json:"foreign"`
+	LostSample []verify.LostDelivery       `json:"lost_sample,omitempty"`
+	ByType     map[string]DeliveriesByType `json:"by_type"`
+}
+
+type DeliveriesByType struct {
+	Expected   int64 `json:"expected"`
+	Received   int64 `json:"received"`
+	Duplicates int64 `json:"duplicates"`
+	OutOfOrder int64 `json:"out_of_order"`
+	Lost       int64 `json:"lost"`
+}
+
+type LatencySummary struct {
+	Count int64   `json:"count"`
+	Avg   float64 `json:"avg"`
+	P50   float64 `json:"p50"`
+	P95   float64 `json:"p95"`
+	P99   float64 `json:"p99"`
+	Max   float64 `json:"max"`
+}
+
+type GeneratorSummary struct {
+	VUs            int   `json:"vus"`
+	PullRequests   int64 `json:"pull_requests"`
+	HeartbeatsSent int64 `json:"heartbeats_sent"`
+}
+
+// Table renders the seed's result table.
+func (s Summary) Table() string {
+	var b strings.Builder
+	row := func(k, v string) { fmt.Fprintf(&b, "| %-22s | %s |\n", k, v) }
+	fmt.Fprintf(&b, "\nimbench %s on %s (%s), run %s\n\n", s.Scenario, s.Target, s.TargetAPI, s.RunID)
+	row("Parameter/Result", "Value")
+	b.WriteString("|------------------------|-------|\n")
+	if s.Purpose != "" {
+		row("Test Purpose", s.Purpose)
+	}
+	u := s.Users
+	row("User Count", fmt.Sprintf("%d users, %d logged in at once (peak online %d), %d logged in late",
+		u.Registered, u.Logins-u.LateLogins, u.OnlinePeak, u.LateLogins))
+	var sizes []string
+	for size, n := range s.Groups.BySize {
+		sizes = append(sizes, fmt.Sprintf("%d of %s members", n, size))
+	}
+	sort.Strings(sizes)
+	row("Group Count & Size", fmt.Sprintf("%d groups (%s), %d friendships", s.Groups.Count, strings.Join(sizes, ", "), s.Groups.Friendships))
+	row("Message Rate", fmt.Sprintf("Peak %d msg/s, average %.1f msg/s (planned %.0f msg/s)", s.Messages.PeakPerSecond, s.Messages.AvgPerSecond, s.Messages.PlannedRate))
+	d := s.Deliveries
+	row("Total Messages", fmt.Sprintf("%d sent, %d acknowledged, %d failed; %d deliveries (%d pushed, %d pulled)",
+		s.Messages.Sent, s.Messages.Acked, s.Messages.SendFailed, d.Received, d.Pushed, d.ByPull))
+	row("Message Integrity", IntegrityText(s))
+	row("Duplicates / Out of order", fmt.Sprintf("%d / %d", d.Duplicates, d.OutOfOrder))
+	e := s.Latency.E2E
+	row("Average Latency", fmt.Sprintf("%.3f seconds", e.Avg/1000))
+	row("Maximum Latency", fmt.Sprintf("%.3f seconds", e.Max/1000))
+	row("E2E p50 / p95 / p99", fmt.Sprintf("%.1f / %.1f / %.1f ms over %d deliveries", e.P50, e.P95, e.P99, e.Count))
+	a := s.Latency.Ack
+	row("Ack avg / p99 / max", fmt.Sprintf("%.1f / %.1f / %.1f ms", a.Avg, a.P99, a.Max))
+	row("Connections", fmt.Sprintf("%d connect errors, %d disconnects, %d reconnects", u.ConnectErrors, u.Disconnects, u.Reconnects))
+	return b.String()
+}
+
+// IntegrityText says how complete delivery was, as the seed says it.
+func IntegrityText(s Summary) string {
+	d := s.Deliveries
+	switch {
+	case d.Expected == 0:
+		return "n/a (no deliveries were expected)"
+	case d.Lost == 0 && d.Corrupted == 0:
+		return fmt.Sprintf("100%% (all %d expected deliveries arrived)", d.Expected)
+	}
+	return fmt.Sprintf("%.4f%% (%d of %d expected deliveries lost, %d corrupted)",
+		s.Integrity*100, d.Lost, d.Expected, d.Corrupted)
+}

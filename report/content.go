@@ -1,0 +1,278 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/imbench/imbench/internal/summary"
+)
+
+// The report's content, shared by report.md and report.html.
+
+type table struct {
+	Head []string
+	Rows [][]string
+}
+
+type section struct {
+	Title  string
+	Paras  []string
+	Tables []table
+}
+
+func (r *Report) title() string {
+	s := r.Summary
+	return fmt.Sprintf("imbench report: %s on %s, run %s", s.Scenario, s.Target, s.RunID)
+}
+
+func (r *Report) sections() []section {
+	s := r.Summary
+	var out []section
+	dur := s.EndedAt.Sub(s.StartedAt).Round(time.Second)
+	intro := section{Paras: []string{
+		fmt.Sprintf("Run %s of scenario %s against %s (%s), from %s to %s UTC (%s).", s.RunID, s.Scenario, s.Target,
+			s.TargetAPI, s.StartedAt.Format("2006-01-02 15:04:05"), s.EndedAt.Format("15:04:05"), dur),
+	}}
+	out = append(out, intro)
+	out = append(out, section{Title: "Results", Tables: []table{r.resultsTable()}})
+	out = append(out, section{Title: "Latency (ms)", Tables: []table{latencyTable(s)}})
+	out = append(out, r.resourceSections()...)
+	out = append(out, r.machineSection())
+	out = append(out, r.sourcesSection())
+	return out
+}
+
+func (r *Report) resultsTable() table {
+	s := r.Summary
+	u, m, d := s.Users, s.Messages, s.Deliveries
+	t := table{Head: []string{"Parameter/Result", "Description"}}
+	add := func(k, v string) { t.Rows = append(t.Rows, []string{k, v}) }
+	if s.Purpose != "" {
+		add("Test Purpose", s.Purpose)
+	}
+	add("Stress Load", fmt.Sprintf("%s users online at peak, %s msg/s sent on average (peak %s msg/s)",
+		num(float64(u.OnlinePeak)), dec(m.AvgPerSecond, 1), num(float64(m.PeakPerSecond))))
+	add("User Count", fmt.Sprintf("%s users, %s logged in at once, %s logged in later",
+		num(float64(u.Registered)), num(float64(u.Logins-u.LateLogins)), num(float64(u.LateLogins))))
+	add("Group Count & Size", groupsText(s.Groups))
+	add("Message Rate", fmt.Sprintf("Peak %s msg/s, average %s msg/s (planned %s msg/s)",
+		num(float64(m.PeakPerSecond)), dec(m.AvgPerSecond, 1), dec(m.PlannedRate, 0)))
+	add("Total Messages", fmt.Sprintf("%s sent (%s acknowledged, %s failed); %s deliveries: %s pushed, %s pulled",
+		num(float64(m.Sent)), num(float64(m.Acked)), num(float64(m.SendFailed)), num(float64(d.Received)),
+		num(float64(d.Pushed)), num(float64(d.ByPull))))
+	add("Message Integrity", integrity(s))
+	add("Duplicates / Out of Order", fmt.Sprintf("%s / %s", num(float64(d.Duplicates)), num(float64(d.OutOfOrder))))
+	add("Average Latency", fmt.Sprintf("%s seconds", dec(s.Latency.E2E.Avg/1000, 3)))
+	add("Maximum Latency", fmt.Sprintf("%s seconds", dec(s.Latency.E2E.Max/1000, 3)))
+	add("Connections", fmt.Sprintf("%s connect errors, %s disconnects, %s reconnects",
+		num(float64(u.ConnectErrors)), num(float64(u.Disconnects)), num(float64(u.Reconnects))))
+	return t
+}
+
+// integrity is the seed's wording, or the exact shortfall.
+func integrity(s summary.Summary) string {
+	d := s.Deliveries
+	switch {
+	case d.Expected == 0:
+		return "n/a (no deliveries were expected)"
+	case d.Lost == 0 && d.Corrupted == 0:
+		return "100 % (all messages delivered)"
+	}
+	return fmt.Sprintf("%s %% (%s of %s expected deliveries lost, %s corrupted)", dec(s.Integrity*100, 4),
+		num(float64(d.Lost)), num(float64(d.Expected)), num(float64(d.Corrupted)))
+}
+
+func groupsText(g summary.GroupsSummary) string {
+	type size struct{ members, n int }
+	var sizes []size
+	for k, n := range g.BySize {
+		m, _ := strconv.Atoi(k)
+		sizes = append(sizes, size{m, n})
+	}
+	sort.Slice(sizes, func(i, j int) bool { return sizes[i].members > sizes[j].members })
+	var parts []string
+	for _, x := range sizes {
+		parts = append(parts, fmt.Sprintf("%s of %s members", num(float64(x.n)), num(float64(x.members))))
+	}
+	return fmt.Sprintf("%s groups (%s); %s friendships", num(float64(g.Count)), strings.Join(parts, ", "), num(float64(g.Friendships)))
+}
+
+func latencyTable(s summary.Summary) table {
+	t := table{Head: []string{"", "avg", "p50", "p95", "p99", "max", "count"}}
+	for _, l := range []struct {
+		name string
+		v    summary.LatencySummary
+	}{{"End-to-end (create → received)", s.Latency.E2E}, {"Send → acknowledgement", s.Latency.Ack}} {
+		t.Rows = append(t.Rows, []string{l.name, dec(l.v.Avg, 1), dec(l.v.P50, 1), dec(l.v.P95, 1), dec(l.v.P99, 1),
+			dec(l.v.Max, 1), num(float64(l.v.Count))})
+	}
+	return t
+}
+
+// resourceSections is the OpenIM report's resource Tables: the target's
+// parts with a Total row, then the generator and the observability stack.
+func (r *Report) resourceSections() []section {
+	sec := section{Title: "Server resources"}
+	if r.Series == nil || len(r.Series.Resources) == 0 {
+		sec.Paras = append(sec.Paras, "No Prometheus data for this run: the resource tables and the charts are "+
+			"unavailable; everything above comes from summary.json.")
+		return []section{sec}
+	}
+	sec.Paras = append(sec.Paras, "CPU in % of one core, as the OpenIM report counts it (210 % = 2.1 cores); "+
+		"average and peak over the run, from process-exporter (or cAdvisor) through imbench:component_* rules.")
+	if c := r.Series.Coverage; c > 0 && c < 0.9 {
+		sec.Paras = append(sec.Paras, fmt.Sprintf("Incomplete: these figures rest on %s %% of the run; "+
+			"Prometheus has no samples for the rest.", dec(c*100, 0)))
+	}
+	head := []string{"Process", "CPU avg", "CPU peak", "Memory avg", "Memory peak"}
+	target := table{Head: head}
+	side := table{Head: head}
+	var tot Resource
+	for _, x := range r.Series.Resources {
+		row := []string{processName(x), cpuText(x.CPUAvg, x.Processes), pct(x.CPUPeak), bytesText(x.RSSAvg), bytesText(x.RSSPeak)}
+		switch x.Role {
+		case "target", "other":
+			target.Rows = append(target.Rows, row)
+			tot.CPUAvg += x.CPUAvg
+			tot.CPUPeak += x.CPUPeak
+			tot.RSSAvg += x.RSSAvg
+			tot.RSSPeak += x.RSSPeak
+		default:
+			side.Rows = append(side.Rows, row)
+		}
+	}
+	if len(target.Rows) == 0 {
+		sec.Paras = append(sec.Paras, "No process of the target was seen (a remote target is measured on its own host).")
+	} else {
+		target.Rows = append(target.Rows, []string{"Total", pct(tot.CPUAvg), pct(tot.CPUPeak) + " (sum of peaks)",
+			bytesText(tot.RSSAvg), bytesText(tot.RSSPeak) + " (sum of peaks)"})
+		sec.Tables = append(sec.Tables, target)
+	}
+	gen := section{Title: "Load generator and observability", Tables: []table{side},
+		Paras: []string{"k6 is the load generator: a saturated generator invalidates a benchmark (keep it under 80 % of its machine)."}}
+	return []section{sec, gen}
+}
+
+func processName(x Resource) string {
+	if x.Processes > 1 {
+		return fmt.Sprintf("%s (%s processes)", x.Component, num(x.Processes))
+	}
+	return x.Component
+}
+
+// cpuText adds the per-process share when several processes share a
+// component, as the seed's "27%*8".
+func cpuText(v, procs float64) string {
+	if procs > 1 {
+		return fmt.Sprintf("%s (%s × %s)", pct(v), pct(v/procs), num(procs))
+	}
+	return pct(v)
+}
+
+func (r *Report) machineSection() section {
+	sec := section{Title: "Machine and versions"}
+	t := table{Head: []string{"What", "Which"}}
+	if r.Series != nil && r.Series.Machine.CPUs > 0 {
+		m := r.Series.Machine
+		t.Rows = append(t.Rows, []string{"Host", fmt.Sprintf("%s, Linux %s %s, %d CPUs, %s memory", m.Hostname, m.Kernel,
+			m.Arch, m.CPUs, bytesText(m.Memory))})
+	}
+	target := r.Summary.Target
+	if r.Target != "" {
+		target += " (" + r.Target + ")"
+	}
+	t.Rows = append(t.Rows, []string{"Target", target + " at " + r.Summary.TargetAPI})
+	var keys []string
+	for k := range r.Summary.Versions {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		t.Rows = append(t.Rows, []string{k, r.Summary.Versions[k]})
+	}
+	if r.Series != nil {
+		for _, b := range r.Series.BuildInfo {
+			t.Rows = append(t.Rows, []string{b.Name, b.Version})
+		}
+	}
+	sec.Tables = append(sec.Tables, t)
+	return sec
+}
+
+func (r *Report) sourcesSection() section {
+	sec := section{Title: "Sources"}
+	sec.Paras = append(sec.Paras, "Results and latency: summary.json of the run, counted by the k6/x/im verifier.")
+	if r.Series != nil {
+		sec.Paras = append(sec.Paras, fmt.Sprintf("Resources and charts: Prometheus %s over %s – %s UTC; the queries and "+
+			"the series they returned are in series.json.", r.Series.Prometheus,
+			r.Series.From.Format("2006-01-02 15:04:05"), r.Series.To.Format("15:04:05")))
+		if len(r.Series.Outages) > 0 {
+			sec.Paras = append(sec.Paras, "Prometheus itself has no data ("+gapsText(r.Series.Outages)+
+				"): it was down or not yet started, and every chart is incomplete there.")
+		}
+		for _, c := range r.Series.Charts {
+			switch {
+			case !c.HasData():
+				sec.Paras = append(sec.Paras, fmt.Sprintf("Chart %q: no data.", c.Title))
+			case !c.Complete():
+				sec.Paras = append(sec.Paras, fmt.Sprintf("Chart %q is incomplete: %s.", c.Title, gapsText(c.Gaps)))
+			}
+		}
+	}
+	return sec
+}
+
+func gapsText(gs []Gap) string {
+	var parts []string
+	for _, g := range gs {
+		parts = append(parts, fmt.Sprintf("no data from %s to %s", g.From.Format("15:04:05"), g.To.Format("15:04:05")))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Formatting.
+
+func num(v float64) string {
+	if v != math.Trunc(v) {
+		return dec(v, 1)
+	}
+	s := strconv.FormatInt(int64(v), 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func dec(v float64, places int) string { return strconv.FormatFloat(v, 'f', places, 64) }
+
+func pct(v float64) string {
+	if v >= 10 || v == 0 {
+		return dec(v, 0) + " %"
+	}
+	return dec(v, 1) + " %"
+}
+
+func bytesText(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return dec(b/(1<<30), 2) + " GiB"
+	case b >= 1<<20:
+		return dec(b/(1<<20), 0) + " MiB"
+	case b >= 1<<10:
+		return dec(b/(1<<10), 0) + " KiB"
+	}
+	return dec(b, 0) + " B"
+}

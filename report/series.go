@@ -1,0 +1,355 @@
+// Package report turns a run's summary.json and Prometheus' series over the
+// run's window into results/<run>/report.md and report.html (one
+// self-contained file), keeps the series it used in series.json so a report
+// can be rebuilt after Prometheus is gone, and compares two runs.
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/imbench/imbench/dashboards"
+)
+
+// The report's charts are these panels of the "IM benchmark" dashboard,
+// with the same queries, so Grafana and the report show the same thing.
+var chartPanels = []string{
+	"Online users",
+	"Messages per minute",
+	"End-to-end latency",
+	"Send → acknowledgement",
+	"CPU per component",
+	"Resident memory per component",
+}
+
+// resourcePanel is the dashboard's table of the same name.
+const resourcePanel = "Resources per component"
+
+// Series is what report.html and report.md are built from, besides
+// summary.json; it is saved as series.json.
+type Series struct {
+	RunID      string            `json:"run_id"`
+	Prometheus string            `json:"prometheus"`
+	From       time.Time         `json:"from"`
+	To         time.Time         `json:"to"`
+	StepSec    int               `json:"step_seconds"`
+	FetchedAt  time.Time         `json:"fetched_at"`
+	Charts     []Chart           `json:"charts"`
+	Resources  []Resource        `json:"resources"`
+	Coverage   float64           `json:"resource_coverage"`            // share of the window the resource figures cover
+	Outages    []Gap             `json:"prometheus_outages,omitempty"` // stretches Prometheus was not running
+	Machine    Machine           `json:"machine"`
+	BuildInfo  []BuildInfo       `json:"build_info"`
+	Queries    map[string]string `json:"queries"` // what each figure came from
+}
+
+// Chart is one panel over the run's window.
+type Chart struct {
+	Title string `json:"title"`
+	Unit  string `json:"unit"`
+	Lines []Line `json:"lines"`
+	Gaps  []Gap  `json:"gaps,omitempty"` // holes in the data (e.g. Prometheus was down)
+}
+
+// Line is one series of a chart.
+type Line struct {
+	Name   string       `json:"name"`
+	Expr   string       `json:"expr"`
+	Points [][2]float64 `json:"points"` // unix seconds, value
+}
+
+// Gap is a stretch of the window without samples.
+type Gap struct {
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+}
+
+// Resource is one row of the report's resource table: CPU in % of one core
+// (the OpenIM report's "210 %") and resident memory, average and peak.
+type Resource struct {
+	Component string  `json:"component"`
+	Role      string  `json:"role"` // target, generator, observability, other
+	Processes float64 `json:"processes"`
+	CPUAvg    float64 `json:"cpu_avg_percent"`
+	CPUPeak   float64 `json:"cpu_peak_percent"`
+	RSSAvg    float64 `json:"rss_avg_bytes"`
+	RSSPeak   float64 `json:"rss_peak_bytes"`
+}
+
+// Machine is what node_exporter says about the host.
+type Machine struct {
+	Hostname string  `json:"hostname"`
+	Kernel   string  `json:"kernel"`
+	Arch     string  `json:"arch"`
+	CPUs     int     `json:"cpus"`
+	Memory   float64 `json:"memory_bytes"`
+}
+
+// BuildInfo is one *_build_info series: a component and its version.
+type BuildInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Complete reports whether a chart has data over the whole window.
+func (c Chart) Complete() bool { return len(c.Gaps) == 0 && c.HasData() }
+
+// HasData reports whether any line has a point.
+func (c Chart) HasData() bool {
+	for _, l := range c.Lines {
+		if len(l.Points) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Fetch queries Prometheus for a run's window [from, to]. roles maps a
+// component to its role in the report (the target's parts, the generator…).
+func Fetch(ctx context.Context, prom Prom, runID string, from, to time.Time, roles map[string]string) (*Series, error) {
+	step := max(5, int(to.Sub(from).Seconds())/400)
+	s := &Series{RunID: runID, Prometheus: prom.URL, From: from.UTC(), To: to.UTC(), StepSec: step,
+		FetchedAt: time.Now().UTC(), Queries: map[string]string{}}
+	window := fmt.Sprintf("%ds", int(math.Ceil(to.Sub(from).Seconds())))
+	fill := strings.NewReplacer("$run_id", runID, "$instance", ".*", "$__range", window, "$target", ".*")
+	panels := map[string]dashboards.Panel{}
+	for _, p := range dashboards.Build()["im-benchmark.json"].Panels {
+		panels[p.Title] = p
+	}
+	// Prometheus' own availability: count(up) has a point whenever it was
+	// running and scraping. Where it has none, no chart can have data.
+	lookback := time.Duration(2*step) * time.Second
+	beat, err := prom.Range(ctx, "count(up)", from, to, step, lookback)
+	if err != nil {
+		return nil, err
+	}
+	var beats []Line
+	for _, r := range beat {
+		beats = append(beats, Line{Points: r.Values})
+	}
+	s.Outages = outages(beats, from, to, step)
+	for _, title := range chartPanels {
+		p, ok := panels[title]
+		if !ok {
+			return nil, fmt.Errorf("dashboard has no panel %q", title)
+		}
+		c := Chart{Title: title, Unit: p.FieldConfig["defaults"].(map[string]any)["unit"].(string)}
+		for _, t := range p.Targets {
+			expr := fill.Replace(t.Expr)
+			res, err := prom.Range(ctx, expr, from, to, step, lookback)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range res {
+				c.Lines = append(c.Lines, Line{Name: legend(t.LegendFormat, r.Metric), Expr: expr, Points: r.Values})
+			}
+		}
+		if strings.Contains(title, "component") {
+			sort.SliceStable(c.Lines, func(i, j int) bool { return c.Lines[i].Name < c.Lines[j].Name })
+		}
+		c.Gaps = merge(append(gaps(c.Lines, from, to, step), s.Outages...))
+		s.Charts = append(s.Charts, c)
+	}
+
+	table, ok := panels[resourcePanel]
+	if !ok {
+		return nil, fmt.Errorf("dashboard has no panel %q", resourcePanel)
+	}
+	rows := map[string]*Resource{}
+	for i, t := range table.Targets {
+		expr := fill.Replace(t.Expr)
+		s.Queries[[]string{"cpu_avg", "cpu_peak", "rss_avg", "rss_peak", "processes"}[i]] = expr + " @ " + to.UTC().Format(time.RFC3339)
+		res, err := prom.Instant(ctx, expr, to)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range res {
+			name := r.Metric["component"]
+			row := rows[name]
+			if row == nil {
+				row = &Resource{Component: name, Role: roleOf(name, roles)}
+				rows[name] = row
+			}
+			*[]*float64{&row.CPUAvg, &row.CPUPeak, &row.RSSAvg, &row.RSSPeak, &row.Processes}[i] = r.Value
+		}
+	}
+	for _, r := range rows {
+		s.Resources = append(s.Resources, *r)
+	}
+	sort.Slice(s.Resources, func(i, j int) bool {
+		a, b := s.Resources[i], s.Resources[j]
+		if a.Role != b.Role {
+			return roleOrder[a.Role] < roleOrder[b.Role]
+		}
+		return a.CPUAvg > b.CPUAvg
+	})
+	// How much of the window the resource figures rest on: samples of the
+	// per-component rule over the samples a full window would have.
+	cov, err := prom.Instant(ctx, fmt.Sprintf(`max(count_over_time(imbench:component_memory_rss_bytes[%s]))`, window), to)
+	if err == nil && len(cov) > 0 {
+		s.Coverage = math.Min(1, cov[0].Value*5/to.Sub(from).Seconds()) // rules are evaluated every 5 s
+	}
+	s.Machine = machine(ctx, prom, to)
+	s.BuildInfo = buildInfo(ctx, prom, to)
+	return s, nil
+}
+
+var roleOrder = map[string]int{"target": 0, "other": 1, "generator": 2, "observability": 3}
+
+func roleOf(component string, roles map[string]string) string {
+	if r, ok := roles[component]; ok {
+		return r
+	}
+	return "other"
+}
+
+var legendVar = regexp.MustCompile(`\{\{\s*(\w+)\s*\}\}`)
+
+func legend(format string, labels map[string]string) string {
+	if format == "" {
+		return "value"
+	}
+	return legendVar.ReplaceAllStringFunc(format, func(m string) string {
+		return labels[legendVar.FindStringSubmatch(m)[1]]
+	})
+}
+
+// holeLimit is the longest stretch between points that is not a hole: three
+// steps. Charts are queried with a lookback of two steps (one missed scrape
+// or rule evaluation is bridged), so an outage of more than about four
+// steps (20 s at the usual 5 s step) shows.
+func holeLimit(step int) float64 { return float64(3 * step) }
+
+// gaps finds stretches of the window no line has points for: a Prometheus
+// that was down, or scrapes that failed. The run's start and end are not
+// holes: series begin when k6 first pushes.
+func gaps(lines []Line, from, to time.Time, step int) []Gap {
+	var ts []float64
+	for _, l := range lines {
+		for _, p := range l.Points {
+			ts = append(ts, p[0])
+		}
+	}
+	if len(ts) == 0 {
+		return nil
+	}
+	sort.Float64s(ts)
+	limit := holeLimit(step)
+	var out []Gap
+	for i := 1; i < len(ts); i++ {
+		if ts[i]-ts[i-1] > limit {
+			out = append(out, Gap{From: unix(ts[i-1]), To: unix(ts[i])})
+		}
+	}
+	return out
+}
+
+// outages are the holes of Prometheus' heartbeat, its start and end
+// included: it should have run over the whole window.
+func outages(beat []Line, from, to time.Time, step int) []Gap {
+	out := gaps(beat, from, to, step)
+	var ts []float64
+	for _, l := range beat {
+		for _, p := range l.Points {
+			ts = append(ts, p[0])
+		}
+	}
+	if len(ts) == 0 {
+		return []Gap{{From: from.UTC(), To: to.UTC()}}
+	}
+	sort.Float64s(ts)
+	limit := holeLimit(step)
+	if first := unix(ts[0]); first.Sub(from).Seconds() > limit {
+		out = append(out, Gap{From: from.UTC(), To: first})
+	}
+	if last := unix(ts[len(ts)-1]); to.Sub(last).Seconds() > limit {
+		out = append(out, Gap{From: last, To: to.UTC()})
+	}
+	return merge(out)
+}
+
+// merge sorts gaps and joins the ones that overlap.
+func merge(gs []Gap) []Gap {
+	sort.Slice(gs, func(i, j int) bool { return gs[i].From.Before(gs[j].From) })
+	var out []Gap
+	for _, g := range gs {
+		if n := len(out); n > 0 && !g.From.After(out[n-1].To) {
+			if g.To.After(out[n-1].To) {
+				out[n-1].To = g.To
+			}
+			continue
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func unix(sec float64) time.Time {
+	return time.Unix(0, int64(sec*1e9)).UTC()
+}
+
+func machine(ctx context.Context, prom Prom, at time.Time) Machine {
+	var m Machine
+	if r, err := prom.Instant(ctx, `node_uname_info`, at); err == nil && len(r) > 0 {
+		m.Hostname, m.Kernel, m.Arch = r[0].Metric["nodename"], r[0].Metric["release"], r[0].Metric["machine"]
+	}
+	if r, err := prom.Instant(ctx, `count(node_cpu_seconds_total{mode="idle"})`, at); err == nil && len(r) > 0 {
+		m.CPUs = int(r[0].Value)
+	}
+	if r, err := prom.Instant(ctx, `max(node_memory_MemTotal_bytes)`, at); err == nil && len(r) > 0 {
+		m.Memory = r[0].Value
+	}
+	return m
+}
+
+func buildInfo(ctx context.Context, prom Prom, at time.Time) []BuildInfo {
+	r, err := prom.Instant(ctx, `{__name__=~".+_build_info", version!=""}`, at)
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []BuildInfo
+	for _, x := range r {
+		name := strings.TrimSuffix(x.Metric["__name__"], "_build_info")
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		out = append(out, BuildInfo{Name: name, Version: x.Metric["version"]})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Save writes series.json into dir.
+func (s *Series) Save(dir string) error {
+	raw, err := json.MarshalIndent(s, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "series.json"), append(raw, '\n'), 0o644)
+}
+
+// LoadSeries reads series.json from dir; a missing file is (nil, nil).
+func LoadSeries(dir string) (*Series, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "series.json"))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var s Series
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("series.json: %w", err)
+	}
+	return &s, nil
+}
