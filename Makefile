@@ -131,5 +131,7 @@ promtool-test: $(BIN)/promtool
 	$(BIN)/promtool check config compose/prometheus.yml
 	cd prometheus/tests && $(abspath $(BIN))/promtool test rules *.yml
 
+# -p 1: one test package at a time. Several of them measure latency; on two
+# cores, packages running side by side would measure each other.
 test: tools stack-tools fmt-check check-proto promtool-test
-	IMBENCH_TOOLS=$(abspath $(BIN)) go test -count=1 -timeout 30m ./...
+	IMBENCH_TOOLS=$(abspath $(BIN)) go test -p 1 -count=1 -timeout 40m ./...
