@@ -86,6 +86,14 @@ declare module 'k6/x/im' {
     loginParallel?: number;
     /** imbench's version (git describe), recorded in summary.json. */
     version?: string;
+    /** Set the target up and stop: the first step of a distributed run. */
+    setupOnly?: boolean;
+    /** Unix ms every process of a distributed run keeps time from. */
+    startAt?: number;
+    /** Distributed: time allowed for each login phase (default 10s + 2 ms per user of a segment). */
+    loginWindow?: string;
+    /** Distributed: time allowed after the last scheduled send (default 15s). */
+    sendMargin?: string;
   }
 
   /** What setup() returns; pass it on to session() and finish(). */
@@ -107,6 +115,14 @@ declare module 'k6/x/im' {
     failed: number;
   }
 
+  export interface HoldResult {
+    seconds: number;
+    /** users online in this k6 process when the hold ended */
+    online_after: number;
+    /** drops during the hold */
+    disconnects: number;
+  }
+
   export interface DrainResult {
     reason: 'complete' | 'quiet' | 'timeout' | 'stopped';
     seconds: number;
@@ -120,6 +136,8 @@ declare module 'k6/x/im' {
     login(phase: 'immediate' | 'late'): LoginResult;
     /** Waits until every VU's users are online, then sends at the plan's rate. */
     send(): SendResult;
+    /** Keep the users online, heartbeating, for a duration ('60s'). */
+    hold(duration: string): HoldResult;
     drain(): DrainResult;
     close(): void;
   }
@@ -135,10 +153,12 @@ declare module 'k6/x/im' {
   export function integration(options: IntegrationOptions): Plan;
   /** Checks the target, creates users, friendships and groups. Call in setup(). */
   export function setup(plan: Plan, target: Target, options?: RunOptions): RunData;
+  /** Joins a run another process set up (a segment started with --no-setup). */
+  export function attach(plan: Plan, target: Target, options?: RunOptions): RunData;
   /** Call in the default function. */
   export function session(run: RunData): Session;
   /** Reconciles expected and received deliveries; emits im_lost. Call in teardown(). */
-  export function finish(run: RunData): FinishResult;
+  export function finish(run?: RunData): FinishResult;
   /** handleSummary(data) { return im.summary(data) }: the seed's table and summary.json. */
   export function summary(data: object): Record<string, string>;
 
@@ -146,6 +166,7 @@ declare module 'k6/x/im' {
     target: typeof target;
     integration: typeof integration;
     setup: typeof setup;
+    attach: typeof attach;
     session: typeof session;
     finish: typeof finish;
     summary: typeof summary;

@@ -111,8 +111,8 @@ func (tg target) env() []string {
 	return []string{"IM_API_URL=" + tg.api, "IM_WS_URL=" + tg.ws, "IM_SECRET=" + tg.secret}
 }
 
-// summary is the part of summary.json the tests read.
-type summary struct {
+// runSummary is the part of summary.json the tests read.
+type runSummary struct {
 	RunID string `json:"run_id"`
 	Users struct {
 		Registered  int   `json:"registered"`
@@ -146,7 +146,7 @@ type summary struct {
 }
 
 // runScenario runs openim/test1 against tg and returns its summary.
-func runScenario(t *testing.T, tg target, scale, rate string, k6args ...string) summary {
+func runScenario(t *testing.T, tg target, scale, rate string, k6args ...string) runSummary {
 	t.Helper()
 	results := t.TempDir()
 	args := []string{"run", "-scenario", "openim/test1", "-scale", scale, "-rate", rate, "-results", results}
@@ -161,7 +161,7 @@ func runScenario(t *testing.T, tg target, scale, rate string, k6args ...string) 
 	if err != nil {
 		t.Fatalf("no results/latest/summary.json: %v\n%s", err, r.stdout)
 	}
-	var s summary
+	var s runSummary
 	if err := json.Unmarshal(raw, &s); err != nil {
 		t.Fatal(err)
 	}
@@ -223,39 +223,39 @@ func TestFaultsAreCountedExactly(t *testing.T) {
 	cases := []struct {
 		name  string
 		flags []string
-		check func(t *testing.T, tg target, s summary)
+		check func(t *testing.T, tg target, s runSummary)
 	}{
-		{"lose", []string{"-fault-lose", "0.01"}, func(t *testing.T, tg target, s summary) {
+		{"lose", []string{"-fault-lose", "0.01"}, func(t *testing.T, tg target, s runSummary) {
 			want := tg.counter(t, "imbench_target_fault_lost_deliveries_total")
 			if want == 0 || s.Deliveries.Lost != want || s.Integrity >= 1 {
 				t.Fatalf("target lost %d deliveries, summary says lost %d (integrity %v)", want, s.Deliveries.Lost, s.Integrity)
 			}
 		}},
-		{"skip-push", []string{"-fault-skip-push", "0.01"}, func(t *testing.T, tg target, s summary) {
+		{"skip-push", []string{"-fault-skip-push", "0.01"}, func(t *testing.T, tg target, s runSummary) {
 			want := tg.counter(t, "imbench_target_fault_skipped_pushes_total")
 			if want == 0 || s.Deliveries.Lost != 0 || s.Deliveries.ByGapPull != want {
 				t.Fatalf("target skipped %d pushes; pulled after a gap %d, lost %d", want, s.Deliveries.ByGapPull, s.Deliveries.Lost)
 			}
 		}},
-		{"duplicate", []string{"-fault-duplicate", "0.01"}, func(t *testing.T, tg target, s summary) {
+		{"duplicate", []string{"-fault-duplicate", "0.01"}, func(t *testing.T, tg target, s runSummary) {
 			want := tg.counter(t, "imbench_target_fault_duplicated_pushes_total")
 			if want == 0 || s.Deliveries.Duplicates != want || s.Deliveries.Lost != 0 {
 				t.Fatalf("target duplicated %d pushes, summary says %d", want, s.Deliveries.Duplicates)
 			}
 		}},
-		{"reorder", []string{"-fault-reorder", "0.05"}, func(t *testing.T, tg target, s summary) {
+		{"reorder", []string{"-fault-reorder", "0.05"}, func(t *testing.T, tg target, s runSummary) {
 			want := tg.counter(t, "imbench_target_fault_reordered_pushes_total")
 			if want == 0 || s.Deliveries.OutOfOrder != want || s.Deliveries.Lost != 0 || s.Deliveries.Duplicates != 0 {
 				t.Fatalf("target reordered %d pushes, summary says %d out of order (dup %d lost %d)",
 					want, s.Deliveries.OutOfOrder, s.Deliveries.Duplicates, s.Deliveries.Lost)
 			}
 		}},
-		{"delay", []string{"-fault-delay", "50ms"}, func(t *testing.T, tg target, s summary) {
+		{"delay", []string{"-fault-delay", "50ms"}, func(t *testing.T, tg target, s runSummary) {
 			if s.Latency.E2E.P50 <= 50 || s.Deliveries.Lost != 0 {
 				t.Fatalf("e2e p50 %v ms with a 50 ms push delay", s.Latency.E2E.P50)
 			}
 		}},
-		{"disconnect", []string{"-fault-disconnect-every", "400ms", "-fault-disconnect-count", "3"}, func(t *testing.T, tg target, s summary) {
+		{"disconnect", []string{"-fault-disconnect-every", "400ms", "-fault-disconnect-count", "3"}, func(t *testing.T, tg target, s runSummary) {
 			want := tg.counter(t, "imbench_target_fault_disconnects_total")
 			if want == 0 || s.Users.Disconnects != want || s.Users.Reconnects == 0 || s.Deliveries.Lost != 0 {
 				t.Fatalf("target dropped %d connections; summary: %d disconnects, %d reconnects, lost %d",
@@ -321,4 +321,61 @@ func mustAbs(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// The same scenario as one k6 process and as three execution-segment
+// processes: the segments hold every user exactly once (the merge checks
+// their user ranges; the target saw each user log in once), and the figures
+// that count add up to the single process's.
+func TestSegmentsAddUpToOneProcess(t *testing.T) {
+	tg := startTarget(t)
+	single := runScenario(t, tg, "0.25", "100")
+	loginsBefore := tg.counter(t, `imbench_target_ws_logins_total{result="ok"}`)
+
+	results := t.TempDir()
+	env := append(tg.env(), "IM_LOGIN_WINDOW=4s", "IM_SEND_MARGIN=4s")
+	r := imbench(t, env, "run", "-scenario", "openim/test1", "-scale", "0.25", "-rate", "100", "-segments", "3", "-results", results)
+	if r.code != 0 {
+		t.Fatalf("segments: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	raw, err := os.ReadFile(filepath.Join(results, "latest", "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var merged struct {
+		runSummary
+		Parts     []string `json:"parts"`
+		Generator struct {
+			UserRanges [][2]int `json:"user_ranges"`
+		} `json:"generator"`
+	}
+	if err := json.Unmarshal(raw, &merged); err != nil {
+		t.Fatal(err)
+	}
+	if len(merged.Parts) != 3 || len(merged.Generator.UserRanges) != 3 {
+		t.Fatalf("parts %v ranges %v", merged.Parts, merged.Generator.UserRanges)
+	}
+	held := map[int]int{}
+	for _, rg := range merged.Generator.UserRanges {
+		for u := rg[0]; u < rg[1]; u++ {
+			held[u]++
+		}
+	}
+	for u := 0; u < single.Users.Registered; u++ {
+		if held[u] != 1 {
+			t.Fatalf("user %d held by %d segments (ranges %v)", u, held[u], merged.Generator.UserRanges)
+		}
+	}
+	if logins := tg.counter(t, `imbench_target_ws_logins_total{result="ok"}`) - loginsBefore; logins != int64(single.Users.Registered) {
+		t.Fatalf("the target saw %d logins for %d users", logins, single.Users.Registered)
+	}
+	s, m := single.Deliveries, merged.Deliveries
+	if s.Expected == 0 || s.Expected != m.Expected || s.Received != m.Received || s.Lost != m.Lost ||
+		single.Messages.Sent != merged.Messages.Sent {
+		t.Fatalf("one process: expected %d received %d lost %d sent %d; three: expected %d received %d lost %d sent %d",
+			s.Expected, s.Received, s.Lost, single.Messages.Sent, m.Expected, m.Received, m.Lost, merged.Messages.Sent)
+	}
+	if merged.Latency.E2E.Count != m.Pushed || merged.Latency.E2E.P99 <= 0 {
+		t.Fatalf("merged latency %+v for %d pushed deliveries", merged.Latency.E2E, m.Pushed)
+	}
 }

@@ -38,6 +38,7 @@ type runConfig struct {
 	k6               string
 	k6Args           []string
 	resultsDir       string
+	segments         int // k6 processes, one per execution segment
 }
 
 func cmdRun(args []string) (int, error) {
@@ -47,6 +48,9 @@ func cmdRun(args []string) (int, error) {
 	}
 	if err := preflight(rc); err != nil {
 		return 0, err
+	}
+	if rc.segments > 1 {
+		return runSegments(rc)
 	}
 	return runK6(rc)
 }
@@ -59,6 +63,7 @@ func parseRun(args []string) (*runConfig, error) {
 		scale    = fs.String("scale", "", "scales users and messages; 1 is the seed's size")
 		rate     = fs.String("rate", "", "messages per second, overriding the scenario's pacing")
 		vus      = fs.String("vus", "", "k6 VUs sharing the users")
+		segments = fs.Int("segments", 1, "k6 processes, each running one execution segment of the users")
 		runID    = fs.String("run-id", "", "run id (default: generated)")
 		results  = fs.String("results", "results", "results folder")
 		k6bin    = fs.String("k6", filepath.Join(toolsBin, "k6"), "imbench's k6 binary")
@@ -66,7 +71,10 @@ func parseRun(args []string) (*runConfig, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, usageError{err}
 	}
-	rc := &runConfig{scenario: *scenario, k6: *k6bin, k6Args: fs.Args(), resultsDir: *results}
+	rc := &runConfig{scenario: *scenario, k6: *k6bin, k6Args: fs.Args(), resultsDir: *results, segments: *segments}
+	if rc.segments < 1 || rc.segments > 64 {
+		return nil, badInput("SEGMENTS must be within 1..64, got %d", rc.segments)
+	}
 	known, err := scenarios()
 	if err != nil {
 		return nil, err
@@ -160,7 +168,7 @@ func preflight(rc *runConfig) error {
 		return fmt.Errorf("%s is not built: run make up", rc.k6)
 	}
 	if !rc.allowRemote {
-		for _, raw := range []string{rc.api, rc.ws} {
+		for _, raw := range append([]string{rc.api}, strings.Split(rc.ws, ",")...) {
 			if err := requireLoopback(raw); err != nil {
 				return badInput("%v", err)
 			}
@@ -183,19 +191,21 @@ func preflight(rc *runConfig) error {
 			return fmt.Errorf("target %s refused the admin login (%v)", rc.target.Name, err)
 		}
 	}
-	u, err := url.Parse(rc.ws)
-	if err != nil {
-		return badInput("IM_WS_URL %q: %v", rc.ws, err)
+	for _, ws := range strings.Split(rc.ws, ",") {
+		u, err := url.Parse(ws)
+		if err != nil {
+			return badInput("IM_WS_URL %q: %v", ws, err)
+		}
+		port := u.Port()
+		if port == "" {
+			port = map[string]string{"ws": "80", "wss": "443"}[u.Scheme]
+		}
+		c, err := net.DialTimeout("tcp", net.JoinHostPort(u.Hostname(), port), 5*time.Second)
+		if err != nil {
+			return fmt.Errorf("target %s gateway is not reachable at %s: %v%s", rc.target.Name, ws, rootCause(err), hint)
+		}
+		c.Close()
 	}
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"ws": "80", "wss": "443"}[u.Scheme]
-	}
-	c, err := net.DialTimeout("tcp", net.JoinHostPort(u.Hostname(), port), 5*time.Second)
-	if err != nil {
-		return fmt.Errorf("target %s gateway is not reachable at %s: %v%s", rc.target.Name, rc.ws, rootCause(err), hint)
-	}
-	c.Close()
 	return nil
 }
 

@@ -34,8 +34,11 @@ type Summary struct {
 		E2E LatencySummary `json:"e2e"`
 		Ack LatencySummary `json:"ack"`
 	} `json:"latency_ms"`
-	Generator GeneratorSummary  `json:"generator"`
-	Versions  map[string]string `json:"versions"`
+	Generator  GeneratorSummary          `json:"generator"`
+	Versions   map[string]string         `json:"versions"`
+	Histograms map[string]verify.Encoded `json:"histograms,omitempty"` // e2e, ack: to merge partial summaries exactly
+	Parts      []string                  `json:"parts,omitempty"`      // the execution segments merged into this one
+	Warnings   []string                  `json:"warnings,omitempty"`
 }
 
 type UsersSummary struct {
@@ -69,6 +72,8 @@ type MessagesSummary struct {
 	MaxSendLagMs   float64          `json:"max_send_lag_ms"`
 	PerSecond      []int64          `json:"per_second"`
 	PerSecondStart int64            `json:"per_second_start"`
+	FirstSendMs    int64            `json:"first_send_ms"`
+	LastSendMs     int64            `json:"last_send_ms"`
 	ByType         map[string]int64 `json:"sent_by_type"`
 }
 
@@ -97,18 +102,20 @@ type DeliveriesByType struct {
 }
 
 type LatencySummary struct {
-	Count int64   `json:"count"`
-	Avg   float64 `json:"avg"`
-	P50   float64 `json:"p50"`
-	P95   float64 `json:"p95"`
-	P99   float64 `json:"p99"`
-	Max   float64 `json:"max"`
+	Count    int64   `json:"count"`
+	Negative int64   `json:"negative,omitempty"` // received before created: the clocks disagree
+	Avg      float64 `json:"avg"`
+	P50      float64 `json:"p50"`
+	P95      float64 `json:"p95"`
+	P99      float64 `json:"p99"`
+	Max      float64 `json:"max"`
 }
 
 type GeneratorSummary struct {
-	VUs            int   `json:"vus"`
-	PullRequests   int64 `json:"pull_requests"`
-	HeartbeatsSent int64 `json:"heartbeats_sent"`
+	VUs            int         `json:"vus"`
+	UserRanges     [][2]uint32 `json:"user_ranges"` // [first, last+1) of the users each VU held
+	PullRequests   int64       `json:"pull_requests"`
+	HeartbeatsSent int64       `json:"heartbeats_sent"`
 }
 
 // Table renders the seed's result table.

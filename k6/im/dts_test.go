@@ -33,6 +33,7 @@ func TestTypeDeclarationsMatchTheModule(t *testing.T) {
 		"TargetOptions": Target{}, "IntegrationOptions": plan.Integration{}, "Plan": PlanHandle{},
 		"RunOptions": RunOptions{}, "RunData": SetupData{}, "LoginResult": LoginResult{},
 		"SendResult": engine.SendResult{}, "DrainResult": engine.DrainResult{}, "FinishResult": FinishResult{},
+		"HoldResult": HoldResult{},
 	} {
 		body := block(t, dts, iface)
 		fields := matches(body, `(?m)^\s*(?:/\*\*.*\*/\s*)?(?:readonly )?(\w+)\??:`)

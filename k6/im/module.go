@@ -19,10 +19,11 @@ func init() {
 // RootModule is created once per k6 process; it holds the runs, so that
 // setup(), every VU and teardown() of one test share one state.
 type RootModule struct {
-	mu    sync.Mutex
-	runs  map[string]*Run
-	last  *Run
-	plans map[string]*planEntry
+	openMu sync.Mutex // one run opened at a time
+	mu     sync.Mutex
+	runs   map[string]*Run
+	last   *Run
+	plans  map[string]*planEntry
 }
 
 // New returns the root module.
@@ -57,6 +58,7 @@ func (mi *ModuleInstance) Exports() modules.Exports {
 		"target":      mi.Target,
 		"integration": mi.Integration,
 		"setup":       mi.Setup,
+		"attach":      mi.Attach,
 		"session":     mi.Session,
 		"finish":      mi.Finish,
 		"summary":     mi.Summary,

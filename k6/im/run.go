@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/grafana/sobek"
+	"go.k6.io/k6/lib"
 	"go.k6.io/k6/metrics"
 
 	"github.com/imbench/imbench/k6/im/engine"
@@ -95,7 +96,11 @@ type RunOptions struct {
 	DrainQuiet     string `js:"drainQuiet"`
 	DrainTimeout   string `js:"drainTimeout"`
 	LoginParallel  int    `js:"loginParallel"`
-	Version        string `js:"version"` // imbench's version, recorded in summary.json
+	Version        string `js:"version"`     // imbench's version, recorded in summary.json
+	SetupOnly      bool   `js:"setupOnly"`   // set up the target and stop (before a distributed run)
+	StartAt        int64  `js:"startAt"`     // unix ms every process of a distributed run keeps time from
+	LoginWindow    string `js:"loginWindow"` // distributed: time allowed for each login phase
+	SendMargin     string `js:"sendMargin"`  // distributed: time allowed after the last scheduled send
 }
 
 func (o RunOptions) engineOptions() (engine.Options, error) {
@@ -140,6 +145,8 @@ type Run struct {
 	Shared    *engine.Shared
 	Setup     engine.SetupReport
 	Segment   string
+	Segments  int       // execution segments the run is split over
+	StartAt   time.Time // common start of a distributed run
 	StartedAt time.Time
 
 	mu        sync.Mutex
@@ -156,13 +163,46 @@ type SetupData struct {
 // Setup checks the target, creates the plan's users, friendships and groups
 // on it and opens the run. Call it from the script's setup().
 func (mi *ModuleInstance) Setup(ph *PlanHandle, t *Target, v sobek.Value) (map[string]any, error) {
+	run, err := mi.open(ph, t, v, "im.setup")
+	if err != nil {
+		return nil, err
+	}
+	progress := func(msg string) {
+		if st := mi.vu.State(); st != nil {
+			st.Logger.WithField("run_id", run.ID).Info("setup: " + msg)
+		}
+	}
+	if run.Setup, err = run.Driver.Setup(mi.vu.Context(), progress); err != nil {
+		return nil, fmt.Errorf("setup on %s: %w", run.Target.API, err)
+	}
+	return run.data(), nil
+}
+
+// Attach joins a run whose users, friendships and groups another k6 process
+// set up: the processes of a distributed run (execution segments) started
+// with --no-setup call it instead of relying on setup()'s data.
+func (mi *ModuleInstance) Attach(ph *PlanHandle, t *Target, v sobek.Value) (map[string]any, error) {
+	run, err := mi.open(ph, t, v, "im.attach")
+	if err != nil {
+		return nil, err
+	}
+	return run.data(), nil
+}
+
+func (r *Run) data() map[string]any {
+	return map[string]any{"runId": r.ID, "vus": r.Opts.VUs}
+}
+
+// open checks the target and registers the run in this process, once: every
+// VU of a --no-setup process calls it.
+func (mi *ModuleInstance) open(ph *PlanHandle, t *Target, v sobek.Value, what string) (*Run, error) {
 	if ph == nil || t == nil {
-		return nil, errors.New("im.setup(plan, target, options): plan and target are required")
+		return nil, fmt.Errorf("%s(plan, target, options): plan and target are required", what)
 	}
 	var o RunOptions
 	if v != nil && !sobek.IsUndefined(v) {
 		if err := exportStrict(mi.vu.Runtime(), v, &o); err != nil {
-			return nil, fmt.Errorf("im.setup: %w", err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 	}
 	if o.VUs <= 0 {
@@ -170,6 +210,15 @@ func (mi *ModuleInstance) Setup(ph *PlanHandle, t *Target, v sobek.Value) (map[s
 	}
 	if o.ResultsDir == "" {
 		o.ResultsDir = "results"
+	}
+	id := ph.params.RunID
+	mi.root.openMu.Lock()
+	defer mi.root.openMu.Unlock()
+	mi.root.mu.Lock()
+	existing := mi.root.runs[id]
+	mi.root.mu.Unlock()
+	if existing != nil {
+		return existing, nil
 	}
 	eopts, err := o.engineOptions()
 	if err != nil {
@@ -184,34 +233,27 @@ func (mi *ModuleInstance) Setup(ph *PlanHandle, t *Target, v sobek.Value) (map[s
 	if err != nil {
 		return nil, err
 	}
-	run := &Run{ID: ph.params.RunID, Plan: ph.p, Params: ph.params, Target: *t, Opts: o, Driver: d, StartedAt: time.Now()}
-	if run.ID == "" {
-		run.ID = mi.root.defaultRunID()
-	}
-	if st := mi.vu.State(); st != nil {
-		run.Segment = st.Options.ExecutionSegment.String()
+	run := &Run{ID: id, Plan: ph.p, Params: ph.params, Target: *t, Opts: o, Driver: d, StartedAt: time.Now()}
+	if o.StartAt > 0 {
+		run.StartAt = time.UnixMilli(o.StartAt)
 	}
 	log := func(string, ...any) {}
 	if st := mi.vu.State(); st != nil {
+		run.Segment = st.Options.ExecutionSegment.String()
+		run.Segments = segments(st.Options.ExecutionSegmentSequence)
 		logger := st.Logger.WithField("run_id", run.ID)
 		log = func(format string, args ...any) { logger.Warnf(format, args...) }
 		logger.Infof("%s on %s (%s): %d users, %d groups, %d friendships, %d messages at %.0f msg/s",
 			ph.Name, t.Name, cfg.APIURL, ph.Users, ph.Groups, ph.Friends, ph.Messages, ph.Rate)
 	}
-	ctx := mi.vu.Context()
-	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	if run.Segments > 1 && run.StartAt.IsZero() {
+		return nil, fmt.Errorf("%s: a run split over %d execution segments needs IM_START_AT, the common start its processes keep time from", what, run.Segments)
+	}
+	pctx, cancel := context.WithTimeout(mi.vu.Context(), 30*time.Second)
 	err = d.Preflight(pctx)
 	cancel()
 	if err != nil {
 		return nil, err
-	}
-	progress := func(msg string) {
-		if st := mi.vu.State(); st != nil {
-			st.Logger.WithField("run_id", run.ID).Info("setup: " + msg)
-		}
-	}
-	if run.Setup, err = d.Setup(ctx, progress); err != nil {
-		return nil, fmt.Errorf("setup on %s: %w", cfg.APIURL, err)
 	}
 	run.Shared = engine.NewShared(run.ID, ph.p, d, eopts)
 	run.Shared.Logf = log
@@ -219,7 +261,30 @@ func (mi *ModuleInstance) Setup(ph *PlanHandle, t *Target, v sobek.Value) (map[s
 	mi.root.runs[run.ID] = run
 	mi.root.last = run
 	mi.root.mu.Unlock()
-	return map[string]any{"runId": run.ID, "vus": o.VUs}, nil
+	return run, nil
+}
+
+// segments counts the execution segments of a sequence ("0,1/3,2/3,1": 3).
+func segments(seq *lib.ExecutionSegmentSequence) int {
+	if seq == nil || len(*seq) == 0 {
+		return 1
+	}
+	return len(*seq)
+}
+
+// runOrLast is the run of setup()'s data, or, in a process started with
+// --no-setup (no data), the run im.attach opened.
+func (mi *ModuleInstance) runOrLast(v sobek.Value) (*Run, error) {
+	if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
+		mi.root.mu.Lock()
+		defer mi.root.mu.Unlock()
+		if mi.root.last == nil {
+			return nil, errors.New("no run in this k6 process")
+		}
+		return mi.root.last, nil
+	}
+	run, _, err := mi.runOf(v)
+	return run, err
 }
 
 func (mi *ModuleInstance) runOf(v sobek.Value) (*Run, SetupData, error) {
@@ -250,9 +315,12 @@ type FinishResult struct {
 // Finish reconciles expected against received deliveries and emits im_lost.
 // Call it from teardown(); the summary calls it too if teardown did not.
 func (mi *ModuleInstance) Finish(v sobek.Value) (FinishResult, error) {
-	run, _, err := mi.runOf(v)
+	run, err := mi.runOrLast(v)
 	if err != nil {
 		return FinishResult{}, fmt.Errorf("im.finish: %w", err)
+	}
+	if run.Opts.SetupOnly {
+		return FinishResult{}, nil
 	}
 	rec, fresh := run.reconciled()
 	if fresh {

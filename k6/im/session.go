@@ -1,6 +1,7 @@
 package im
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -22,6 +23,7 @@ type SessionHandle struct {
 	s     *engine.Session
 	local int // VUs of this scenario in this process
 	fl    *flusher
+	noop  bool // setup-only run
 
 	First uint32 `js:"first"` // first user index
 	Count int    `js:"count"` // users
@@ -60,14 +62,80 @@ func (mi *ModuleInstance) Session(v sobek.Value) (*SessionHandle, error) {
 		local = int(es.ExecutionTuple.ScaleInt64(int64(sd.VUs)))
 	}
 	h := &SessionHandle{mi: mi, run: run, local: local, First: lo, Count: int(hi - lo)}
+	if run.Opts.SetupOnly {
+		h.noop = true // the run was only set up; its load comes later
+		return h, nil
+	}
 	h.s = run.Shared.NewSession(mi.vu.Context(), lo, hi)
 	h.fl = newFlusher(mi, run, h.s)
 	go h.fl.loop()
 	return h, nil
 }
 
-func (h *SessionHandle) barrier(name string) (time.Time, error) {
-	return h.run.Shared.Barrier(h.mi.vu.Context(), name, h.local)
+// barrier waits for the other VUs of this process; in a distributed run,
+// then also until the phase's time on the run's common clock, when the
+// other processes are there too (k6 itself coordinates nothing across
+// processes).
+func (h *SessionHandle) barrier(name, phase string) (time.Time, error) {
+	at, err := h.run.Shared.Barrier(h.mi.vu.Context(), name, h.local)
+	if err != nil {
+		return at, err
+	}
+	if t := h.run.phaseAt(phase); !t.IsZero() {
+		if late := time.Since(t); late > time.Second {
+			h.run.Shared.Logf("phase %s began %s after its time on the run's clock: this process fell behind", phase, late.Round(time.Millisecond))
+		}
+		return t, waitUntil(h.mi.vu.Context(), t)
+	}
+	return at, nil
+}
+
+func waitUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// phaseAt is when a phase begins on a distributed run's common clock (zero
+// in a single process, where the barriers alone order the phases):
+//
+//	login   StartAt
+//	send    + login window
+//	sent    + sending time at the plan's rate + send margin
+//	late    + login window (late users logged in and synced)
+func (r *Run) phaseAt(phase string) time.Time {
+	if r.StartAt.IsZero() {
+		return time.Time{}
+	}
+	login := r.loginWindow()
+	send := r.StartAt.Add(login)
+	sent := send.Add(r.Plan.Duration()).Add(r.sendMargin())
+	return map[string]time.Time{"login": r.StartAt, "send": send, "sent": sent, "late": sent.Add(login)}[phase]
+}
+
+// loginWindow allows 500 logins a second per process, plus 10 s.
+func (r *Run) loginWindow() time.Duration {
+	if d, err := time.ParseDuration(r.Opts.LoginWindow); err == nil && d > 0 {
+		return d
+	}
+	per := (r.Plan.Users + r.Segments - 1) / max(r.Segments, 1)
+	return 10*time.Second + time.Duration(per)*time.Second/500
+}
+
+func (r *Run) sendMargin() time.Duration {
+	if d, err := time.ParseDuration(r.Opts.SendMargin); err == nil && d > 0 {
+		return d
+	}
+	return 15 * time.Second
 }
 
 // Login logs in this VU's users of a phase: "immediate" or "late". Late
@@ -79,11 +147,20 @@ func (h *SessionHandle) Login(phase string) (LoginResult, error) {
 		p = plan.Immediate
 	case "late":
 		p = plan.Late
-		if _, err := h.barrier("sent"); err != nil {
-			return LoginResult{}, err
-		}
 	default:
 		return LoginResult{}, fmt.Errorf("login phase %q: want immediate or late", phase)
+	}
+	if h.noop {
+		return LoginResult{}, nil
+	}
+	if p == plan.Immediate {
+		if t := h.run.phaseAt("login"); !t.IsZero() {
+			if err := waitUntil(h.mi.vu.Context(), t); err != nil {
+				return LoginResult{}, err
+			}
+		}
+	} else if _, err := h.barrier("sent", "sent"); err != nil {
+		return LoginResult{}, err
 	}
 	r := h.s.Login(p)
 	out := LoginResult{Attempted: r.Attempted, Online: r.Online, Failed: r.Failed}
@@ -97,26 +174,66 @@ func (h *SessionHandle) Login(phase string) (LoginResult, error) {
 // of the plan at the plan's rate, and returns when all were acknowledged or
 // failed.
 func (h *SessionHandle) Send() (engine.SendResult, error) {
-	at, err := h.barrier("online")
+	if h.noop {
+		return engine.SendResult{}, nil
+	}
+	at, err := h.barrier("online", "send")
 	if err != nil {
 		return engine.SendResult{}, err
 	}
-	// The sessions' clocks start together, a moment after the barrier.
-	return h.s.Send(at.Add(100*time.Millisecond), time.Minute), nil
+	if h.run.StartAt.IsZero() {
+		at = at.Add(100 * time.Millisecond) // the sessions' clocks start together, a moment after the barrier
+	}
+	return h.s.Send(at, time.Minute), nil
+}
+
+// HoldResult says how many users stayed online through a hold.
+type HoldResult struct {
+	Seconds     float64 `js:"seconds"`
+	OnlineAfter int64   `js:"online_after"` // users online in this process when the hold ended
+	Disconnects int64   `js:"disconnects"`  // drops during the hold
+}
+
+// Hold keeps this VU's users online, heartbeating, for a duration, once
+// every VU's users are online: an idle-holding test.
+func (h *SessionHandle) Hold(duration string) (HoldResult, error) {
+	d, err := time.ParseDuration(duration)
+	if err != nil || d <= 0 {
+		return HoldResult{}, fmt.Errorf("hold duration %q is not a positive duration", duration)
+	}
+	if h.noop {
+		return HoldResult{}, nil
+	}
+	if _, err := h.barrier("online", "send"); err != nil {
+		return HoldResult{}, err
+	}
+	before := h.s.Tally.Disconnects.Load()
+	began := time.Now()
+	if err := waitUntil(h.mi.vu.Context(), began.Add(d)); err != nil {
+		return HoldResult{}, err
+	}
+	return HoldResult{Seconds: time.Since(began).Seconds(), OnlineAfter: h.run.Shared.Online(),
+		Disconnects: h.s.Tally.Disconnects.Load() - before}, nil
 }
 
 // Drain waits for deliveries still on their way, then syncs every online
 // user once more (see engine.Session.Drain).
 func (h *SessionHandle) Drain() (engine.DrainResult, error) {
-	if _, err := h.barrier("late"); err != nil {
+	if h.noop {
+		return engine.DrainResult{}, nil
+	}
+	if _, err := h.barrier("late", "late"); err != nil {
 		return engine.DrainResult{}, err
 	}
 	return h.s.Drain(), nil
 }
 
-// Close ends the users' connections once every VU finished draining.
+// Close ends the users' connections once every VU of this process finished.
 func (h *SessionHandle) Close() error {
-	_, err := h.barrier("drained")
+	if h.noop {
+		return nil
+	}
+	_, err := h.run.Shared.Barrier(h.mi.vu.Context(), "drained", h.local)
 	h.s.Close()
 	h.fl.stop()
 	return err

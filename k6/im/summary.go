@@ -18,12 +18,6 @@ import (
 	"github.com/imbench/imbench/k6/im/verify"
 )
 
-func latencyOf(h *verify.Histogram) summary.LatencySummary {
-	r := func(v float64) float64 { return math.Round(v*1000) / 1000 }
-	return summary.LatencySummary{Count: h.Count(), Avg: r(h.MeanMs()), P50: r(h.QuantileMs(0.5)), P95: r(h.QuantileMs(0.95)),
-		P99: r(h.QuantileMs(0.99)), Max: r(h.MaxMs())}
-}
-
 // BuildSummary assembles the run's summary from its tallies.
 func (r *Run) BuildSummary() summary.Summary {
 	rec, _ := r.reconciled()
@@ -52,6 +46,9 @@ func (r *Run) BuildSummary() summary.Summary {
 		m.PeakPerSecond = max(m.PeakPerSecond, v)
 	}
 	m.AvgPerSecond = math.Round(r.Shared.Meter().AvgRate()*100) / 100
+	if first, last := r.Shared.Meter().Span(); !first.IsZero() {
+		m.FirstSendMs, m.LastSendMs = first.UnixMilli(), last.UnixMilli()
+	}
 	for _, sess := range r.Shared.Sessions() {
 		m.MaxSendLagMs = math.Max(m.MaxSendLagMs, float64(sess.MaxSendLag().Microseconds())/1000)
 	}
@@ -82,8 +79,20 @@ func (r *Run) BuildSummary() summary.Summary {
 			sess.Tally.Ack[k].MergeInto(ack)
 		}
 		gen.VUs++
+		gen.UserRanges = append(gen.UserRanges, [2]uint32{sess.Lo, sess.Hi})
 	}
-	s.Latency.E2E, s.Latency.Ack = latencyOf(e2e), latencyOf(ack)
+	s.Latency.E2E, s.Latency.Ack = summary.LatencyOf(e2e), summary.LatencyOf(ack)
+	s.Latency.E2E.Negative = t.NegativeE2E
+	s.Histograms = map[string]verify.Encoded{}
+	for name, h := range map[string]*verify.Histogram{"e2e": e2e, "ack": ack} {
+		if enc, err := h.Encode(); err == nil {
+			s.Histograms[name] = enc
+		}
+	}
+	if t.NegativeE2E > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%d deliveries arrived before they were created by the sender's clock: "+
+			"the clocks of the generator processes disagree", t.NegativeE2E))
+	}
 	gen.PullRequests, gen.HeartbeatsSent = t.PullRequests, t.HeartbeatsSent
 	s.Generator = gen
 	s.Versions = versions(r.Opts.Version)
@@ -118,6 +127,10 @@ func (mi *ModuleInstance) Summary(_ sobek.Value) (map[string]any, error) {
 	}
 	if run.Shared == nil {
 		return nil, errors.New("im.summary: the run has no state")
+	}
+	if run.Opts.SetupOnly {
+		return map[string]any{"stdout": fmt.Sprintf("imbench: run %s set up on %s: %d users (%d new), %d friendships, %d groups\n",
+			run.ID, run.Target.API, run.Plan.Users, run.Setup.Registered, run.Setup.Friendships, run.Setup.Groups)}, nil
 	}
 	s := run.BuildSummary()
 	raw, err := json.MarshalIndent(s, "", "  ")

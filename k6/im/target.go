@@ -70,7 +70,7 @@ func (t *Target) normalize() error {
 		return err
 	}
 	if !t.AllowRemote {
-		for _, raw := range []string{cfg.APIURL, cfg.WSURL} {
+		for _, raw := range append([]string{cfg.APIURL}, strings.Split(cfg.WSURL, ",")...) {
 			if err := requireLoopback(raw); err != nil {
 				return err
 			}

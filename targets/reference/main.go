@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/imbench/imbench/internal/lokipush"
+	"github.com/imbench/imbench/targets/reference/cluster"
 	"github.com/imbench/imbench/targets/reference/core"
 	"github.com/imbench/imbench/targets/reference/openim"
 )
@@ -38,6 +39,8 @@ func main() {
 func run(args []string) error {
 	fs := flag.NewFlagSet("imbench-target", flag.ContinueOnError)
 	var (
+		role        = fs.String("role", "all", "all: one process; core: state and REST API, serving gateways; gateway: WebSocket connections, linked to a core")
+		clusterAddr = fs.String("cluster", "127.0.0.1:10100", "where the core listens for gateways (core) or is found (gateway)")
 		apiAddr     = fs.String("api", "127.0.0.1:10002", "openim-api REST `address`")
 		wsAddr      = fs.String("ws", "127.0.0.1:10001", "msggateway WebSocket `address`")
 		metricsAddr = fs.String("metrics", "127.0.0.1:12002", "Prometheus /metrics `address`")
@@ -65,10 +68,23 @@ func run(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *secret == "" {
+	if *role != "all" && *role != "core" && *role != "gateway" {
+		return fmt.Errorf("-role %q: want all, core or gateway", *role)
+	}
+	if *secret == "" && *role != "gateway" {
 		return errors.New("a secret is required: -secret or IMBENCH_TARGET_SECRET")
 	}
-	for _, a := range []string{*apiAddr, *wsAddr, *metricsAddr} {
+	addrs := []string{*metricsAddr}
+	if *role != "gateway" {
+		addrs = append(addrs, *apiAddr)
+	}
+	if *role != "core" {
+		addrs = append(addrs, *wsAddr)
+	}
+	if *role != "all" {
+		addrs = append(addrs, *clusterAddr)
+	}
+	for _, a := range addrs {
 		if err := checkLoopback(a, *allowRemote); err != nil {
 			return err
 		}
@@ -82,19 +98,43 @@ func run(args []string) error {
 		defer p.Close()
 		h = p.Handler(h)
 	}
-	log := slog.New(h).With("service", "imbench-target")
+	log := slog.New(h).With("service", "imbench-target", "role", *role)
 
 	m := core.NewMetrics()
-	c, err := core.New(core.Config{Secret: *secret, AdminID: *admin, MaxConns: *maxConns, Faults: f, Log: log}, m)
-	if err != nil {
-		return err
-	}
-	gw := openim.NewGateway(c, m, log)
-	gw.ReadTimeout = *readTimeout
 	servers := map[string]*http.Server{
-		*apiAddr:     {Handler: openim.NewAPI(c, m), ReadHeaderTimeout: 10 * time.Second},
-		*wsAddr:      {Handler: gw, ReadHeaderTimeout: 10 * time.Second},
 		*metricsAddr: {Handler: promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}), ReadHeaderTimeout: 10 * time.Second},
+	}
+	var (
+		c       *core.Core
+		backend core.Backend
+	)
+	if *role == "gateway" {
+		remote, err := cluster.Dial(*clusterAddr)
+		if err != nil {
+			return err
+		}
+		backend = remote
+	} else {
+		var err error
+		c, err = core.New(core.Config{Secret: *secret, AdminID: *admin, MaxConns: *maxConns, Faults: f, Log: log}, m)
+		if err != nil {
+			return err
+		}
+		backend = c
+		servers[*apiAddr] = &http.Server{Handler: openim.NewAPI(c, m), ReadHeaderTimeout: 10 * time.Second}
+	}
+	if *role != "core" {
+		gw := openim.NewGateway(backend, m, log)
+		gw.ReadTimeout = *readTimeout
+		servers[*wsAddr] = &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second}
+	}
+	if *role == "core" {
+		l, err := net.Listen("tcp", *clusterAddr)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		go cluster.Serve(l, c, log)
 	}
 	listeners := map[string]net.Listener{}
 	for addr := range servers {
@@ -113,8 +153,12 @@ func run(args []string) error {
 	for addr, srv := range servers {
 		go func() { errc <- srv.Serve(listeners[addr]) }()
 	}
-	go c.RunDisconnects(ctx)
-	log.Info("listening", "api", *apiAddr, "ws", *wsAddr, "metrics", *metricsAddr, "faults", fmt.Sprintf("%+v", c.Faults()))
+	if c != nil {
+		go c.RunDisconnects(ctx)
+		log.Info("listening", "addrs", strings.Join(addrs, " "), "faults", fmt.Sprintf("%+v", c.Faults()))
+	} else {
+		log.Info("listening", "addrs", strings.Join(addrs, " "), "core", *clusterAddr)
+	}
 	select {
 	case <-ctx.Done():
 	case err := <-errc:

@@ -257,3 +257,21 @@ func TestHeartbeatsBeatTheReadDeadline(t *testing.T) {
 		})
 	}
 }
+
+// Users spread over three gateway processes' worth of links: messages cross
+// from one gateway through the core to another, and still arrive exactly;
+// faults injected in the core come out as exactly.
+func TestGatewaysSpreadOverProcesses(t *testing.T) {
+	tg := reftest.StartCluster(t, core.Faults{}, 3)
+	o := run(t, tg, smallPlan(t, "spread"), 2, engine.Options{}, nil)
+	if exp := verify.Sum(o.totals.Expected); exp == 0 || verify.Sum(o.rec.Lost) != 0 ||
+		exp != verify.Sum(o.totals.Pushed)+verify.Sum(o.totals.Pulled) {
+		t.Fatalf("across gateways: expected %d, pushed %v pulled %v, lost %v", exp, o.totals.Pushed, o.totals.Pulled, o.rec.Lost)
+	}
+	tg = reftest.StartCluster(t, core.Faults{Duplicate: 0.05, Seed: 12}, 3)
+	o = run(t, tg, smallPlan(t, "spreaddup"), 2, engine.Options{}, nil)
+	dup := int64(tg.Counter(t, "imbench_target_fault_duplicated_pushes_total"))
+	if dup == 0 || verify.Sum(o.totals.Duplicates) != dup {
+		t.Fatalf("duplicates across gateways: target %d, verifier %v", dup, o.totals.Duplicates)
+	}
+}

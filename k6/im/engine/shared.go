@@ -201,6 +201,13 @@ func (m *Meter) PerSecond() (int64, []int64) {
 	return m.start, append([]int64(nil), m.counts...)
 }
 
+// Span is when the first and the last message were sent.
+func (m *Meter) Span() (first, last time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.first, m.last
+}
+
 // AvgRate is the mean send rate between the first and the last send.
 func (m *Meter) AvgRate() float64 {
 	m.mu.Lock()

@@ -99,7 +99,7 @@ func (d *Driver) dial(ctx context.Context, u uint32, token string, h engine.Hand
 		WriteBufferSize:  512,
 		WriteBufferPool:  writeBufs,
 	}
-	ws, resp, err := dialer.DialContext(ctx, d.cfg.WSURL+"/?"+q.Encode(), nil)
+	ws, resp, err := dialer.DialContext(ctx, d.GatewayOf(u)+"/?"+q.Encode(), nil)
 	if err != nil {
 		if errors.Is(err, websocket.ErrBadHandshake) && resp != nil {
 			body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))

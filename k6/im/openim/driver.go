@@ -20,7 +20,7 @@ import (
 // Config is how to reach one OpenIM deployment and how to talk to it.
 type Config struct {
 	APIURL      string        // openim-api, e.g. http://127.0.0.1:10002
-	WSURL       string        // openim-msggateway, e.g. ws://127.0.0.1:10001
+	WSURL       string        // openim-msggateway, e.g. ws://127.0.0.1:10001; several, comma-separated: user i uses the (i mod n)-th
 	Secret      string        // share.yml secret
 	AdminID     string        // share.yml imAdminUserID
 	Platform    int           // platformID of every connection (2 = Android, as the seed's programs)
@@ -36,18 +36,23 @@ type Config struct {
 // Validate checks a config and fills defaults.
 func (c *Config) Validate() error {
 	var errs []error
-	for name, raw := range map[string]*string{"API URL": &c.APIURL, "WebSocket URL": &c.WSURL} {
-		u, err := url.Parse(*raw)
+	check := func(name, raw string, schemes ...string) string {
+		u, err := url.Parse(raw)
 		if err != nil || u.Host == "" {
-			errs = append(errs, fmt.Errorf("OpenIM %s %q is not a URL", name, *raw))
-			continue
+			errs = append(errs, fmt.Errorf("OpenIM %s %q is not a URL", name, raw))
+			return raw
 		}
-		want := map[string][]string{"API URL": {"http", "https"}, "WebSocket URL": {"ws", "wss"}}[name]
-		if u.Scheme != want[0] && u.Scheme != want[1] {
-			errs = append(errs, fmt.Errorf("OpenIM %s %q must start with %s:// or %s://", name, *raw, want[0], want[1]))
+		if u.Scheme != schemes[0] && u.Scheme != schemes[1] {
+			errs = append(errs, fmt.Errorf("OpenIM %s %q must start with %s:// or %s://", name, raw, schemes[0], schemes[1]))
 		}
-		*raw = strings.TrimRight(*raw, "/")
+		return strings.TrimRight(raw, "/")
 	}
+	c.APIURL = check("API URL", c.APIURL, "http", "https")
+	var ws []string
+	for _, raw := range strings.Split(c.WSURL, ",") {
+		ws = append(ws, check("WebSocket URL", strings.TrimSpace(raw), "ws", "wss"))
+	}
+	c.WSURL = strings.Join(ws, ",")
 	if c.Secret == "" {
 		errs = append(errs, errors.New("the OpenIM secret is empty (set IM_SECRET)"))
 	}
@@ -88,9 +93,10 @@ type Driver struct {
 	admin  string
 	tokens map[uint32]string
 
-	dialer net.Dialer
-	srcMu  sync.Mutex
-	srcIdx int
+	dialer   net.Dialer
+	gateways []string // the WebSocket URLs users are spread over
+	srcMu    sync.Mutex
+	srcIdx   int
 }
 
 var _ engine.Driver = (*Driver)(nil)
@@ -102,7 +108,7 @@ func New(cfg Config, p *plan.Plan) (*Driver, error) {
 	}
 	d := &Driver{cfg: cfg, plan: p, tokens: map[uint32]string{},
 		api:    &API{Base: cfg.APIURL, Secret: cfg.Secret, AdminID: cfg.AdminID, HTTP: &http.Client{Timeout: 2 * cfg.Timeout}},
-		dialer: net.Dialer{Timeout: cfg.Timeout}}
+		dialer: net.Dialer{Timeout: cfg.Timeout}, gateways: strings.Split(cfg.WSURL, ",")}
 	d.users = make([]string, p.Users)
 	for i := range d.users {
 		d.users[i] = p.UserID(uint32(i))
@@ -128,6 +134,9 @@ func New(cfg Config, p *plan.Plan) (*Driver, error) {
 
 // System implements engine.Driver.
 func (d *Driver) System() string { return "openim" }
+
+// GatewayOf is the WebSocket URL user u logs in at.
+func (d *Driver) GatewayOf(u uint32) string { return d.gateways[int(u)%len(d.gateways)] }
 
 // ConversationID is the wire id of plan conversation c.
 func (d *Driver) ConversationID(c uint32) string { return d.conv[c] }

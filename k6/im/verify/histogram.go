@@ -55,3 +55,26 @@ func (h *Histogram) QuantileMs(q float64) float64 {
 }
 
 func (h *Histogram) MaxMs() float64 { return float64(h.max) / 1000 }
+
+// Encoded is a histogram as written into a partial summary, so that the
+// summaries of several k6 processes merge into exact global figures.
+type Encoded struct {
+	HDR   string  `json:"hdr"` // HdrHistogram V2, compressed, base64
+	SumUs float64 `json:"sum_us"`
+	MaxUs int64   `json:"max_us"`
+}
+
+// Encode serialises h.
+func (h *Histogram) Encode() (Encoded, error) {
+	b, err := h.h.Encode(hdr.V2CompressedEncodingCookieBase)
+	return Encoded{HDR: string(b), SumUs: h.sum, MaxUs: h.max}, err
+}
+
+// Decode restores an encoded histogram.
+func (e Encoded) Decode() (*Histogram, error) {
+	h, err := hdr.Decode([]byte(e.HDR))
+	if err != nil {
+		return nil, err
+	}
+	return &Histogram{h: h, sum: e.SumUs, max: e.MaxUs}, nil
+}

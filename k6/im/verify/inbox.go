@@ -130,7 +130,11 @@ func (ck *Checker) Receive(in *Inbox, a Arrival, now time.Time, t *Tally) Outcom
 		t.Pushed[k].Add(1)
 	}
 	if !a.Pulled || a.GapFill {
-		t.E2E[k].Record(now.Sub(time.UnixMicro(b.CreateUs)))
+		d := now.Sub(time.UnixMicro(b.CreateUs))
+		if d < 0 {
+			t.NegativeE2E.Add(1)
+		}
+		t.E2E[k].Record(d)
 	}
 	return out
 }

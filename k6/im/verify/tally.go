@@ -31,13 +31,14 @@ func KindName(i int) string {
 // conversation kind; the k6 layer turns their growth into metric samples and
 // the summary adds the tallies of all VUs.
 type Tally struct {
-	Sent, Acked, SendFailed, Expected          [Kinds]atomic.Int64
-	Pushed, Pulled, Duplicates, OutOfOrder     [Kinds]atomic.Int64
-	GapPulled                                  [Kinds]atomic.Int64 // the part of Pulled that filled a seq gap
-	Corrupt, Foreign, Overlap                  atomic.Int64
-	ConnectErrors, Disconnects, Kicks          atomic.Int64
-	Reconnects, LoginsImmediate, LoginsLate    atomic.Int64
-	PullRequests, HeartbeatsSent, SendLagMsMax atomic.Int64
+	Sent, Acked, SendFailed, Expected       [Kinds]atomic.Int64
+	Pushed, Pulled, Duplicates, OutOfOrder  [Kinds]atomic.Int64
+	GapPulled                               [Kinds]atomic.Int64 // the part of Pulled that filled a seq gap
+	Corrupt, Foreign, Overlap               atomic.Int64
+	ConnectErrors, Disconnects, Kicks       atomic.Int64
+	Reconnects, LoginsImmediate, LoginsLate atomic.Int64
+	PullRequests, HeartbeatsSent            atomic.Int64
+	NegativeE2E                             atomic.Int64 // received before created: sender's clock ahead
 
 	E2E, Ack [Kinds]Latency
 }
@@ -93,6 +94,7 @@ type Totals struct {
 	ConnectErrors, Disconnects, Kicks       int64
 	Reconnects, LoginsImmediate, LoginsLate int64
 	PullRequests, HeartbeatsSent            int64
+	NegativeE2E                             int64
 }
 
 // Add folds a tally into the totals.
@@ -119,6 +121,7 @@ func (t *Totals) Add(x *Tally) {
 	t.LoginsLate += x.LoginsLate.Load()
 	t.PullRequests += x.PullRequests.Load()
 	t.HeartbeatsSent += x.HeartbeatsSent.Load()
+	t.NegativeE2E += x.NegativeE2E.Load()
 }
 
 // Sum adds up a per-kind counter.

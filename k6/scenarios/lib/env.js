@@ -18,6 +18,10 @@
 //   IM_VUS           k6 VUs sharing the users (one VU holds thousands)
 //   IM_RESULTS_DIR   where results/<run id>/ goes (default results)
 //   IM_PING_INTERVAL, IM_DRAIN_QUIET, IM_DRAIN_TIMEOUT   durations
+// A run split over several k6 processes (execution segments, `imbench run
+// -segments N`): one process sets the target up with IM_SETUP_ONLY=1, then
+// the segments run with --no-setup and keep time from IM_START_AT (unix ms);
+// IM_LOGIN_WINDOW and IM_SEND_MARGIN size their common phases.
 
 export function target(env) {
   return {
@@ -64,5 +68,9 @@ export function runOptions(env, vus) {
   if (env.IM_PING_INTERVAL) o.pingInterval = env.IM_PING_INTERVAL;
   if (env.IM_DRAIN_QUIET) o.drainQuiet = env.IM_DRAIN_QUIET;
   if (env.IM_DRAIN_TIMEOUT) o.drainTimeout = env.IM_DRAIN_TIMEOUT;
+  if (env.IM_SETUP_ONLY === '1') o.setupOnly = true;
+  if (env.IM_START_AT) o.startAt = number(env, 'IM_START_AT', 0);
+  if (env.IM_LOGIN_WINDOW) o.loginWindow = env.IM_LOGIN_WINDOW;
+  if (env.IM_SEND_MARGIN) o.sendMargin = env.IM_SEND_MARGIN;
   return o;
 }

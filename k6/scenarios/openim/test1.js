@@ -42,7 +42,8 @@ export function setup() {
 }
 
 export default function (run) {
-  const s = im.session(run);
+  // run is setup()'s data; a segment process started with --no-setup joins instead.
+  const s = im.session(run || im.attach(plan, tgt, runOptions(__ENV, VUS)));
   const online = s.login('immediate');
   if (online.attempted > 0 && online.online === 0) {
     exec.test.abort(`no user could log in: ${online.first_error}`);

@@ -179,3 +179,19 @@ func (s *Session) release(conv string, h *heldPush) {
 		s.out.Deliver(h.p, h.at)
 	}
 }
+
+// Outlet returns the connection the session writes to.
+func (s *Session) Outlet() Outlet { return s.out }
+
+// Backend is what a protocol front needs from the server: the Core itself,
+// or a link to a Core in another process (package cluster).
+type Backend interface {
+	CheckLogin(token, userID string, platform int) *Error
+	Attach(s *Session) *Error
+	Detach(s *Session)
+	Send(m *Message) (*Message, *Error)
+	MaxSeqs(userID string) map[string]int64
+	Pull(userID, convID string, begin, end, num int64) (msgs []*Message, isEnd bool, endSeq int64)
+}
+
+var _ Backend = (*Core)(nil)

@@ -38,7 +38,7 @@ const (
 
 // Gateway serves the WebSocket endpoint.
 type Gateway struct {
-	Core        *core.Core
+	Core        core.Backend
 	Metrics     *core.Metrics
 	Log         *slog.Logger
 	ReadTimeout time.Duration // PongWait unless set
@@ -46,8 +46,9 @@ type Gateway struct {
 	upgrader websocket.Upgrader
 }
 
-// NewGateway returns a gateway over c.
-func NewGateway(c *core.Core, m *core.Metrics, log *slog.Logger) *Gateway {
+// NewGateway returns a gateway over c: the core in this process, or a link
+// to it in another (cluster.Remote).
+func NewGateway(c core.Backend, m *core.Metrics, log *slog.Logger) *Gateway {
 	return &Gateway{Core: c, Metrics: m, Log: log, ReadTimeout: PongWait, upgrader: websocket.Upgrader{
 		HandshakeTimeout: 10 * time.Second,
 		ReadBufferSize:   1024,

@@ -4,11 +4,13 @@ package reftest
 
 import (
 	"log/slog"
+	"net"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/imbench/imbench/targets/reference/cluster"
 	"github.com/imbench/imbench/targets/reference/core"
 	"github.com/imbench/imbench/targets/reference/openim"
 )
@@ -45,6 +47,35 @@ func StartWith(t testing.TB, faults core.Faults, readTimeout time.Duration) *Tar
 		api.Close()
 	})
 	return &Target{APIURL: api.URL, WSURL: "ws" + strings.TrimPrefix(ws.URL, "http"), Secret: "test-secret", Core: c, Metrics: m}
+}
+
+// StartCluster serves a core and n gateways linked to it (package
+// cluster); WSURL lists the gateways, comma-separated.
+func StartCluster(t testing.TB, faults core.Faults, n int) *Target {
+	t.Helper()
+	tg := Start(t, faults)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go cluster.Serve(l, tg.Core, slog.New(slog.DiscardHandler))
+	var urls []string
+	for i := 0; i < n; i++ {
+		remote, err := cluster.Dial(l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		gm := core.NewMetrics()
+		ws := httptest.NewServer(openim.NewGateway(remote, gm, slog.New(slog.DiscardHandler)))
+		t.Cleanup(func() {
+			ws.CloseClientConnections()
+			ws.Close()
+		})
+		urls = append(urls, "ws"+strings.TrimPrefix(ws.URL, "http"))
+	}
+	tg.WSURL = strings.Join(urls, ",")
+	return tg
 }
 
 // Counter sums a counter family over all its labels (0 when absent).

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/imbench/imbench/internal/summary"
+)
+
+// runSegments runs a scenario as rc.segments k6 processes, each holding
+// one execution segment of the users (k6 derives which VUs, and so which
+// users, from --execution-segment; no user is in two segments):
+//
+//  1. one k6 process sets the target up (IM_SETUP_ONLY=1) and stops;
+//  2. the segment processes start with --no-setup and keep time from a
+//     common IM_START_AT, each tagged instance=segN so Prometheus holds
+//     every process's series side by side and the recording rules add them;
+//  3. their partial summaries merge into the run's summary.json.
+//
+// On Kubernetes the k6-operator plays step 2 (runbooks/kubernetes.md).
+func runSegments(rc *runConfig) (int, error) {
+	dir := filepath.Join(rc.resultsDir, rc.runID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	n := rc.segments
+	fmt.Printf("imbench: run %s: %s on %s (%s), %d k6 processes\n", rc.runID, rc.scenario, rc.target.Name, rc.api, n)
+	vus := envValue(rc.env, "IM_VUS")
+	if vus == "" {
+		vus = strconv.Itoa(n) // one VU per process
+	}
+	if v, _ := strconv.Atoi(vus); v < n {
+		return 0, badInput("VUS=%s: a run over %d segments needs at least %d VUs", vus, n, n)
+	}
+	env := append(os.Environ(), rc.env...)
+	env = append(env, "IM_VUS="+vus)
+
+	setup := exec.Command(rc.k6, "run", "--quiet", "--no-color", "--address=", "--no-thresholds", rc.script)
+	setup.Env = append(append([]string(nil), env...), "IM_SETUP_ONLY=1", "IM_VUS=1")
+	setup.Stdout, setup.Stderr = os.Stdout, os.Stderr
+	if err := setup.Run(); err != nil {
+		return 0, fmt.Errorf("setting the target up: %w", err)
+	}
+
+	obs := observe(rc)
+	startAt := time.Now().Add(3 * time.Second)
+	seq := make([]string, n+1)
+	for i := range seq {
+		seq[i] = fraction(i, n)
+	}
+	procs := make([]*exec.Cmd, n)
+	for i := 0; i < n; i++ {
+		// Thresholds are per process, where lost and received do not add up
+		// (a sender's expected deliveries land in other processes): they are
+		// checked on the merged summary instead.
+		args := []string{"run", "--quiet", "--no-color", "--address=", "--no-setup", "--no-thresholds",
+			"--execution-segment", fraction(i, n) + ":" + fraction(i+1, n),
+			"--execution-segment-sequence", strings.Join(seq, ","),
+			"--tag", "run_id=" + rc.runID, "--tag", "target=" + rc.target.Name, "--tag", fmt.Sprintf("instance=seg%d", i)}
+		args = append(append(append(args, obs.args...), rc.k6Args...), rc.script)
+		cmd := exec.Command(rc.k6, args...)
+		cmd.Env = append(append(append([]string(nil), env...), obs.env...), fmt.Sprintf("IM_START_AT=%d", startAt.UnixMilli()))
+		log, err := os.Create(filepath.Join(dir, fmt.Sprintf("k6-seg%d.log", i)))
+		if err != nil {
+			return 0, err
+		}
+		defer log.Close()
+		cmd.Stdout, cmd.Stderr = log, log
+		if err := cmd.Start(); err != nil {
+			for _, p := range procs[:i] {
+				p.Process.Kill()
+			}
+			return 0, err
+		}
+		procs[i] = cmd
+	}
+	for _, note := range obs.notes {
+		fmt.Println("imbench:", note)
+	}
+	fmt.Printf("imbench: %d segment processes started; their output is in %s/k6-seg*.log\n", n, dir)
+	code := 0
+	for i, p := range procs {
+		if err := p.Wait(); err != nil {
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = max(code, ee.ExitCode())
+				fmt.Fprintf(os.Stderr, "imbench: segment %d exited %d (see k6-seg%d.log)\n", i, ee.ExitCode(), i)
+				continue
+			}
+			return 0, err
+		}
+	}
+	merged, err := mergeSegments(dir, n)
+	if err != nil {
+		return max(code, 1), err
+	}
+	fmt.Print(merged.Table())
+	for _, w := range merged.Warnings {
+		fmt.Println("imbench: warning:", w)
+	}
+	if d := merged.Deliveries; (d.Lost != 0 || d.Corrupted != 0) && !contains(rc.k6Args, "--no-thresholds") {
+		fmt.Fprintf(os.Stderr, "imbench: thresholds crossed over all segments: %d deliveries lost, %d corrupted\n", d.Lost, d.Corrupted)
+		code = max(code, 99) // k6's exit code for crossed thresholds
+	}
+	if obs.loki != "" {
+		printLogProblems(obs.loki, rc.runID)
+	}
+	latest := filepath.Join(rc.resultsDir, "latest")
+	os.Remove(latest)
+	if err := os.Symlink(rc.runID, latest); err != nil {
+		return code, err
+	}
+	fmt.Printf("imbench: results in %s (results/latest)\n", dir)
+	if r, err := writeReport(dir, false); err != nil {
+		fmt.Fprintln(os.Stderr, "imbench: report:", err)
+		code = max(code, 1)
+	} else {
+		printReportPaths(r)
+	}
+	return code, nil
+}
+
+// fraction is i/n as k6 writes segment boundaries.
+func fraction(i, n int) string {
+	switch i {
+	case 0:
+		return "0"
+	case n:
+		return "1"
+	}
+	return fmt.Sprintf("%d/%d", i, n)
+}
+
+// mergeSegments reads the n partial summaries in dir and writes summary.json.
+func mergeSegments(dir string, n int) (summary.Summary, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "summary-*.json"))
+	if err != nil {
+		return summary.Summary{}, err
+	}
+	sort.Strings(files)
+	if len(files) != n {
+		return summary.Summary{}, fmt.Errorf("%d of %d segments wrote a summary (see the k6-seg*.log files)", len(files), n)
+	}
+	var parts []summary.Summary
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return summary.Summary{}, err
+		}
+		var s summary.Summary
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return summary.Summary{}, fmt.Errorf("%s: %w", f, err)
+		}
+		parts = append(parts, s)
+	}
+	merged, err := summary.Merge(parts)
+	if err != nil {
+		return merged, err
+	}
+	raw, err := json.MarshalIndent(merged, "", "  ")
+	if err != nil {
+		return merged, err
+	}
+	return merged, os.WriteFile(filepath.Join(dir, "summary.json"), append(raw, '\n'), 0o644)
+}
+
+func envValue(env []string, key string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}

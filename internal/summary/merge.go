@@ -1,0 +1,192 @@
+package summary
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/imbench/imbench/k6/im/verify"
+)
+
+// Merge adds up the partial summaries of one run's k6 processes (one per
+// execution segment) into the run's summary: counts add, per-second sends
+// add second by second, latencies merge from their histograms, so the result
+// is what one process holding every user would have written.
+func Merge(parts []Summary) (Summary, error) {
+	if len(parts) == 0 {
+		return Summary{}, errors.New("no partial summaries")
+	}
+	out := parts[0]
+	out.Parts = nil
+	out.Segment = ""
+	out.Warnings = nil
+	out.Users = UsersSummary{Registered: parts[0].Users.Registered, PlannedOnline: parts[0].Users.PlannedOnline,
+		PlannedLate: parts[0].Users.PlannedLate}
+	out.Messages = MessagesSummary{Planned: parts[0].Messages.Planned, PlannedRate: parts[0].Messages.PlannedRate,
+		ByType: map[string]int64{}}
+	out.Deliveries = DeliveriesSummary{ByType: map[string]DeliveriesByType{}}
+	out.Generator = GeneratorSummary{}
+	hists := map[string]*verify.Histogram{}
+	var starts []time.Time
+	var firstSec int64
+	perSec := map[int64]int64{}
+	for _, p := range parts {
+		if p.RunID != out.RunID {
+			return Summary{}, fmt.Errorf("partial summaries of runs %s and %s", out.RunID, p.RunID)
+		}
+		out.Parts = append(out.Parts, p.Segment)
+		starts = append(starts, p.StartedAt)
+		if p.StartedAt.Before(out.StartedAt) {
+			out.StartedAt = p.StartedAt
+		}
+		if p.EndedAt.After(out.EndedAt) {
+			out.EndedAt = p.EndedAt
+		}
+		u := &out.Users
+		u.NewlyRegistered += p.Users.NewlyRegistered
+		u.OnlinePeak += p.Users.OnlinePeak // the processes' peaks fall in the same phase
+		u.Logins += p.Users.Logins
+		u.LateLogins += p.Users.LateLogins
+		u.ConnectErrors += p.Users.ConnectErrors
+		u.Disconnects += p.Users.Disconnects
+		u.Reconnects += p.Users.Reconnects
+		u.Kicks += p.Users.Kicks
+		m := &out.Messages
+		m.Sent += p.Messages.Sent
+		m.Acked += p.Messages.Acked
+		m.SendFailed += p.Messages.SendFailed
+		m.MaxSendLagMs = math.Max(m.MaxSendLagMs, p.Messages.MaxSendLagMs)
+		for k, v := range p.Messages.ByType {
+			m.ByType[k] += v
+		}
+		for i, v := range p.Messages.PerSecond {
+			perSec[p.Messages.PerSecondStart+int64(i)] += v
+		}
+		if len(p.Messages.PerSecond) > 0 && (firstSec == 0 || p.Messages.PerSecondStart < firstSec) {
+			firstSec = p.Messages.PerSecondStart
+		}
+		d := &out.Deliveries
+		pd := p.Deliveries
+		d.Expected += pd.Expected
+		d.Received += pd.Received
+		d.Pushed += pd.Pushed
+		d.ByPull += pd.ByPull
+		d.ByGapPull += pd.ByGapPull
+		d.Duplicates += pd.Duplicates
+		d.OutOfOrder += pd.OutOfOrder
+		d.Lost += pd.Lost
+		d.Unexpected += pd.Unexpected
+		d.Corrupted += pd.Corrupted
+		d.Foreign += pd.Foreign
+		for _, l := range pd.LostSample {
+			if len(d.LostSample) < 20 {
+				d.LostSample = append(d.LostSample, l)
+			}
+		}
+		for k, v := range pd.ByType {
+			t := d.ByType[k]
+			t.Expected += v.Expected
+			t.Received += v.Received
+			t.Duplicates += v.Duplicates
+			t.OutOfOrder += v.OutOfOrder
+			t.Lost += v.Lost
+			d.ByType[k] = t
+		}
+		out.Generator.VUs += p.Generator.VUs
+		out.Generator.UserRanges = append(out.Generator.UserRanges, p.Generator.UserRanges...)
+		if f := p.Messages.FirstSendMs; f > 0 && (out.Messages.FirstSendMs == 0 || f < out.Messages.FirstSendMs) {
+			out.Messages.FirstSendMs = f
+		}
+		out.Messages.LastSendMs = max(out.Messages.LastSendMs, p.Messages.LastSendMs)
+		out.Generator.PullRequests += p.Generator.PullRequests
+		out.Generator.HeartbeatsSent += p.Generator.HeartbeatsSent
+		for name, e := range p.Histograms {
+			h, err := e.Decode()
+			if err != nil {
+				return Summary{}, fmt.Errorf("segment %s, %s histogram: %w", p.Segment, name, err)
+			}
+			if hists[name] == nil {
+				hists[name] = verify.NewHistogram()
+			}
+			hists[name].Merge(h)
+		}
+		out.Latency.E2E.Negative += p.Latency.E2E.Negative
+		out.Warnings = append(out.Warnings, p.Warnings...)
+	}
+	if len(perSec) > 0 {
+		var last int64
+		for s := range perSec {
+			last = max(last, s)
+		}
+		out.Messages.PerSecondStart = firstSec
+		out.Messages.PerSecond = make([]int64, last-firstSec+1)
+		for s, v := range perSec {
+			out.Messages.PerSecond[s-firstSec] = v
+			out.Messages.PeakPerSecond = max(out.Messages.PeakPerSecond, v)
+		}
+	}
+	out.Messages.AvgPerSecond = float64(out.Messages.Sent)
+	if span := out.Messages.LastSendMs - out.Messages.FirstSendMs; span > 0 && out.Messages.Sent > 1 {
+		out.Messages.AvgPerSecond = math.Round(float64(out.Messages.Sent-1)/(float64(span)/1000)*100) / 100
+	}
+	if err := checkRanges(out.Generator.UserRanges, out.Users.Registered); err != nil {
+		return out, err
+	}
+	out.Histograms = map[string]verify.Encoded{}
+	for name, h := range hists {
+		l := LatencyOf(h)
+		switch name {
+		case "e2e":
+			l.Negative = out.Latency.E2E.Negative
+			out.Latency.E2E = l
+		case "ack":
+			out.Latency.Ack = l
+		}
+		if e, err := h.Encode(); err == nil {
+			out.Histograms[name] = e
+		}
+	}
+	out.Integrity = 0
+	if out.Deliveries.Expected > 0 {
+		out.Integrity = math.Round(float64(out.Deliveries.Expected-out.Deliveries.Lost)/float64(out.Deliveries.Expected)*1e6) / 1e6
+	}
+	sort.Slice(starts, func(i, j int) bool { return starts[i].Before(starts[j]) })
+	if spread := starts[len(starts)-1].Sub(starts[0]); spread > 2*time.Second {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("the %d k6 processes disagree on when the run started by %s: "+
+			"their clocks differ or they started apart, and cross-process latencies are off by as much", len(parts), spread.Round(time.Millisecond)))
+	}
+	if n := out.Latency.E2E.Negative; n > 0 {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%d deliveries arrived before they were created by the "+
+			"sender's clock: the generators' clocks disagree (sync them, e.g. with chrony)", n))
+	}
+	return out, nil
+}
+
+// checkRanges proves the processes held every user exactly once.
+func checkRanges(ranges [][2]uint32, users int) error {
+	rs := append([][2]uint32(nil), ranges...)
+	sort.Slice(rs, func(i, j int) bool { return rs[i][0] < rs[j][0] })
+	next := uint32(0)
+	for _, r := range rs {
+		if r[0] < next {
+			return fmt.Errorf("users %d..%d are held by two processes", r[0], min(next, r[1])-1)
+		}
+		if r[0] > next {
+			return fmt.Errorf("users %d..%d are held by no process", next, r[0]-1)
+		}
+		next = r[1]
+	}
+	if int(next) != users {
+		return fmt.Errorf("users %d..%d are held by no process", next, users-1)
+	}
+	return nil
+}
+
+// LatencyOf summarises a histogram, rounded to the µs.
+func LatencyOf(h *verify.Histogram) LatencySummary {
+	r := func(v float64) float64 { return math.Round(v*1000) / 1000 }
+	return LatencySummary{Count: h.Count(), Avg: r(h.MeanMs()), P50: r(h.QuantileMs(0.5)), P95: r(h.QuantileMs(0.95)),
+		P99: r(h.QuantileMs(0.99)), Max: r(h.MaxMs())}
+}

@@ -1,0 +1,104 @@
+package summary
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/imbench/imbench/k6/im/verify"
+)
+
+// Three processes' partial summaries merge into the figures one process
+// would have counted, latency percentiles included.
+func TestMergeAddsUpExactly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	all := verify.NewHistogram()
+	t0 := time.Unix(1_800_000_000, 0).UTC()
+	var parts []Summary
+	for i := 0; i < 3; i++ {
+		h := verify.NewHistogram()
+		for j := 0; j < 1000*(i+1); j++ {
+			v := int64(rng.ExpFloat64() * 4000)
+			h.Record(v)
+			all.Record(v)
+		}
+		enc, err := h.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p Summary
+		p.RunID, p.Segment = "r", []string{"0:1/3", "1/3:2/3", "2/3:1"}[i]
+		p.StartedAt, p.EndedAt = t0.Add(time.Duration(i)*100*time.Millisecond), t0.Add(time.Minute+time.Duration(i)*time.Second)
+		p.Users.Registered = 30
+		p.Messages.Sent, p.Messages.PerSecondStart, p.Messages.PerSecond = 100, t0.Unix()+int64(i), []int64{40, 60}
+		p.Messages.FirstSendMs, p.Messages.LastSendMs = t0.UnixMilli(), t0.UnixMilli()+3000
+		p.Deliveries.Expected, p.Deliveries.Received = 1000, 1000
+		p.Deliveries.Lost = []int64{5, -5, 2}[i] // a process's own figure need not add up; the sum does
+		p.Generator.UserRanges = [][2]uint32{{uint32(10 * i), uint32(10*i + 10)}}
+		p.Histograms = map[string]verify.Encoded{"e2e": enc}
+		parts = append(parts, p)
+	}
+	m, err := Merge(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Messages.Sent != 300 || m.Deliveries.Expected != 3000 || m.Deliveries.Lost != 2 || m.Integrity != 0.999333 {
+		t.Fatalf("sums: %+v %+v integrity %v", m.Messages, m.Deliveries, m.Integrity)
+	}
+	// seconds t0, t0+1, t0+2, t0+3 get 40, 100, 100, 60
+	if m.Messages.PeakPerSecond != 100 || len(m.Messages.PerSecond) != 4 || m.Messages.PerSecond[0] != 40 {
+		t.Fatalf("per second %v peak %d", m.Messages.PerSecond, m.Messages.PeakPerSecond)
+	}
+	want := LatencyOf(all)
+	if m.Latency.E2E != want {
+		t.Fatalf("merged latency %+v, one histogram of everything says %+v", m.Latency.E2E, want)
+	}
+	if len(m.Parts) != 3 || !m.StartedAt.Equal(t0) || !m.EndedAt.Equal(t0.Add(time.Minute+2*time.Second)) {
+		t.Fatalf("parts %v window %v–%v", m.Parts, m.StartedAt, m.EndedAt)
+	}
+	if len(m.Warnings) != 0 {
+		t.Fatalf("warnings %v", m.Warnings)
+	}
+}
+
+func TestMergeRefusesOverlapsGapsAndForeignParts(t *testing.T) {
+	part := func(run string, lo, hi uint32) Summary {
+		var p Summary
+		p.RunID = run
+		p.Users.Registered = 20
+		p.Generator.UserRanges = [][2]uint32{{lo, hi}}
+		return p
+	}
+	for name, c := range map[string]struct {
+		parts []Summary
+		want  string
+	}{
+		"overlap":   {[]Summary{part("r", 0, 12), part("r", 10, 20)}, "held by two processes"},
+		"gap":       {[]Summary{part("r", 0, 10), part("r", 11, 20)}, "held by no process"},
+		"short":     {[]Summary{part("r", 0, 10), part("r", 10, 19)}, "held by no process"},
+		"other run": {[]Summary{part("r", 0, 10), part("s", 10, 20)}, "runs r and s"},
+	} {
+		if _, err := Merge(c.parts); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+}
+
+func TestMergeWarnsWhenClocksDisagree(t *testing.T) {
+	var a, b Summary
+	a.RunID, b.RunID = "r", "r"
+	a.Users.Registered, b.Users.Registered = 2, 2
+	a.Generator.UserRanges, b.Generator.UserRanges = [][2]uint32{{0, 1}}, [][2]uint32{{1, 2}}
+	a.StartedAt = time.Unix(100, 0)
+	b.StartedAt = time.Unix(105, 0)
+	b.Latency.E2E.Negative = 7
+	m, err := Merge([]Summary{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(m.Warnings, "\n")
+	if !strings.Contains(joined, "disagree on when the run started by 5s") || !strings.Contains(joined, "7 deliveries arrived before") {
+		t.Fatalf("warnings: %v", m.Warnings)
+	}
+}

@@ -1,0 +1,185 @@
+package cluster
+
+import (
+	"bufio"
+	"encoding/gob"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/imbench/imbench/targets/reference/core"
+)
+
+// Remote is a gateway's link to the core; it implements core.Backend, so a
+// gateway serves its clients as if the core were in-process.
+type Remote struct {
+	conn net.Conn
+	wmu  sync.Mutex
+	w    *bufio.Writer
+	enc  *gob.Encoder
+
+	mu       sync.Mutex
+	next     uint64
+	pending  map[uint64]chan message
+	sessions map[uint64]*core.Session
+	ids      map[*core.Session]uint64
+	down     bool
+}
+
+var _ core.Backend = (*Remote)(nil)
+
+// Dial links to the core at addr.
+func Dial(addr string) (*Remote, error) {
+	conn, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: core at %s: %w", addr, err)
+	}
+	w := bufio.NewWriter(conn)
+	r := &Remote{conn: conn, w: w, enc: gob.NewEncoder(w), pending: map[uint64]chan message{},
+		sessions: map[uint64]*core.Session{}, ids: map[*core.Session]uint64{}}
+	go r.readLoop()
+	return r, nil
+}
+
+func (r *Remote) readLoop() {
+	dec := gob.NewDecoder(bufio.NewReader(r.conn))
+	for {
+		var m message
+		if err := dec.Decode(&m); err != nil {
+			break
+		}
+		if m.Kind == kindReply {
+			r.mu.Lock()
+			ch := r.pending[m.ID]
+			delete(r.pending, m.ID)
+			r.mu.Unlock()
+			if ch != nil {
+				ch <- m
+			}
+			continue
+		}
+		r.mu.Lock()
+		s := r.sessions[m.Session]
+		r.mu.Unlock()
+		if s == nil {
+			continue // detached meanwhile
+		}
+		switch m.Kind {
+		case kindPush:
+			s.Outlet().Deliver(&core.Push{Msg: m.Msg}, m.At)
+		case kindKick:
+			s.Outlet().Kick()
+		case kindClose:
+			s.Outlet().Close()
+		}
+	}
+	// The core is gone: fail what waits, drop every client (they reconnect
+	// and are refused until a core is back).
+	r.mu.Lock()
+	r.down = true
+	pend, sess := r.pending, r.sessions
+	r.pending, r.sessions = map[uint64]chan message{}, map[uint64]*core.Session{}
+	r.mu.Unlock()
+	for _, ch := range pend {
+		ch <- message{Err: linkDown()}
+	}
+	for _, s := range sess {
+		s.Outlet().Close()
+	}
+}
+
+func linkDown() *core.Error {
+	return &core.Error{Code: 500, Msg: "ServerInternalError", Dlt: errLinkDown.Error()}
+}
+
+func (r *Remote) write(q *request) error {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	r.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	if err := r.enc.Encode(q); err != nil {
+		return err
+	}
+	return r.w.Flush()
+}
+
+func (r *Remote) call(q request) message {
+	ch := make(chan message, 1)
+	r.mu.Lock()
+	if r.down {
+		r.mu.Unlock()
+		return message{Err: linkDown()}
+	}
+	r.next++
+	q.ID = r.next
+	r.pending[q.ID] = ch
+	r.mu.Unlock()
+	if err := r.write(&q); err != nil {
+		r.mu.Lock()
+		delete(r.pending, q.ID)
+		r.mu.Unlock()
+		return message{Err: linkDown()}
+	}
+	select {
+	case m := <-ch:
+		return m
+	case <-time.After(30 * time.Second):
+		r.mu.Lock()
+		delete(r.pending, q.ID)
+		r.mu.Unlock()
+		return message{Err: &core.Error{Code: 500, Msg: "ServerInternalError", Dlt: "cluster: core did not answer"}}
+	}
+}
+
+// CheckLogin implements core.Backend.
+func (r *Remote) CheckLogin(token, userID string, platform int) *core.Error {
+	return r.call(request{Op: opLogin, Token: token, User: userID, Platform: platform}).Err
+}
+
+// Attach implements core.Backend.
+func (r *Remote) Attach(s *core.Session) *core.Error {
+	r.mu.Lock()
+	r.next++
+	id := r.next
+	r.sessions[id] = s
+	r.ids[s] = id
+	r.mu.Unlock()
+	m := r.call(request{Op: opAttach, Session: id, User: s.User, Platform: s.Platform, Token: s.Token})
+	if m.Err != nil {
+		r.forget(s)
+	}
+	return m.Err
+}
+
+func (r *Remote) forget(s *core.Session) uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	id := r.ids[s]
+	delete(r.ids, s)
+	delete(r.sessions, id)
+	return id
+}
+
+// Detach implements core.Backend.
+func (r *Remote) Detach(s *core.Session) {
+	if id := r.forget(s); id != 0 {
+		r.write(&request{Op: opDetach, Session: id})
+	}
+}
+
+// Send implements core.Backend.
+func (r *Remote) Send(msg *core.Message) (*core.Message, *core.Error) {
+	m := r.call(request{Op: opSend, Msg: msg})
+	return m.Msg, m.Err
+}
+
+// MaxSeqs implements core.Backend.
+func (r *Remote) MaxSeqs(userID string) map[string]int64 {
+	return r.call(request{Op: opMaxSeqs, User: userID}).Seqs
+}
+
+// Pull implements core.Backend.
+func (r *Remote) Pull(userID, convID string, begin, end, num int64) ([]*core.Message, bool, int64) {
+	m := r.call(request{Op: opPull, User: userID, Conv: convID, Begin: begin, End: end, Num: num})
+	return m.Msgs, m.IsEnd, m.EndSeq
+}

@@ -1,0 +1,151 @@
+package cluster
+
+import (
+	"bufio"
+	"encoding/gob"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/imbench/imbench/targets/reference/core"
+)
+
+// Serve accepts gateway links on l until it is closed.
+func Serve(l net.Listener, c *core.Core, log *slog.Logger) error {
+	for {
+		conn, err := l.Accept()
+		if err != nil {
+			return err
+		}
+		go serveGateway(conn, c, log)
+	}
+}
+
+// gatewayLink is the core's side of one gateway.
+type gatewayLink struct {
+	c        *core.Core
+	out      chan message
+	done     chan struct{}
+	once     sync.Once
+	mu       sync.Mutex
+	sessions map[uint64]*core.Session
+}
+
+func serveGateway(conn net.Conn, c *core.Core, log *slog.Logger) {
+	g := &gatewayLink{c: c, out: make(chan message, 1<<16), done: make(chan struct{}), sessions: map[uint64]*core.Session{}}
+	log = log.With("gateway", conn.RemoteAddr().String())
+	log.Info("gateway linked")
+	go g.writeLoop(conn, log)
+	defer func() {
+		g.close()
+		conn.Close()
+		g.mu.Lock()
+		left := g.sessions
+		g.sessions = nil
+		g.mu.Unlock()
+		for _, s := range left {
+			c.Detach(s)
+		}
+		log.Info("gateway gone", "sessions", len(left))
+	}()
+	dec := gob.NewDecoder(bufio.NewReader(conn))
+	for {
+		var r request
+		if err := dec.Decode(&r); err != nil {
+			return
+		}
+		switch r.Op {
+		case opAttach: // in order with detach
+			s := core.NewSession(r.User, r.Platform, r.Token, &remoteOutlet{g: g, id: r.Session})
+			err := c.Attach(s)
+			if err == nil {
+				g.mu.Lock()
+				g.sessions[r.Session] = s
+				g.mu.Unlock()
+			}
+			g.send(message{ID: r.ID, Kind: kindReply, Err: err})
+		case opDetach:
+			g.mu.Lock()
+			s := g.sessions[r.Session]
+			delete(g.sessions, r.Session)
+			g.mu.Unlock()
+			if s != nil {
+				c.Detach(s)
+			}
+		default:
+			go g.answer(r)
+		}
+	}
+}
+
+func (g *gatewayLink) answer(r request) {
+	m := message{ID: r.ID, Kind: kindReply}
+	switch r.Op {
+	case opLogin:
+		m.Err = g.c.CheckLogin(r.Token, r.User, r.Platform)
+	case opSend:
+		m.Msg, m.Err = g.c.Send(r.Msg)
+	case opMaxSeqs:
+		m.Seqs = g.c.MaxSeqs(r.User)
+	case opPull:
+		m.Msgs, m.IsEnd, m.EndSeq = g.c.Pull(r.User, r.Conv, r.Begin, r.End, r.Num)
+	}
+	g.send(m)
+}
+
+// send queues a message to the gateway; a gateway that cannot keep up is
+// cut off (its sessions are detached, its clients reconnect).
+func (g *gatewayLink) send(m message) bool {
+	select {
+	case g.out <- m:
+		return true
+	case <-g.done:
+		return false
+	default:
+		g.close()
+		return false
+	}
+}
+
+func (g *gatewayLink) close() { g.once.Do(func() { close(g.done) }) }
+
+func (g *gatewayLink) writeLoop(conn net.Conn, log *slog.Logger) {
+	w := bufio.NewWriter(conn)
+	enc := gob.NewEncoder(w)
+	for {
+		select {
+		case m := <-g.out:
+			if err := enc.Encode(&m); err != nil {
+				log.Warn("link write", "err", err)
+				g.close()
+				conn.Close()
+				return
+			}
+			if len(g.out) == 0 {
+				conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+				if err := w.Flush(); err != nil {
+					g.close()
+					conn.Close()
+					return
+				}
+			}
+		case <-g.done:
+			conn.Close()
+			return
+		}
+	}
+}
+
+// remoteOutlet is a session held by a gateway, as the core sees it.
+type remoteOutlet struct {
+	g  *gatewayLink
+	id uint64
+}
+
+func (o *remoteOutlet) Deliver(p *core.Push, at time.Time) bool {
+	return o.g.send(message{Kind: kindPush, Session: o.id, Msg: p.Msg, At: at})
+}
+
+func (o *remoteOutlet) Kick()  { o.g.send(message{Kind: kindKick, Session: o.id}) }
+func (o *remoteOutlet) Close() { o.g.send(message{Kind: kindClose, Session: o.id}) }
