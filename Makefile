@@ -4,6 +4,7 @@
 #   make run-scenario [SCENARIO=openim/test1] [TARGET=reference|openim] [SCALE=0.5] [RATE=] [VUS=]
 #   make report [RUN=<run id>]       results/<run>/report.md and report.html (run-scenario writes them too)
 #   make compare A=<run id> B=<run id> [THRESHOLD=10]   exit 3 when B is worse than A
+#   make bench [ONLY=density,stock,delivery,distributed]   generator figures, results/bench/*.json
 #   make status | make down
 #   make test                        everything CI runs
 #   make proto                       regenerate k6/im/openim/pb from its .proto
@@ -23,13 +24,14 @@ RUN      ?=
 A        ?=
 B        ?=
 THRESHOLD ?=
+ONLY     ?=
 
 # every Go file of the module (tools/ holds other modules)
 GO_SOURCES := go.mod go.sum $(shell find . -name '*.go' -not -name '*_test.go' -not -path './tools/*' -not -path './.tools/*' 2>/dev/null)
 PROTOC_GEN_GO_VERSION := v1.36.11
 PROMETHEUS_VERSION    := 3.10.0
 
-.PHONY: help up down status run-scenario report compare test tools stack-tools apt proto check-proto fmt-check generate promtool-test
+.PHONY: help up down status run-scenario report compare bench test tools stack-tools apt proto check-proto fmt-check generate promtool-test
 
 help:
 	@sed -n '1,9p' Makefile | sed 's/^# \{0,1\}//'
@@ -47,6 +49,11 @@ $(BIN)/imbench-target: $(GO_SOURCES)
 $(BIN)/imbench: $(GO_SOURCES)
 	@mkdir -p $(BIN)
 	go build -trimpath -o $@ ./cmd/imbench
+
+# Stock k6 v1.8.1, no extension: the baseline `make bench` measures against.
+$(BIN)/k6-stock: go.mod go.sum
+	@mkdir -p $(BIN)
+	go build -trimpath -o $@ go.k6.io/k6
 
 $(BIN)/protoc-gen-go:
 	@mkdir -p $(BIN)
@@ -101,6 +108,11 @@ run-scenario: tools
 
 generate:
 	go run ./cmd/imbench generate
+
+# The generator's density, CPU per delivery and 100,000 users, each against
+# a baseline measured in the same run. Soft limits go up to the hard ones.
+bench: tools $(BIN)/k6-stock
+	@ulimit -n $$(ulimit -Hn) && $(BIN)/imbench bench $(if $(ONLY),-only '$(ONLY)')
 
 report: $(BIN)/imbench
 	@$(BIN)/imbench report $(if $(RUN),-run '$(RUN)')

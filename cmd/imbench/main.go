@@ -17,6 +17,7 @@ const usage = `usage: imbench <command> [flags]
   run       run a scenario: imbench run -scenario openim/test1 [-target reference] [-scale 0.5]
   report    write results/<run>/report.md and report.html: imbench report [-run ID] [-refresh]
   compare   compare two runs: imbench compare -a ID -b ID [-threshold 10]; exit 3 if B is worse
+  bench     measure the generator: imbench bench [-only density,stock,delivery,distributed]
   generate  rewrite the files made from code (dashboards/*.json, exporters/process-exporter.yml)
 `
 
@@ -43,6 +44,8 @@ func main() {
 		code, err = cmdRun(os.Args[2:])
 	case "generate":
 		err = cmdGenerate(os.Args[2:])
+	case "bench":
+		err = cmdBench(os.Args[2:])
 	case "report":
 		err = cmdReport(os.Args[2:])
 	case "compare":

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 )
@@ -20,6 +21,9 @@ type observation struct {
 // histograms) and its log to Loki, each only if it answers.
 func observe(rc *runConfig) observation {
 	var o observation
+	if os.Getenv("IMBENCH_NO_OBSERVE") == "1" {
+		return o
+	}
 	a := stackAddrs()
 	if healthy("http://" + a.prometheus + "/-/ready") {
 		o.args = append(o.args, "-o", "experimental-prometheus-rw")

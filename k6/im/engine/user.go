@@ -140,7 +140,7 @@ func (u *User) Arrive(a verify.Arrival) {
 	if a.Pulled || a.Seq == 0 {
 		return
 	}
-	if len(u.inbox.Gaps(a.Conv, 1)) == 0 {
+	if !u.inbox.HasGap(a.Conv) {
 		return
 	}
 	u.mu.Lock()

@@ -297,7 +297,9 @@ func (c *conn) Pull(seqs map[uint32][]uint64, recover bool, done func(error)) er
 		if err == nil {
 			var resp pb.PullMessageBySeqsResp
 			if err = proto.Unmarshal(r.Data, &resp); err == nil {
-				c.arriveAll(resp.Msgs, true, recover)
+				for _, a := range c.arrivals(resp.Msgs, true, recover) {
+					c.h.Arrive(a)
+				}
 			}
 		}
 		done(err)
@@ -360,34 +362,22 @@ func (c *conn) readLoop() {
 	)
 	for {
 		var mt int
-		var frame []byte
-		mt, frame, err = c.ws.ReadMessage()
+		var r io.Reader
+		mt, r, err = c.ws.NextReader()
 		if err != nil {
 			break
 		}
-		c.ws.SetReadDeadline(time.Now().Add(c.d.cfg.ReadTimeout))
-		if mt != websocket.BinaryMessage {
-			continue // text frames: JSON pong, or the isMsgResp auth result
-		}
-		if err = c.codec.DecodeResp(frame, &resp); err != nil {
+		buf := framePool.Get().(*bytes.Buffer)
+		buf.Reset()
+		if _, err = buf.ReadFrom(r); err != nil {
+			framePool.Put(buf)
 			break
 		}
-		switch resp.ReqIdentifier {
-		case PushMsg:
-			var push pb.PushMessages
-			if err = proto.Unmarshal(resp.Data, &push); err != nil {
-				err = fmt.Errorf("decode push: %w", err)
-			} else {
-				c.arriveAll(push.Msgs, false, false)
-			}
-		case KickOnlineMsg:
-			c.kicked.Store(true)
-		default:
-			if p := c.take(resp.MsgIncr); p != nil {
-				r := resp
-				p.cb(&r, nil)
-			}
-		}
+		c.ws.SetReadDeadline(time.Now().Add(c.d.cfg.ReadTimeout))
+		if mt == websocket.BinaryMessage {
+			err = c.handleFrame(buf.Bytes(), &resp)
+		} // text frames: JSON pong, or the isMsgResp auth result
+		framePool.Put(buf)
 		if err != nil {
 			break
 		}
@@ -413,14 +403,52 @@ func (c *conn) readLoop() {
 	c.h.Closed(c, err, false)
 }
 
-func (c *conn) arriveAll(msgs map[string]*pb.PullMsgs, pulled, recover bool) {
+// handleFrame decodes one binary frame: a push (decoded once per process,
+// see frameCache), a kick, or the answer to a request.
+func (c *conn) handleFrame(frame []byte, resp *Resp) error {
+	key := frameKey(frame)
+	if arrivals := c.d.frames.get(key, frame); arrivals != nil {
+		for _, a := range arrivals {
+			c.h.Arrive(a)
+		}
+		return nil
+	}
+	if err := c.codec.DecodeResp(frame, resp); err != nil {
+		return err
+	}
+	switch resp.ReqIdentifier {
+	case PushMsg:
+		var push pb.PushMessages
+		if err := proto.Unmarshal(resp.Data, &push); err != nil {
+			return fmt.Errorf("decode push: %w", err)
+		}
+		arrivals := c.arrivals(push.Msgs, false, false)
+		c.d.frames.put(key, frame, arrivals)
+		for _, a := range arrivals {
+			c.h.Arrive(a)
+		}
+	case KickOnlineMsg:
+		c.kicked.Store(true)
+	default:
+		if p := c.take(resp.MsgIncr); p != nil {
+			r := *resp
+			p.cb(&r, nil)
+		}
+	}
+	return nil
+}
+
+// arrivals resolves decoded messages to plan indexes; pushed texts are
+// parsed here, once for every receiver of the frame.
+func (c *conn) arrivals(msgs map[string]*pb.PullMsgs, pulled, recover bool) []verify.Arrival {
+	var out []verify.Arrival
 	for id, pm := range msgs {
 		cv, ok := c.d.byID[id]
 		if !ok || pm == nil {
 			continue // not a conversation of the plan (e.g. notifications)
 		}
 		for _, m := range pm.Msgs {
-			c.h.Arrive(verify.Arrival{
+			a := verify.Arrival{
 				Conv:     cv,
 				Seq:      uint64(max(m.Seq, 0)),
 				Sender:   c.d.plan.ParseUserID(m.SendID),
@@ -428,7 +456,12 @@ func (c *conn) arriveAll(msgs map[string]*pb.PullMsgs, pulled, recover bool) {
 				CreateMs: m.CreateTime,
 				Pulled:   pulled,
 				GapFill:  recover,
-			})
+			}
+			if !pulled {
+				a.Parsed = verify.Parse(a.Text)
+			}
+			out = append(out, a)
 		}
 	}
+	return out
 }

@@ -95,6 +95,7 @@ type Driver struct {
 
 	dialer   net.Dialer
 	gateways []string // the WebSocket URLs users are spread over
+	frames   frameCache
 	srcMu    sync.Mutex
 	srcIdx   int
 }

@@ -23,13 +23,26 @@ const (
 
 // Arrival is a message as a driver decoded it, resolved to plan indexes.
 type Arrival struct {
-	Conv     uint32 // the plan conversation it arrived in
-	Seq      uint64 // server sequence in that conversation, 0 if none
-	Sender   int64  // plan index of the envelope's sender, -1 if not a plan user
-	Text     []byte // the message text
-	CreateMs int64  // the envelope's create time, ms
-	Pulled   bool   // arrived in a pull response rather than a push
-	GapFill  bool   // pulled because a seq gap was noticed (not a login sync)
+	Conv     uint32  // the plan conversation it arrived in
+	Seq      uint64  // server sequence in that conversation, 0 if none
+	Sender   int64   // plan index of the envelope's sender, -1 if not a plan user
+	Text     []byte  // the message text
+	CreateMs int64   // the envelope's create time, ms
+	Pulled   bool    // arrived in a pull response rather than a push
+	GapFill  bool    // pulled because a seq gap was noticed (not a login sync)
+	Parsed   *Parsed // Text already parsed: once per identical frame, not per receiver
+}
+
+// Parsed is the result of ParseBody, kept with a frame many receivers got.
+type Parsed struct {
+	Body Body
+	Err  error
+}
+
+// Parse parses an arrival's text once, for every receiver of the same bytes.
+func Parse(text []byte) *Parsed {
+	b, err := ParseBody(text)
+	return &Parsed{Body: b, Err: err}
 }
 
 // Inbox is one receiving user's view: per conversation the seqs seen (to
@@ -79,7 +92,13 @@ func (ck *Checker) Receive(in *Inbox, a Arrival, now time.Time, t *Tally) Outcom
 		cv.seqs.add(a.Seq)
 		cv.maxSeq = max(cv.maxSeq, a.Seq)
 	}
-	b, err := ParseBody(a.Text)
+	var b Body
+	var err error
+	if a.Parsed != nil {
+		b, err = a.Parsed.Body, a.Parsed.Err
+	} else {
+		b, err = ParseBody(a.Text)
+	}
 	switch {
 	case err == ErrForeign:
 		t.Foreign.Add(1)
@@ -149,6 +168,15 @@ func (in *Inbox) Gaps(c uint32, limit int) []uint64 {
 		return nil
 	}
 	return cv.seqs.missing(cv.maxSeq, limit)
+}
+
+// HasGap reports whether a seq below the highest seen of conversation c is
+// missing: the contiguous run from 1 stops short of the highest.
+func (in *Inbox) HasGap(c uint32) bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	cv := in.convs[c]
+	return cv != nil && cv.seqs.upTo < cv.maxSeq
 }
 
 // MissingUpTo lists up to limit seqs of conversation c in 1..max not yet

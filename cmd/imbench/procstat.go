@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// procSample is what /proc says about a process at one moment.
+type procSample struct {
+	at  time.Time
+	rss int64   // bytes
+	cpu float64 // user+system seconds since start
+	fds int
+}
+
+const clockTicks = 100 // sysconf(_SC_CLK_TCK) on Linux
+
+func sampleProc(pid int) (procSample, error) {
+	s := procSample{at: time.Now()}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return s, err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+			s.rss = kb * 1024
+		}
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return s, err
+	}
+	// Fields after the command name (which may hold spaces, in parentheses).
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	s.cpu = (utime + stime) / clockTicks
+	if entries, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid)); err == nil {
+		s.fds = len(entries)
+	}
+	return s, nil
+}
+
+// sampleAll sums samples over several processes.
+func sampleAll(pids []int) (procSample, error) {
+	total := procSample{at: time.Now()}
+	for _, pid := range pids {
+		s, err := sampleProc(pid)
+		if err != nil {
+			return total, err
+		}
+		total.rss += s.rss
+		total.cpu += s.cpu
+		total.fds += s.fds
+	}
+	return total, nil
+}
+
+// pidsWith lists processes whose command line holds every given string.
+func pidsWith(parts ...string) []int {
+	var out []int
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		raw, err := os.ReadFile(filepath.Join(d, "cmdline"))
+		if err != nil {
+			continue
+		}
+		cmd := strings.ReplaceAll(string(raw), "\x00", " ")
+		ok := true
+		for _, p := range parts {
+			ok = ok && strings.Contains(cmd, p)
+		}
+		if ok {
+			pid, _ := strconv.Atoi(filepath.Base(d))
+			out = append(out, pid)
+		}
+	}
+	return out
+}
