@@ -1,10 +1,10 @@
 # imbench: `make up && make run-scenario` is the main job, `make test` the tests.
 #
 #   make up                          build the tools once (.tools/), start the native stack
-#   make run-scenario [SCENARIO=openim/test1] [TARGET=reference|openim] [SCALE=0.5] [RATE=] [VUS=]
+#   make run-scenario [SCENARIO=openim/test1] [TARGET=reference|openim] [SCALE=0.5] [RATE=] [VUS=] [SEGMENTS=]
 #   make report [RUN=<run id>]       results/<run>/report.md and report.html (run-scenario writes them too)
 #   make compare A=<run id> B=<run id> [THRESHOLD=10]   exit 3 when B is worse than A
-#   make bench [ONLY=density,stock,delivery,distributed]   generator figures, results/bench/*.json
+#   make bench [ONLY=density,stock,delivery,distributed] [RATES=50,400]   generator figures, results/bench/*.json
 #   make status | make down
 #   make test                        everything CI runs
 #   make proto                       regenerate k6/im/openim/pb from its .proto
@@ -20,11 +20,13 @@ TARGET   ?= reference
 SCALE    ?=
 RATE     ?=
 VUS      ?=
+SEGMENTS ?=
 RUN      ?=
 A        ?=
 B        ?=
 THRESHOLD ?=
 ONLY     ?=
+RATES    ?=
 
 # every Go file of the module (tools/ holds other modules)
 GO_SOURCES := go.mod go.sum $(shell find . -name '*.go' -not -name '*_test.go' -not -path './tools/*' -not -path './.tools/*' 2>/dev/null)
@@ -104,7 +106,8 @@ status: $(BIN)/imbench
 
 run-scenario: tools
 	@$(BIN)/imbench run -scenario '$(SCENARIO)' -target '$(TARGET)' \
-	  $(if $(SCALE),-scale '$(SCALE)') $(if $(RATE),-rate '$(RATE)') $(if $(VUS),-vus '$(VUS)')
+	  $(if $(SCALE),-scale '$(SCALE)') $(if $(RATE),-rate '$(RATE)') $(if $(VUS),-vus '$(VUS)') \
+	  $(if $(SEGMENTS),-segments '$(SEGMENTS)')
 
 generate:
 	go run ./cmd/imbench generate
@@ -112,7 +115,7 @@ generate:
 # The generator's density, CPU per delivery and 100,000 users, each against
 # a baseline measured in the same run. Soft limits go up to the hard ones.
 bench: tools $(BIN)/k6-stock
-	@ulimit -n $$(ulimit -Hn) && $(BIN)/imbench bench $(if $(ONLY),-only '$(ONLY)')
+	@ulimit -n $$(ulimit -Hn) && $(BIN)/imbench bench $(if $(ONLY),-only '$(ONLY)') $(if $(RATES),-rates '$(RATES)')
 
 report: $(BIN)/imbench
 	@$(BIN)/imbench report $(if $(RUN),-run '$(RUN)')

@@ -30,7 +30,9 @@ import (
 //
 //	density      one k6 process holding as many users as its file limit allows
 //	stock        stock k6 (k6/websockets, one VU per connection) holding as many
-//	delivery     generator CPU per verified delivery at a fixed message rate
+//	delivery     generator CPU per verified delivery, each at a fixed message
+//	             rate (light and heavy: the cost per delivery falls as more
+//	             of them share a wake-up)
 //	distributed  100,000 users over execution-segment processes and a target
 //	             spread over a core and gateway processes
 //
@@ -45,7 +47,7 @@ type benchResult struct {
 	Density         *holdResult        `json:"density,omitempty"`
 	Stock           *holdResult        `json:"stock,omitempty"`
 	Ratio           map[string]float64 `json:"stock_over_imbench,omitempty"`
-	Delivery        *deliveryResult    `json:"delivery,omitempty"`
+	Delivery        []*deliveryResult  `json:"delivery,omitempty"`
 	Distributed     *distributedResult `json:"distributed,omitempty"`
 	Notes           []string           `json:"notes,omitempty"`
 }
@@ -94,18 +96,30 @@ func cmdBench(args []string) error {
 		hold  = fs.Duration("hold", 60*time.Second, "how long users are held online (above the 30 s read deadline)")
 		only  = fs.String("only", "density,stock,delivery,distributed", "which measurements")
 		out   = fs.String("out", "results/bench", "where the JSON goes")
-		rate  = fs.Float64("rate", 50, "messages per second of the delivery run")
+		rates = fs.String("rates", "50,400", "messages per second of the delivery runs, one run each")
 	)
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
+	}
+	var rateList []float64
+	for _, r := range strings.Split(*rates, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(r), 64)
+		if err != nil || v <= 0 || v > 5000 {
+			return badInput("rate %q is not a message rate in (0, 5000] per second", r)
+		}
+		rateList = append(rateList, v)
 	}
 	if *hold < 35*time.Second {
 		return badInput("hold %s is too short to prove heartbeats beat the 30 s read deadline", *hold)
 	}
 	want := map[string]bool{}
 	for _, w := range strings.Split(*only, ",") {
-		if w = strings.TrimSpace(w); w != "" {
+		switch w = strings.TrimSpace(w); w {
+		case "density", "stock", "delivery", "distributed":
 			want[w] = true
+		case "":
+		default:
+			return badInput("unknown measurement %q (density, stock, delivery, distributed)", w)
 		}
 	}
 	var lim syscall.Rlimit
@@ -149,8 +163,12 @@ func cmdBench(args []string) error {
 		}
 	}
 	if want["delivery"] {
-		if res.Delivery, err = b.delivery(*rate); err != nil {
-			return fmt.Errorf("delivery: %w", err)
+		for _, r := range rateList {
+			d, err := b.delivery(r)
+			if err != nil {
+				return fmt.Errorf("delivery at %g msg/s: %w", r, err)
+			}
+			res.Delivery = append(res.Delivery, d)
 		}
 	}
 	if want["distributed"] {
@@ -639,7 +657,7 @@ func printBench(r *benchResult) {
 	if r.Ratio != nil {
 		fmt.Printf("| stock ÷ imbench | %.1f× memory per user, %.1f× CPU per user |\n", r.Ratio["rss_per_user"], r.Ratio["cpu_per_user"])
 	}
-	if d := r.Delivery; d != nil {
+	for _, d := range r.Delivery {
 		fmt.Printf("| generator CPU per verified delivery | %.2f µs (%d deliveries at %.0f msg/s × %d members) |\n",
 			d.CPUMicrosPerDeliv, d.Deliveries, d.Rate, d.Users-1)
 	}

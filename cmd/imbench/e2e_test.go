@@ -378,4 +378,22 @@ func TestSegmentsAddUpToOneProcess(t *testing.T) {
 	if merged.Latency.E2E.Count != m.Pushed || merged.Latency.E2E.P99 <= 0 {
 		t.Fatalf("merged latency %+v for %d pushed deliveries", merged.Latency.E2E, m.Pushed)
 	}
+
+	// Runners started elsewhere (the k6-operator's) leave only the partial
+	// summaries: the report merges them, and refuses a missing part.
+	dir, _ := filepath.EvalSymlinks(filepath.Join(results, "latest"))
+	os.Remove(filepath.Join(dir, "summary.json"))
+	if r := imbench(t, nil, "report", "-run", filepath.Base(dir), "-results", results); r.code != 0 {
+		t.Fatalf("report from partials: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	again, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil || !bytes.Equal(again, raw) {
+		t.Fatalf("the report's merge differs from the run's (%v)", err)
+	}
+	parts, _ := filepath.Glob(filepath.Join(dir, "summary-*.json"))
+	os.Remove(filepath.Join(dir, "summary.json"))
+	os.Remove(parts[1])
+	if r := imbench(t, nil, "report", "-run", filepath.Base(dir), "-results", results); r.code == 0 || !strings.Contains(r.stderr, "held by no process") {
+		t.Fatalf("a missing part was not refused: exit %d\n%s", r.code, r.stderr)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,13 +25,18 @@ func runFolder(results, id string) (string, error) {
 	}
 	dir := filepath.Join(results, id)
 	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
-		return "", badInput("no run %q in %s (no summary.json)", id, results)
+		if parts, _ := filepath.Glob(filepath.Join(dir, "summary-*.json")); len(parts) == 0 {
+			return "", badInput("no run %q in %s (no summary.json, no partial summary-*.json)", id, results)
+		}
 	}
 	return dir, nil
 }
 
 // writeReport builds a run's report; Prometheus is used when it answers.
 func writeReport(dir string, refresh bool) (*report.Report, error) {
+	if err := mergePartials(dir); err != nil {
+		return nil, err
+	}
 	var o report.Options
 	o.Refresh = refresh
 	if p := (report.Prom{URL: "http://" + stackAddrs().prometheus}); p.Ready(context.Background()) {
@@ -134,5 +140,28 @@ func cmdCompare(args []string) error {
 		return errRegression
 	}
 	fmt.Printf("\nimbench: no figure of %s is worse than %s beyond %v %%\n", *b, *a, *threshold)
+	return nil
+}
+
+// mergePartials writes summary.json from the partial summaries of segment
+// processes when only those are there: a run whose processes were started
+// elsewhere (the k6-operator's runners writing to a shared volume). Merge
+// proves the parts held every user exactly once.
+func mergePartials(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	parts, err := filepath.Glob(filepath.Join(dir, "summary-*.json"))
+	if err != nil || len(parts) == 0 {
+		return err
+	}
+	m, err := mergeSegments(dir, len(parts))
+	if err != nil {
+		return fmt.Errorf("merging the %d partial summaries in %s: %w", len(parts), dir, err)
+	}
+	fmt.Printf("imbench: merged %d partial summaries into %s\n", len(parts), filepath.Join(dir, "summary.json"))
+	for _, w := range m.Warnings {
+		fmt.Println("imbench: warning:", w)
+	}
 	return nil
 }

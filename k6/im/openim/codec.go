@@ -18,12 +18,16 @@ type Codec struct {
 	Gzip     bool
 }
 
+// Requests are a few hundred bytes: stateless deflate compresses them as
+// well as level 1 without resetting a level-1 encoder's tables per frame.
+// Readers are kept in a fixed free list, not a sync.Pool, which every GC
+// empties and a busy generator collects often.
 var (
 	gzWriters = sync.Pool{New: func() any {
-		w, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
+		w, _ := gzip.NewWriterLevel(nil, gzip.StatelessCompression)
 		return w
 	}}
-	gzReaders sync.Pool
+	gzReaders = make(chan *gzip.Reader, 64)
 	bufs      = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 )
 
@@ -66,17 +70,23 @@ func gzipBytes(raw []byte) ([]byte, error) {
 func gunzipInto(buf *bytes.Buffer, frame []byte) error {
 	buf.Reset()
 	src := bytes.NewReader(frame)
-	zr, _ := gzReaders.Get().(*gzip.Reader)
+	var zr *gzip.Reader
 	var err error
-	if zr == nil {
-		zr, err = gzip.NewReader(src)
-	} else {
+	select {
+	case zr = <-gzReaders:
 		err = zr.Reset(src)
+	default:
+		zr, err = gzip.NewReader(src)
 	}
 	if err != nil {
 		return fmt.Errorf("openim: gzip frame: %w", err)
 	}
-	defer gzReaders.Put(zr)
+	defer func() {
+		select {
+		case gzReaders <- zr:
+		default:
+		}
+	}()
 	if _, err := io.Copy(buf, zr); err != nil {
 		return fmt.Errorf("openim: gzip frame: %w", err)
 	}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/md5"
+	"crypto/tls"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"net"
 	"net/url"
 	"sort"
 	"strconv"
@@ -16,13 +18,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gorilla/websocket"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/imbench/imbench/k6/im/engine"
+	"github.com/imbench/imbench/k6/im/netloop"
 	"github.com/imbench/imbench/k6/im/openim/pb"
 	"github.com/imbench/imbench/k6/im/plan"
 	"github.com/imbench/imbench/k6/im/verify"
+	"github.com/imbench/imbench/k6/im/ws"
 )
 
 // LoginError is a handshake the gateway refused, with its errCode.
@@ -44,24 +47,23 @@ func (e *LoginError) Error() string {
 // ErrKicked ends a connection the server replaced (2002 KickOnlineMsg).
 var ErrKicked = errors.New("kicked by the server (another login of this user and platform)")
 
-// Small read and write buffers (writes borrow from a pool between frames):
-// an idle user should cost little more than its socket and reader goroutine.
-var writeBufs = &sync.Pool{}
-
 const (
 	maxSeqsPerRange = 100 // what the SDK asks for when it splits a pull
 	maxFrame        = 1 << 20
 )
 
+// conn is one user's gateway connection. Its bytes arrive through
+// netloop (OnData, OnClose: one at a time, on a loop goroutine shared with
+// other connections); frames go out whole through the stream.
 type conn struct {
 	d     *Driver
 	user  uint32
 	uid   string
-	ws    *websocket.Conn
+	st    netloop.Stream
+	rd    ws.Reader
 	codec Codec
 	h     engine.Handler
 
-	wmu     sync.Mutex
 	pmu     sync.Mutex
 	pending map[string]*pending
 	incr    atomic.Uint64
@@ -92,48 +94,92 @@ func (d *Driver) dial(ctx context.Context, u uint32, token string, h engine.Hand
 	if d.cfg.MsgResp {
 		q.Set("isMsgResp", "true")
 	}
-	dialer := websocket.Dialer{
-		NetDialContext:   d.netDial,
-		HandshakeTimeout: d.cfg.Timeout,
-		ReadBufferSize:   512,
-		WriteBufferSize:  512,
-		WriteBufferPool:  writeBufs,
-	}
-	ws, resp, err := dialer.DialContext(ctx, d.GatewayOf(u)+"/?"+q.Encode(), nil)
+	wsURL, err := url.Parse(d.GatewayOf(u) + "/?" + q.Encode())
 	if err != nil {
-		if errors.Is(err, websocket.ErrBadHandshake) && resp != nil {
-			body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-			if le := parseLoginError(uid, body); le != nil {
+		return nil, fmt.Errorf("login of %s: %w", uid, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
+	defer cancel()
+	nc, err := d.netDial(ctx, "tcp", hostPort(wsURL))
+	if err != nil {
+		return nil, fmt.Errorf("login of %s: %w", uid, err)
+	}
+	if wsURL.Scheme == "wss" {
+		tc := tls.Client(nc, &tls.Config{ServerName: wsURL.Hostname()})
+		if err := tc.HandshakeContext(ctx); err != nil {
+			nc.Close()
+			return nil, fmt.Errorf("login of %s: %w", uid, err)
+		}
+		nc = tc
+	}
+	rest, err := ws.Handshake(ctx, nc, wsURL, d.cfg.Timeout)
+	if err == nil && d.cfg.MsgResp {
+		rest, err = readAuth(nc, rest, uid, d.cfg.Timeout)
+	}
+	if err != nil {
+		nc.Close()
+		var he *ws.HandshakeError
+		var le *LoginError
+		switch {
+		case errors.As(err, &le):
+			return nil, le
+		case errors.As(err, &he):
+			if le := parseLoginError(uid, he.Body); le != nil {
 				return nil, le
 			}
-			return nil, fmt.Errorf("login of %s: handshake refused with HTTP %d: %s", uid, resp.StatusCode, firstLine(string(body)))
+			return nil, fmt.Errorf("login of %s: handshake refused with HTTP %d: %s", uid, he.Status, firstLine(string(he.Body)))
 		}
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
 	}
-	ws.SetReadLimit(maxFrame)
-	if d.cfg.MsgResp {
-		ws.SetReadDeadline(time.Now().Add(d.cfg.Timeout))
-		mt, body, err := ws.ReadMessage()
+	c := &conn{d: d, user: u, uid: uid, h: h, pending: map[string]*pending{},
+		codec: Codec{Envelope: d.cfg.Envelope, Gzip: d.cfg.Gzip}}
+	c.rd.Max = maxFrame
+	if c.st, err = netloop.Attach(nc, c, d.cfg.ReadTimeout, netloop.DefaultMode); err != nil {
+		return nil, fmt.Errorf("login of %s: %w", uid, err)
+	}
+	if err := c.st.Start(rest); err != nil {
+		return nil, fmt.Errorf("login of %s: %w", uid, err)
+	}
+	return c, nil
+}
+
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	if u.Scheme == "wss" {
+		return net.JoinHostPort(u.Hostname(), "443")
+	}
+	return net.JoinHostPort(u.Hostname(), "80")
+}
+
+// readAuth reads the text frame an isMsgResp gateway sends first: the auth
+// result. It returns the bytes read past it.
+func readAuth(nc net.Conn, buf []byte, uid string, timeout time.Duration) ([]byte, error) {
+	nc.SetReadDeadline(time.Now().Add(timeout))
+	defer nc.SetReadDeadline(time.Time{})
+	chunk := make([]byte, 4096)
+	for {
+		op, body, rest, ok, err := ws.FirstMessage(buf)
 		if err != nil {
-			ws.Close()
-			return nil, fmt.Errorf("login of %s: no auth result: %w", uid, err)
+			return nil, err
 		}
-		le := parseLoginError(uid, body)
-		if mt != websocket.TextMessage || le == nil {
-			ws.Close()
-			return nil, fmt.Errorf("login of %s: unexpected first frame %q", uid, firstLine(string(body)))
+		if ok {
+			le := parseLoginError(uid, body)
+			if op != ws.OpText || le == nil {
+				return nil, fmt.Errorf("unexpected first frame %q", firstLine(string(body)))
+			}
+			if le.Code != 0 {
+				return nil, le
+			}
+			return rest, nil
 		}
-		if le.Code != 0 {
-			ws.Close()
-			return nil, le
+		n, err := nc.Read(chunk)
+		buf = append(buf, chunk[:n]...)
+		if err != nil {
+			return nil, fmt.Errorf("no auth result: %w", err)
 		}
 	}
-	c := &conn{d: d, user: u, uid: uid, ws: ws, h: h, pending: map[string]*pending{},
-		codec: Codec{Envelope: d.cfg.Envelope, Gzip: d.cfg.Gzip}}
-	ws.SetReadDeadline(time.Now().Add(d.cfg.ReadTimeout))
-	ws.SetPongHandler(func(string) error { return ws.SetReadDeadline(time.Now().Add(d.cfg.ReadTimeout)) })
-	go c.readLoop()
-	return c, nil
 }
 
 // parseLoginError reads the gateway's {"errCode","errMsg","errDlt"}; a nil
@@ -167,10 +213,7 @@ func (c *conn) request(id int32, data []byte, cb func(*Resp, error)) error {
 	c.pmu.Unlock()
 	frame, err := c.codec.EncodeReq(&Req{ReqIdentifier: id, SendID: c.uid, OperationID: incr, MsgIncr: incr, Data: data})
 	if err == nil {
-		c.wmu.Lock()
-		c.ws.SetWriteDeadline(time.Now().Add(c.d.cfg.Timeout))
-		err = c.ws.WriteMessage(websocket.BinaryMessage, frame)
-		c.wmu.Unlock()
+		err = c.write(ws.OpBinary, frame)
 	}
 	if err != nil && c.take(incr) != nil {
 		return err
@@ -335,10 +378,20 @@ func (c *conn) MaxSeqs(done func(map[uint32]uint64, error)) error {
 	})
 }
 
-// Ping implements engine.Conn with a WebSocket ping control frame.
-func (c *conn) Ping() error {
-	return c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(c.d.cfg.Timeout))
+var frameBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// write sends one whole frame.
+func (c *conn) write(op ws.Op, payload []byte) error {
+	bp := frameBufs.Get().(*[]byte)
+	b := ws.AppendFrame((*bp)[:0], op, payload)
+	err := c.st.Write(b, c.d.cfg.Timeout)
+	*bp = b
+	frameBufs.Put(bp)
+	return err
 }
+
+// Ping implements engine.Conn with a WebSocket ping control frame.
+func (c *conn) Ping() error { return c.write(ws.OpPing, nil) }
 
 // Alive implements engine.Conn.
 func (c *conn) Alive() bool { return !c.ended.Load() }
@@ -348,41 +401,36 @@ func (c *conn) Close() error {
 	if !c.ours.CompareAndSwap(false, true) {
 		return nil
 	}
-	c.wmu.Lock()
-	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""),
-		time.Now().Add(time.Second))
-	c.wmu.Unlock()
-	return c.ws.Close()
+	_ = c.write(ws.OpClose, ws.ClosePayload(1000, ""))
+	return c.st.Close()
 }
 
-func (c *conn) readLoop() {
-	var (
-		err  error
-		resp Resp
-	)
-	for {
-		var mt int
-		var r io.Reader
-		mt, r, err = c.ws.NextReader()
-		if err != nil {
-			break
-		}
-		buf := framePool.Get().(*bytes.Buffer)
-		buf.Reset()
-		if _, err = buf.ReadFrom(r); err != nil {
-			framePool.Put(buf)
-			break
-		}
-		c.ws.SetReadDeadline(time.Now().Add(c.d.cfg.ReadTimeout))
-		if mt == websocket.BinaryMessage {
-			err = c.handleFrame(buf.Bytes(), &resp)
-		} // text frames: JSON pong, or the isMsgResp auth result
-		framePool.Put(buf)
-		if err != nil {
-			break
-		}
+// OnData implements netloop.Handler.
+func (c *conn) OnData(b []byte) error { return c.rd.Feed(b, c.onMessage) }
+
+func (c *conn) onMessage(op ws.Op, p []byte) error {
+	switch op {
+	case ws.OpBinary:
+		return c.handleFrame(p)
+	case ws.OpPing:
+		return c.write(ws.OpPong, p)
+	case ws.OpClose:
+		_ = c.write(ws.OpClose, p)
+		return closeError(p)
 	}
-	c.ws.Close()
+	return nil // text frames: a JSON pong, or the isMsgResp auth result; pongs
+}
+
+func closeError(p []byte) error {
+	if len(p) < 2 {
+		return errors.New("the server closed the connection")
+	}
+	return fmt.Errorf("the server closed the connection (%d %s)", binary.BigEndian.Uint16(p), p[2:])
+}
+
+// OnClose implements netloop.Handler: fail what still waits for an answer,
+// then tell the engine, unless Close ended it.
+func (c *conn) OnClose(err error) {
 	c.ended.Store(true)
 	c.pmu.Lock()
 	left := c.pending
@@ -405,7 +453,7 @@ func (c *conn) readLoop() {
 
 // handleFrame decodes one binary frame: a push (decoded once per process,
 // see frameCache), a kick, or the answer to a request.
-func (c *conn) handleFrame(frame []byte, resp *Resp) error {
+func (c *conn) handleFrame(frame []byte) error {
 	key := frameKey(frame)
 	if arrivals := c.d.frames.get(key, frame); arrivals != nil {
 		for _, a := range arrivals {
@@ -413,6 +461,7 @@ func (c *conn) handleFrame(frame []byte, resp *Resp) error {
 		}
 		return nil
 	}
+	resp := new(Resp)
 	if err := c.codec.DecodeResp(frame, resp); err != nil {
 		return err
 	}
@@ -431,8 +480,7 @@ func (c *conn) handleFrame(frame []byte, resp *Resp) error {
 		c.kicked.Store(true)
 	default:
 		if p := c.take(resp.MsgIncr); p != nil {
-			r := *resp
-			p.cb(&r, nil)
+			p.cb(resp, nil)
 		}
 	}
 	return nil

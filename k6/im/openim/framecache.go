@@ -66,6 +66,3 @@ func frameKey(frame []byte) uint64 {
 	}
 	return k
 }
-
-// Reading frames into pooled buffers: an idle user keeps none.
-var framePool = sync.Pool{New: func() any { return new(bytes.Buffer) }}

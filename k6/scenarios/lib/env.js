@@ -10,6 +10,9 @@
 //   IM_ENVELOPE      gob (the Go SDK's) or json (the JS SDK's)
 //   IM_COMPRESSION   gzip (default) or none
 //   IM_ALLOW_REMOTE  1 to allow a server outside 127.0.0.0/8
+//   IM_SOURCE_ADDRS  local addresses to spread connections over, comma-
+//                    separated (e.g. 127.0.0.2,127.0.0.3): each address
+//                    has its own ephemeral ports towards one gateway
 //   IM_RUN_ID        run id (default: generated); user ids derive from it
 //   IM_SCALE         scales users and messages (1 = the seed's size; each
 //                    scenario picks a default that runs in a few minutes)
@@ -17,6 +20,8 @@
 //   IM_BODY_SIZE     message text bytes
 //   IM_VUS           k6 VUs sharing the users (one VU holds thousands)
 //   IM_RESULTS_DIR   where results/<run id>/ goes (default results)
+//   IM_INSTANCE      tag instance=<value> on every sample: one k6 process
+//                    of several (the k6-operator's runners set their pod name)
 //   IM_PING_INTERVAL, IM_DRAIN_QUIET, IM_DRAIN_TIMEOUT   durations
 // A run split over several k6 processes (execution segments, `imbench run
 // -segments N`): one process sets the target up with IM_SETUP_ONLY=1, then
@@ -34,6 +39,7 @@ export function target(env) {
     envelope: env.IM_ENVELOPE || 'gob',
     compression: env.IM_COMPRESSION || 'gzip',
     allowRemote: env.IM_ALLOW_REMOTE === '1',
+    sourceAddrs: (env.IM_SOURCE_ADDRS || '').split(',').map((a) => a.trim()).filter((a) => a !== ''),
   };
 }
 
@@ -73,4 +79,10 @@ export function runOptions(env, vus) {
   if (env.IM_LOGIN_WINDOW) o.loginWindow = env.IM_LOGIN_WINDOW;
   if (env.IM_SEND_MARGIN) o.sendMargin = env.IM_SEND_MARGIN;
   return o;
+}
+
+// tags are the test-wide tags: instance, when this process is one of
+// several, so that each pushes its own series to Prometheus.
+export function tags(env) {
+  return env.IM_INSTANCE ? { instance: env.IM_INSTANCE } : {};
 }

@@ -6,7 +6,7 @@
 // measures generator CPU per verified delivery with.
 import im from 'k6/x/im';
 import exec from 'k6/execution';
-import { target, planKnobs, vus, runOptions } from '../lib/env.js';
+import { target, planKnobs, vus, runOptions, tags } from '../lib/env.js';
 
 const VUS = vus(__ENV);
 const tgt = im.target(target(__ENV));
@@ -23,6 +23,7 @@ export const plan = im.integration({
 });
 
 export const options = {
+  tags: tags(__ENV),
   scenarios: { fanout: { executor: 'per-vu-iterations', vus: VUS, iterations: 1, maxDuration: '2h' } },
   setupTimeout: '30m',
   teardownTimeout: '5m',

@@ -5,7 +5,7 @@
 // per online user with, and what the seeds' "N users online" loads are.
 import im from 'k6/x/im';
 import exec from 'k6/execution';
-import { target, planKnobs, vus, runOptions } from '../lib/env.js';
+import { target, planKnobs, vus, runOptions, tags } from '../lib/env.js';
 
 const VUS = vus(__ENV);
 const tgt = im.target(target(__ENV));
@@ -21,6 +21,7 @@ export const plan = im.integration({
 });
 
 export const options = {
+  tags: tags(__ENV),
   scenarios: { hold: { executor: 'per-vu-iterations', vus: VUS, iterations: 1, maxDuration: '2h' } },
   setupTimeout: '30m',
   teardownTimeout: '5m',

@@ -9,7 +9,7 @@
 // default 0.5 (100 users, 3 messages per conversation) takes about 2.
 import im from 'k6/x/im';
 import exec from 'k6/execution';
-import { target, planKnobs, vus, runOptions } from '../lib/env.js';
+import { target, planKnobs, vus, runOptions, tags } from '../lib/env.js';
 
 const VUS = vus(__ENV);
 const tgt = im.target(target(__ENV));
@@ -26,6 +26,7 @@ export const plan = im.integration({
 });
 
 export const options = {
+  tags: tags(__ENV),
   scenarios: {
     test1: { executor: 'per-vu-iterations', vus: VUS, iterations: 1, maxDuration: '2h' },
   },

@@ -129,7 +129,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	c := &conn{g: g, ws: ws, env: a.env, gzip: a.gzip, out: make(chan frame, queueFrames), done: make(chan struct{})}
+	c := &conn{g: g, ws: ws, env: a.env, gzip: a.gzip, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	c.variant = 0
 	if a.env == cl.JSON {
 		c.variant = 2
@@ -163,7 +163,11 @@ type conn struct {
 	env     cl.Envelope
 	gzip    bool
 	variant int
-	out     chan frame
+	// The write queue: a slice, not a buffered channel, so that an idle
+	// connection holds no queue (1,024 slots of a channel cost 64 KB each).
+	qmu     sync.Mutex
+	queue   []frame
+	wake    chan struct{}
 	done    chan struct{}
 	once    sync.Once
 	timeout atomic.Bool
@@ -200,55 +204,79 @@ func (c *conn) enqueue(f frame) bool {
 		return false
 	default:
 	}
-	select {
-	case c.out <- f:
-		return true
-	default:
+	c.qmu.Lock()
+	full := len(c.queue) >= queueFrames
+	if !full {
+		c.queue = append(c.queue, f)
+	}
+	c.qmu.Unlock()
+	if full {
 		c.g.Log.Warn("write queue full, closing", "user", c.sess.User)
 		c.Close()
 		return false
 	}
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	return true
 }
 
 func (c *conn) writeLoop() {
 	for {
-		var f frame
-		select {
-		case f = <-c.out:
-		case <-c.done:
-			return
-		}
-		if d := time.Until(f.at); d > 0 {
-			t := time.NewTimer(d)
+		c.qmu.Lock()
+		batch := c.queue
+		c.queue = nil
+		c.qmu.Unlock()
+		if len(batch) == 0 {
 			select {
-			case <-t.C:
+			case <-c.wake:
+				continue
 			case <-c.done:
-				t.Stop()
 				return
 			}
 		}
-		data, mt := f.data, websocket.BinaryMessage
-		var err error
-		switch {
-		case f.kick:
-			data, err = c.encode(&cl.Resp{ReqIdentifier: cl.KickOnlineMsg})
-		case f.push != nil:
-			data, err = f.push.Frame(c.variant, c.pushFrame)
-		case f.text:
-			mt = websocket.TextMessage
-		}
-		if err == nil {
-			c.ws.SetWriteDeadline(time.Now().Add(writeWait))
-			err = c.ws.WriteMessage(mt, data)
-		}
-		if err != nil || f.kick || f.final {
-			c.Close()
-			return
-		}
-		if f.push != nil {
-			c.g.Metrics.PushWritten(f.push, time.Now().UnixMilli())
+		for _, f := range batch {
+			if !c.write(f) {
+				return
+			}
 		}
 	}
+}
+
+// write sends one queued frame; false ends the connection.
+func (c *conn) write(f frame) bool {
+	if d := time.Until(f.at); d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-c.done:
+			t.Stop()
+			return false
+		}
+	}
+	data, mt := f.data, websocket.BinaryMessage
+	var err error
+	switch {
+	case f.kick:
+		data, err = c.encode(&cl.Resp{ReqIdentifier: cl.KickOnlineMsg})
+	case f.push != nil:
+		data, err = f.push.Frame(c.variant, c.pushFrame)
+	case f.text:
+		mt = websocket.TextMessage
+	}
+	if err == nil {
+		c.ws.SetWriteDeadline(time.Now().Add(writeWait))
+		err = c.ws.WriteMessage(mt, data)
+	}
+	if err != nil || f.kick || f.final {
+		c.Close()
+		return false
+	}
+	if f.push != nil {
+		c.g.Metrics.PushWritten(f.push, time.Now().UnixMilli())
+	}
+	return true
 }
 
 func (c *conn) encode(r *cl.Resp) ([]byte, error) {

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package netloop
+
+import "testing"
+
+func waitPollersIdle(*testing.T) {}
