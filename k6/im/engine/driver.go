@@ -54,8 +54,11 @@ type Conn interface {
 	MaxSeqs(done func(map[uint32]uint64, error)) error
 	// Ping sends a heartbeat.
 	Ping() error
-	// Close ends the connection without a Closed callback.
-	Close() error
+	// Close says goodbye and ends the connection without a Closed
+	// callback; ended follows once it has ended, with dropped true when the
+	// server had dropped the connection before it read the goodbye (a drop
+	// that races the end of a test still counts).
+	Close(ended func(dropped bool))
 	// Alive is false once the connection has ended.
 	Alive() bool
 }

@@ -133,7 +133,8 @@ func (u *User) Inbox() *verify.Inbox   { return u.inbox }
 func (u *User) Outbox() *verify.Outbox { return u.out }
 func (u *User) Index() uint32          { return u.idx }
 
-// Close ends every connection of the session (not counted as disconnects).
+// Close ends every connection of the session. Ends on purpose are not
+// disconnects; a connection the server dropped before it read our goodbye is.
 func (s *Session) Close() {
 	if !s.closing.CompareAndSwap(false, true) {
 		return
@@ -141,6 +142,26 @@ func (s *Session) Close() {
 	close(s.stopBeat)
 	<-s.beatDone
 	var wg sync.WaitGroup
+	ended := func(dropped bool) {
+		if dropped {
+			s.Tally.Disconnects.Add(1)
+		}
+		s.sh.addOnline(-1)
+		wg.Done()
+	}
+	// A few goroutines say goodbye; a write to a stuck socket must not hold
+	// up the others.
+	conns := make(chan Conn)
+	var senders sync.WaitGroup
+	for range closeSenders {
+		senders.Add(1)
+		go func() {
+			defer senders.Done()
+			for c := range conns {
+				c.Close(ended)
+			}
+		}()
+	}
 	for _, u := range s.users {
 		u.mu.Lock()
 		c := u.conn
@@ -148,15 +169,15 @@ func (s *Session) Close() {
 		u.mu.Unlock()
 		if c != nil {
 			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				c.Close()
-				s.sh.addOnline(-1)
-			}()
+			conns <- c
 		}
 	}
+	close(conns)
+	senders.Wait()
 	wg.Wait()
 }
+
+const closeSenders = 16
 
 // MaxSendLag is the latest any message of this session left after its
 // scheduled time: a generator that falls behind its schedule says so here.

@@ -52,7 +52,11 @@ func (u *User) login(ctx context.Context, recover bool) error {
 	u.mu.Lock()
 	if s.closing.Load() {
 		u.mu.Unlock()
-		c.Close()
+		c.Close(func(dropped bool) {
+			if dropped {
+				s.Tally.Disconnects.Add(1)
+			}
+		})
 		return errors.New("session closed during login")
 	}
 	u.conn = c

@@ -67,10 +67,20 @@ type conn struct {
 	pmu     sync.Mutex
 	pending map[string]*pending
 	incr    atomic.Uint64
-	ours    atomic.Bool // closed by Close
 	kicked  atomic.Bool
 	ended   atomic.Bool
+	goodbye atomic.Bool // the server sent a close frame
+
+	cmu     sync.Mutex // Close against OnClose
+	ours    bool       // Close was called
+	over    bool       // OnClose ran
+	unheard bool       // the server never answered our close frame
+	onEnd   func(dropped bool)
+	wait    *time.Timer
 }
+
+// closeWait bounds the wait for the server's answer to our close frame.
+const closeWait = 3 * time.Second
 
 type pending struct {
 	cb    func(*Resp, error)
@@ -396,13 +406,33 @@ func (c *conn) Ping() error { return c.write(ws.OpPing, nil) }
 // Alive implements engine.Conn.
 func (c *conn) Alive() bool { return !c.ended.Load() }
 
-// Close implements engine.Conn.
-func (c *conn) Close() error {
-	if !c.ours.CompareAndSwap(false, true) {
-		return nil
+// Close implements engine.Conn: a close frame, then the server's answer
+// (or closeWait) ends the connection. A server that ends it without
+// answering had dropped it before reading ours.
+func (c *conn) Close(ended func(dropped bool)) {
+	c.cmu.Lock()
+	if c.ours {
+		c.cmu.Unlock()
+		ended(false)
+		return
 	}
-	_ = c.write(ws.OpClose, ws.ClosePayload(1000, ""))
-	return c.st.Close()
+	c.ours = true
+	if c.over {
+		c.cmu.Unlock()
+		ended(!c.goodbye.Load())
+		return
+	}
+	c.onEnd = ended
+	c.wait = time.AfterFunc(closeWait, func() {
+		c.cmu.Lock()
+		c.unheard = true
+		c.cmu.Unlock()
+		c.st.Close()
+	})
+	c.cmu.Unlock()
+	if c.write(ws.OpClose, ws.ClosePayload(1000, "")) != nil {
+		c.st.Close()
+	}
 }
 
 // OnData implements netloop.Handler.
@@ -415,7 +445,13 @@ func (c *conn) onMessage(op ws.Op, p []byte) error {
 	case ws.OpPing:
 		return c.write(ws.OpPong, p)
 	case ws.OpClose:
-		_ = c.write(ws.OpClose, p)
+		c.goodbye.Store(true)
+		c.cmu.Lock()
+		answer := !c.ours
+		c.cmu.Unlock()
+		if answer {
+			_ = c.write(ws.OpClose, p)
+		}
 		return closeError(p)
 	}
 	return nil // text frames: a JSON pong, or the isMsgResp auth result; pongs
@@ -432,6 +468,13 @@ func closeError(p []byte) error {
 // then tell the engine, unless Close ended it.
 func (c *conn) OnClose(err error) {
 	c.ended.Store(true)
+	c.cmu.Lock()
+	c.over = true
+	ours, onEnd, unheard := c.ours, c.onEnd, c.unheard
+	if c.wait != nil {
+		c.wait.Stop()
+	}
+	c.cmu.Unlock()
 	c.pmu.Lock()
 	left := c.pending
 	c.pending = nil
@@ -441,7 +484,10 @@ func (c *conn) OnClose(err error) {
 			p.cb(nil, errConnClosed)
 		}
 	}
-	if c.ours.Load() {
+	if ours {
+		if onEnd != nil {
+			onEnd(!c.goodbye.Load() && !unheard)
+		}
 		return
 	}
 	if c.kicked.Load() {

@@ -79,7 +79,9 @@ func TestLoginRefusalsCarryTheErrCode(t *testing.T) {
 			if err != nil {
 				t.Fatalf("valid login: %v", err)
 			}
-			c.Close()
+			if closeConn(t, c) {
+				t.Fatal("a goodbye the target answered counted as a drop")
+			}
 		})
 	}
 }
@@ -92,7 +94,7 @@ func TestSecondLoginKicksTheFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c1.Close()
+	defer closeConn(t, c1)
 	// A second driver (another SDK instance) logs the same user and
 	// platform in with a fresh token: OpenIM's policy 1 kicks the first.
 	d2, _ := openim.New(openim.Config{APIURL: tg.APIURL, WSURL: tg.WSURL, Secret: tg.Secret}, tinyPlan(t))
@@ -100,7 +102,7 @@ func TestSecondLoginKicksTheFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c2.Close()
+	defer closeConn(t, c2)
 	select {
 	case <-first.closed:
 	case <-time.After(5 * time.Second):
@@ -115,7 +117,51 @@ func TestSecondLoginKicksTheFirst(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reconnect after kick: %v", err)
 	}
-	c3.Close()
+	closeConn(t, c3)
+}
+
+// closeConn closes c and waits for the end: whether it was dropped.
+func closeConn(t *testing.T, c engine.Conn) bool {
+	t.Helper()
+	got := make(chan bool, 1)
+	c.Close(func(dropped bool) { got <- dropped })
+	select {
+	case d := <-got:
+		return d
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close never ended")
+		return false
+	}
+}
+
+// A drop that beats our goodbye is a drop; an answered goodbye is not. The
+// target counts a drop only when it ended the connection first, so the
+// two counts agree however close the race is.
+func TestCloseTellsADropFromAGoodbye(t *testing.T) {
+	tg, d := setup(t, nil)
+	ctx := context.Background()
+	c, err := d.Connect(ctx, 0, newRecorder())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if closeConn(t, c) {
+		t.Fatal("answered goodbye counted as a drop")
+	}
+	rec := newRecorder()
+	c, err = d.Connect(ctx, 1, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The target attaches a login just after the handshake: try for a while.
+	for i := 0; tg.Core.Drop(10) == 0; i++ {
+		if i == 100 {
+			t.Fatal("the target never held the connection")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !closeConn(t, c) {
+		t.Fatal("a connection the target dropped was not reported as dropped")
+	}
 }
 
 // tinyPlan is three users; user 0 befriends the other two.
@@ -139,5 +185,54 @@ func TestWrongSecretAndDownTarget(t *testing.T) {
 	d, _ = openim.New(openim.Config{APIURL: "http://127.0.0.1:1", WSURL: tg.WSURL, Secret: "x"}, p)
 	if err := d.Preflight(context.Background()); err == nil || !strings.Contains(err.Error(), "not reachable") {
 		t.Fatalf("down target: %v", err)
+	}
+}
+
+// Drops racing goodbyes: every connection the target says it dropped is
+// reported dropped by Close, and no other.
+func TestDropsRacingGoodbyesCountTheSame(t *testing.T) {
+	tg, d := setup(t, func(c *openim.Config) {})
+	ctx := context.Background()
+	for round := range 8 {
+		var conns []engine.Conn
+		for u := range uint32(3) {
+			c, err := d.Connect(ctx, u, newRecorder())
+			if err != nil {
+				t.Fatal(err)
+			}
+			conns = append(conns, c)
+		}
+		targetDrops := make(chan int)
+		// The drops start a little later each round: from before the
+		// goodbyes to after them.
+		go func() {
+			time.Sleep(time.Duration(round) * 25 * time.Microsecond)
+			n := 0
+			for range 20 {
+				n += tg.Core.Drop(1)
+				time.Sleep(20 * time.Microsecond)
+			}
+			targetDrops <- n
+		}()
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		ours := 0
+		for _, c := range conns {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if closeConn(t, c) {
+					mu.Lock()
+					ours++
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		theirs := <-targetDrops
+		t.Logf("round %d: %d of %d dropped", round, theirs, len(conns))
+		if theirs != ours {
+			t.Fatalf("round %d: the target dropped %d connections, Close reported %d", round, theirs, ours)
+		}
 	}
 }

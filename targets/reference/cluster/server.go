@@ -147,5 +147,11 @@ func (o *remoteOutlet) Deliver(p *core.Push, at time.Time) bool {
 	return o.g.send(message{Kind: kindPush, Session: o.id, Msg: p.Msg, At: at})
 }
 
-func (o *remoteOutlet) Kick()  { o.g.send(message{Kind: kindKick, Session: o.id}) }
-func (o *remoteOutlet) Close() { o.g.send(message{Kind: kindClose, Session: o.id}) }
+func (o *remoteOutlet) Kick() { o.g.send(message{Kind: kindKick, Session: o.id}) }
+
+// Close asks the gateway to drop the connection. Whether the client's
+// goodbye got there first is known only there, so a drop is assumed.
+func (o *remoteOutlet) Close() bool {
+	o.g.send(message{Kind: kindClose, Session: o.id})
+	return true
+}

@@ -81,32 +81,45 @@ func (f *faultState) reorder() bool   { return f.roll(f.cfg.Reorder) }
 // RunDisconnects drops DisconnectCount random connections every
 // DisconnectEvery until ctx ends.
 func (c *Core) RunDisconnects(ctx context.Context) {
-	f := c.faults
-	if f.cfg.DisconnectEvery <= 0 {
+	every := c.faults.cfg.DisconnectEvery
+	if every <= 0 {
 		return
 	}
-	t := time.NewTicker(f.cfg.DisconnectEvery)
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-		}
-		c.mu.RLock()
-		var all []*Session
-		for _, byPlatform := range c.online {
-			for _, s := range byPlatform {
-				all = append(all, s)
-			}
-		}
-		c.mu.RUnlock()
-		f.mu.Lock()
-		f.rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-		f.mu.Unlock()
-		for _, s := range all[:min(f.cfg.DisconnectCount, len(all))] {
-			c.metrics.faultDisconnects.Inc()
-			s.out.Close()
+			c.Drop(c.faults.cfg.DisconnectCount)
 		}
 	}
+}
+
+// Drop ends up to n random connections as the disconnect fault does and
+// returns how many it ended. Only those are counted: a connection whose
+// client said goodbye first is ending already, and the client counts a drop
+// only when its goodbye goes unanswered.
+func (c *Core) Drop(n int) int {
+	f := c.faults
+	c.mu.RLock()
+	var all []*Session
+	for _, byPlatform := range c.online {
+		for _, s := range byPlatform {
+			all = append(all, s)
+		}
+	}
+	c.mu.RUnlock()
+	f.mu.Lock()
+	f.rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	f.mu.Unlock()
+	dropped := 0
+	for _, s := range all[:min(n, len(all))] {
+		if s.out.Close() {
+			c.metrics.faultDisconnects.Inc()
+			dropped++
+		}
+	}
+	return dropped
 }

@@ -12,8 +12,9 @@ type Outlet interface {
 	Deliver(p *Push, at time.Time) bool
 	// Kick tells the client another login replaced it, then closes.
 	Kick()
-	// Close drops the connection.
-	Close()
+	// Close drops the connection; false when it was already ending (the
+	// client said goodbye first, or another drop won).
+	Close() bool
 }
 
 // Session is one logged-in connection.

@@ -190,12 +190,23 @@ func (c *conn) Deliver(p *core.Push, at time.Time) bool {
 // Kick implements core.Outlet: 2002, then close.
 func (c *conn) Kick() { c.enqueue(frame{kick: true, at: time.Now()}) }
 
-// Close implements core.Outlet.
-func (c *conn) Close() {
+// Close implements core.Outlet: the TCP connection ends with no close
+// frame, as a dropped connection does.
+func (c *conn) Close() bool { return c.end(nil) }
+
+// end ends the connection once, reporting whether this call did; answer,
+// when set, is written first as a close frame (the reply to the client's).
+func (c *conn) end(answer []byte) bool {
+	did := false
 	c.once.Do(func() {
+		did = true
 		close(c.done)
+		if answer != nil {
+			c.ws.WriteControl(websocket.CloseMessage, answer, time.Now().Add(writeWait))
+		}
 		c.ws.Close()
 	})
+	return did
 }
 
 func (c *conn) enqueue(f frame) bool {
@@ -318,6 +329,12 @@ func (c *conn) readLoop() {
 		return err
 	})
 	c.ws.SetPongHandler(func(string) error { extend(); return nil })
+	// The client's goodbye is answered unless a drop got there first; the
+	// client tells the two apart by that answer.
+	c.ws.SetCloseHandler(func(code int, _ string) error {
+		c.end(websocket.FormatCloseMessage(code, ""))
+		return nil
+	})
 	for {
 		mt, data, err := c.ws.ReadMessage()
 		if err != nil {
