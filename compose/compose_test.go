@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -175,7 +176,7 @@ func TestProfilesBringWhatTheyPromise(t *testing.T) {
 		}
 	}
 	for _, svc := range []string{"imbench-target", "openim-server"} {
-		if !contains(c.Services[svc].Networks["default"].Aliases, "im-api") {
+		if !slices.Contains(c.Services[svc].Networks["default"].Aliases, "im-api") {
 			t.Errorf("%s must answer as im-api, which Prometheus and k6 use", svc)
 		}
 	}
@@ -277,13 +278,4 @@ func TestGrafanaProvisioningFitsTheDashboards(t *testing.T) {
 			t.Errorf("dashboard %s is not generated", name)
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

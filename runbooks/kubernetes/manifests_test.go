@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -157,7 +158,7 @@ func TestStepsAgree(t *testing.T) {
 	}
 	args := strings.Fields(tr.Spec.Arguments)
 	for _, want := range []string{"--no-setup", "--no-teardown", "--no-thresholds", "experimental-prometheus-rw"} {
-		if !contains(args, want) {
+		if !slices.Contains(args, want) {
 			t.Errorf("TestRun arguments %q lack %s", tr.Spec.Arguments, want)
 		}
 	}
@@ -180,7 +181,7 @@ func TestStepsAgree(t *testing.T) {
 	if script := setup.Args[len(setup.Args)-1]; script != tr.Spec.Script.LocalFile {
 		t.Errorf("setup runs %s, the runners %s", script, tr.Spec.Script.LocalFile)
 	}
-	if setup.Args[0] != "run" || !contains(setup.Args, "--no-thresholds") {
+	if setup.Args[0] != "run" || !slices.Contains(setup.Args, "--no-thresholds") {
 		t.Errorf("setup args %v", setup.Args)
 	}
 	if renv["IM_START_AT"].Value == "" {
@@ -256,7 +257,7 @@ func TestReaderAndVolume(t *testing.T) {
 		} `yaml:"spec"`
 	}
 	decode(t, "results-pvc.yaml", &pvc)
-	if pvc.Kind != "PersistentVolumeClaim" || pvc.Metadata.Name != "imbench-results" || !contains(pvc.Spec.AccessModes, "ReadWriteMany") {
+	if pvc.Kind != "PersistentVolumeClaim" || pvc.Metadata.Name != "imbench-results" || !slices.Contains(pvc.Spec.AccessModes, "ReadWriteMany") {
 		t.Fatalf("results-pvc.yaml: %+v", pvc)
 	}
 	var pod struct {
@@ -281,13 +282,4 @@ func TestReaderAndVolume(t *testing.T) {
 	if c := pod.Spec.Containers[0]; !regexp.MustCompile(`:\d`).MatchString(c.Image) || len(c.Command) != 2 || c.Command[0] != "sleep" {
 		t.Fatalf("the reader must be a pinned image that exits by itself: %+v", c)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
