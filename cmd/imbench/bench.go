@@ -334,15 +334,18 @@ func waitFor(limit time.Duration, cond func() bool) bool {
 // runScenario runs one scenario with imbench's k6 against bt in the
 // background; the returned channel yields its exit and results folder.
 func (b *bench) runScenario(bt *benchTarget, scenario string, segments int, env map[string]string) (string, chan error, error) {
-	for k, v := range env {
-		os.Setenv(k, v)
-	}
+	// Where the target is: what parseRun takes from the environment, the
+	// same for every measurement.
 	os.Setenv("IM_API_URL", "http://"+bt.api)
 	os.Setenv("IM_WS_URL", strings.Join(bt.ws, ","))
 	os.Setenv("IM_SECRET", bt.secret)
 	rc, err := parseRun([]string{"-scenario", scenario, "-results", b.resultsDir, "-segments", strconv.Itoa(segments)})
 	if err != nil {
 		return "", nil, err
+	}
+	// This measurement's knobs go to its k6 alone, not to the ones after it.
+	for k, v := range env {
+		rc.env = append(rc.env, k+"="+v)
 	}
 	if err := preflight(rc); err != nil {
 		return "", nil, err
