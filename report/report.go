@@ -2,8 +2,9 @@ package report
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -40,19 +41,11 @@ type Options struct {
 // it exists (the report can be rebuilt after Prometheus is gone), else from
 // Prometheus; without either the report rests on summary.json alone.
 func Generate(ctx context.Context, dir string, o Options) (*Report, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	r, err := load(dir, !o.Refresh)
 	if err != nil {
-		return nil, fmt.Errorf("no summary.json in %s: %w", dir, err)
+		return nil, err
 	}
-	r := &Report{Dir: dir, Target: o.Target}
-	if err := json.Unmarshal(raw, &r.Summary); err != nil {
-		return nil, fmt.Errorf("summary.json: %w", err)
-	}
-	if !o.Refresh {
-		if r.Series, err = LoadSeries(dir); err != nil {
-			return nil, err
-		}
-	}
+	r.Target = o.Target
 	if r.Series == nil && o.Prom != nil && o.Prom.Ready(ctx) {
 		from, to := Window(r.Summary)
 		if wait := time.Until(to); wait > 0 && wait < time.Minute {
@@ -89,15 +82,19 @@ func (s *Series) hasData() bool {
 }
 
 // Load reads a run's summary.json and series.json (if any) without writing.
-func Load(dir string) (*Report, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
+func Load(dir string) (*Report, error) { return load(dir, true) }
+
+func load(dir string, series bool) (*Report, error) {
+	s, err := summary.Load(filepath.Join(dir, "summary.json"))
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("no summary.json in %s: %w", dir, err)
 	}
-	r := &Report{Dir: dir}
-	if err := json.Unmarshal(raw, &r.Summary); err != nil {
-		return nil, fmt.Errorf("%s/summary.json: %w", dir, err)
+	if err != nil {
+		return nil, err
 	}
-	r.Series, err = LoadSeries(dir)
+	r := &Report{Dir: dir, Summary: s}
+	if series {
+		r.Series, err = LoadSeries(dir)
+	}
 	return r, err
 }

@@ -21,6 +21,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/imbench/imbench/internal/summary"
 	"github.com/imbench/imbench/k6/im/openim"
 )
 
@@ -218,7 +219,6 @@ func localAddr() string {
 func (bt *benchTarget) start(args ...string) error {
 	cmd := exec.Command(filepath.Join(toolsBin, "imbench-target"), args...)
 	cmd.Env = append(os.Environ(), "IMBENCH_TARGET_SECRET="+bt.secret)
-	cmd.Stderr = nil
 	if err := cmd.Start(); err != nil {
 		return err
 	}
@@ -245,35 +245,32 @@ func (bt *benchTarget) stop() {
 // gateways.
 func startTargets(gateways int) (*benchTarget, error) {
 	bt := &benchTarget{api: localAddr(), secret: fmt.Sprintf("bench-%d", time.Now().UnixNano())}
+	met := localAddr()
+	bt.metrics, bt.core = []string{met}, met
+	args := []string{"-api", bt.api, "-metrics", met, "-max-conns", "1000000"}
+	link := localAddr()
 	if gateways == 0 {
-		ws, met := localAddr(), localAddr()
-		bt.ws, bt.metrics, bt.core = []string{"ws://" + ws}, []string{met}, met
-		if err := bt.start("-api", bt.api, "-ws", ws, "-metrics", met, "-max-conns", "1000000"); err != nil {
-			return nil, err
-		}
+		ws := localAddr()
+		bt.ws = []string{"ws://" + ws}
+		args = append(args, "-ws", ws)
 	} else {
-		link, met := localAddr(), localAddr()
-		bt.metrics, bt.core = []string{met}, met
-		if err := bt.start("-role", "core", "-api", bt.api, "-metrics", met, "-cluster", link, "-max-conns", "1000000"); err != nil {
-			return nil, err
-		}
-		if err := waitHealthy("http://"+bt.api+"/healthz", 30*time.Second); err != nil {
-			bt.stop()
-			return nil, err
-		}
-		for i := 0; i < gateways; i++ {
-			ws, gm := localAddr(), localAddr()
-			bt.ws = append(bt.ws, "ws://"+ws)
-			bt.metrics = append(bt.metrics, gm)
-			if err := bt.start("-role", "gateway", "-ws", ws, "-metrics", gm, "-cluster", link); err != nil {
-				bt.stop()
-				return nil, err
-			}
-		}
+		args = append(args, "-role", "core", "-cluster", link)
+	}
+	if err := bt.start(args...); err != nil {
+		return nil, err
 	}
 	if err := waitHealthy("http://"+bt.api+"/healthz", 30*time.Second); err != nil {
 		bt.stop()
 		return nil, err
+	}
+	for range gateways {
+		ws, gm := localAddr(), localAddr()
+		bt.ws = append(bt.ws, "ws://"+ws)
+		bt.metrics = append(bt.metrics, gm)
+		if err := bt.start("-role", "gateway", "-ws", ws, "-metrics", gm, "-cluster", link); err != nil {
+			bt.stop()
+			return nil, err
+		}
 	}
 	for _, m := range bt.metrics {
 		if err := waitHealthy("http://"+m+"/metrics", 30*time.Second); err != nil {
@@ -285,20 +282,19 @@ func startTargets(gateways int) (*benchTarget, error) {
 }
 
 func waitHealthy(url string, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
-		if healthy(url) {
-			return nil
-		}
-		time.Sleep(100 * time.Millisecond)
+	if !waitEvery(100*time.Millisecond, limit, func() bool { return healthy(url) }) {
+		return fmt.Errorf("%s did not answer within %s", url, limit)
 	}
-	return fmt.Errorf("%s did not answer within %s", url, limit)
+	return nil
 }
 
 // metric sums a series family (optionally with a label selector prefix,
 // e.g. `x{result="ok"}`) over the given /metrics endpoints.
-func metric(endpoints []string, name string) float64 {
-	var sum float64
+func metric(endpoints []string, name string) float64 { return metrics(endpoints, name)[0] }
+
+// metrics is metric for several families, from one scrape of each endpoint.
+func metrics(endpoints []string, names ...string) []float64 {
+	sums := make([]float64, len(names))
 	for _, ep := range endpoints {
 		resp, err := http.Get("http://" + ep + "/metrics")
 		if err != nil {
@@ -308,25 +304,32 @@ func metric(endpoints []string, name string) float64 {
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
 			line := sc.Text()
-			if strings.HasPrefix(line, name+" ") || strings.HasPrefix(line, name+"{") {
-				f := strings.Fields(line)
-				v, _ := strconv.ParseFloat(f[len(f)-1], 64)
-				sum += v
+			for i, name := range names {
+				if strings.HasPrefix(line, name+" ") || strings.HasPrefix(line, name+"{") {
+					f := strings.Fields(line)
+					v, _ := strconv.ParseFloat(f[len(f)-1], 64)
+					sums[i] += v
+				}
 			}
 		}
 		resp.Body.Close()
 	}
-	return sum
+	return sums
 }
 
 // waitFor polls until cond holds, or the limit passes.
 func waitFor(limit time.Duration, cond func() bool) bool {
+	return waitEvery(500*time.Millisecond, limit, cond)
+}
+
+// waitEvery checks cond every interval until it holds or limit has passed.
+func waitEvery(interval, limit time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		if cond() {
 			return true
 		}
-		time.Sleep(500 * time.Millisecond)
+		time.Sleep(interval)
 	}
 	return false
 }
@@ -352,13 +355,7 @@ func (b *bench) runScenario(bt *benchTarget, scenario string, segments int, env 
 	}
 	done := make(chan error, 1)
 	go func() {
-		var code int
-		var err error
-		if segments > 1 {
-			code, err = runSegments(rc)
-		} else {
-			code, err = runK6(rc)
-		}
+		code, err := execute(rc)
 		if err == nil && code != 0 {
 			err = fmt.Errorf("%s exited %d", scenario, code)
 		}
@@ -444,7 +441,6 @@ func (b *bench) holdStock(users int) (*holdResult, error) {
 		"--no-thresholds", "--summary-mode=disabled", filepath.Join("k6", "bench", "stock_hold.js"))
 	cmd.Env = append(os.Environ(), "IM_TOKENS="+tokens, "IM_WS_URL="+bt.ws[0], "IM_PING_MS=20000",
 		fmt.Sprintf("IM_HOLD_MS=%d", b.hold.Milliseconds()))
-	cmd.Stdout, cmd.Stderr = nil, nil
 	began := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -523,7 +519,8 @@ func (b *bench) delivery(rate float64) (*deliveryResult, error) {
 		return nil, err
 	}
 	res := &deliveryResult{Users: users, Rate: rate}
-	sent := func() float64 { return metric(bt.metrics, "group_chat_msg_process_success_total") }
+	const sentName, pushedName = "group_chat_msg_process_success_total", "imbench_target_pushes_total"
+	sent := func() float64 { return metric(bt.metrics, sentName) }
 	if !waitFor(5*time.Minute, func() bool { return sent() > 0 }) {
 		<-done
 		return nil, errors.New("no message was sent")
@@ -534,14 +531,14 @@ func (b *bench) delivery(rate float64) (*deliveryResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	p1, m1 := metric(bt.metrics, "imbench_target_pushes_total"), sent()
+	c1 := metrics(bt.metrics, pushedName, sentName)
 	time.Sleep(30 * time.Second)
 	s2, err := sampleAll(pids)
 	if err != nil {
 		return nil, err
 	}
-	p2, m2 := metric(bt.metrics, "imbench_target_pushes_total"), sent()
-	res.Deliveries = int64((p2 - p1) - (m2 - m1)) // every push but the sender's own copy
+	c2 := metrics(bt.metrics, pushedName, sentName)
+	res.Deliveries = int64((c2[0] - c1[0]) - (c2[1] - c1[1])) // every push but the sender's own copy
 	res.CPUSeconds = round6(s2.cpu - s1.cpu)
 	if res.Deliveries > 0 {
 		res.CPUMicrosPerDeliv = round2(res.CPUSeconds * 1e6 / float64(res.Deliveries))
@@ -549,14 +546,7 @@ func (b *bench) delivery(rate float64) (*deliveryResult, error) {
 	if err := <-done; err != nil {
 		return res, err
 	}
-	var sum struct {
-		Integrity  float64 `json:"integrity"`
-		Deliveries struct {
-			Lost int64 `json:"lost"`
-		} `json:"deliveries"`
-	}
-	raw, err := os.ReadFile(filepath.Join(b.resultsDir, runID, "summary.json"))
-	if err == nil && json.Unmarshal(raw, &sum) == nil {
+	if sum, err := summary.Load(filepath.Join(b.resultsDir, runID, "summary.json")); err == nil {
 		res.Lost, res.Integrity = sum.Deliveries.Lost, sum.Integrity
 	}
 	return res, nil
@@ -607,13 +597,7 @@ func (b *bench) distributed(total, procs int) (*distributedResult, error) {
 		res.RSSPerUserBytes = round2(float64(rss) / float64(peak))
 	}
 	res.HeartbeatTimeouts = int64(metric(bt.metrics, "imbench_target_heartbeat_timeouts_total"))
-	var sum struct {
-		Users struct {
-			Disconnects int64 `json:"disconnects"`
-		} `json:"users"`
-	}
-	if raw, rerr := os.ReadFile(filepath.Join(b.resultsDir, runID, "summary.json")); rerr == nil {
-		json.Unmarshal(raw, &sum)
+	if sum, rerr := summary.Load(filepath.Join(b.resultsDir, runID, "summary.json")); rerr == nil {
 		res.Disconnects = sum.Users.Disconnects
 	}
 	return res, err

@@ -40,10 +40,10 @@ func composeUp(withTarget bool) error {
 	profile := "openim"
 	if withTarget {
 		profile = "reference"
-		if _, err := targetSecret(true); err != nil {
+		secret, err := targetSecret(true)
+		if err != nil {
 			return err
 		}
-		secret, _ := targetSecret(false)
 		os.Setenv("IMBENCH_TARGET_SECRET", secret)
 	}
 	if err := compose("--profile", profile, "up", "-d", "--build", "--wait"); err != nil {

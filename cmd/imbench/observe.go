@@ -40,12 +40,7 @@ func observe(rc *runConfig) observation {
 	}
 	if healthy("http://" + a.loki + "/ready") {
 		o.loki = "http://" + a.loki
-		// Stream labels are the run's identity and the level, nothing that
-		// grows with the run: other fields go into the line.
-		o.args = append(o.args, "--log-output=loki="+o.loki+"/loki/api/v1/push"+
-			",label.run_id="+rc.runID+",label.job=k6,label.target="+rc.target.Name+
-			",label.scenario="+strings.ReplaceAll(rc.scenario, "/", "_")+
-			",allowedLabels=[level,run_id,job,target,scenario],limit=1000,pushPeriod=1s")
+		o.args = append(o.args, lokiLogOutput(o.loki, rc))
 		o.notes = append(o.notes, fmt.Sprintf("k6 log → Loki %s {run_id=%q}", o.loki, rc.runID))
 	}
 	return o
@@ -93,10 +88,17 @@ func printLogProblems(base, runID string) {
 // its service name; Prometheus remote write is set in docker-compose.yml.
 func observeCompose(rc *runConfig) observation {
 	o := observation{loki: "http://127.0.0.1:3100"}
-	o.args = append(o.args, "-o", "experimental-prometheus-rw", "--log-output=loki=http://loki:3100/loki/api/v1/push"+
-		",label.run_id="+rc.runID+",label.job=k6,label.target="+rc.target.Name+
-		",label.scenario="+strings.ReplaceAll(rc.scenario, "/", "_")+
-		",allowedLabels=[level,run_id,job,target,scenario],limit=1000,pushPeriod=1s")
+	o.args = append(o.args, "-o", "experimental-prometheus-rw", lokiLogOutput("http://loki:3100", rc))
 	o.notes = append(o.notes, "compose: k6 runs in the runner container; Grafana http://127.0.0.1:3000")
 	return o
+}
+
+// lokiLogOutput sends k6's log to the Loki at base. Stream labels are the
+// run's identity and the level, nothing that grows with the run: other
+// fields go into the line.
+func lokiLogOutput(base string, rc *runConfig) string {
+	return "--log-output=loki=" + base + "/loki/api/v1/push" +
+		",label.run_id=" + rc.runID + ",label.job=k6,label.target=" + rc.target.Name +
+		",label.scenario=" + strings.ReplaceAll(rc.scenario, "/", "_") +
+		",allowedLabels=[level,run_id,job,target,scenario],limit=1000,pushPeriod=1s"
 }

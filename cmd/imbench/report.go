@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/imbench/imbench/internal/profile"
+	"github.com/imbench/imbench/internal/summary"
 	"github.com/imbench/imbench/report"
 )
 
@@ -39,20 +40,18 @@ func writeReport(dir string, refresh bool) (*report.Report, error) {
 	}
 	var o report.Options
 	o.Refresh = refresh
-	if p := (report.Prom{URL: "http://" + stackAddrs().prometheus}); p.Ready(context.Background()) {
-		o.Prom = &p
-	}
+	o.Prom = &report.Prom{URL: "http://" + stackAddrs().prometheus} // used if it answers
 	o.Roles = map[string]string{}
 	for _, g := range profile.StackGroups() {
 		o.Roles[g] = g
 	}
 	o.Roles["k6"] = "generator"
-	s, err := report.Load(dir)
+	s, err := summary.Load(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		return nil, err
 	}
 	if profiles, err := profile.Load("targets"); err == nil {
-		if p, ok := profiles[s.Summary.Target]; ok {
+		if p, ok := profiles[s.Target]; ok {
 			o.Target = p.Description
 			for _, pr := range p.Processes {
 				o.Roles[pr.Group] = "target"

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,10 +50,26 @@ func cmdRun(args []string) (int, error) {
 	if err := preflight(rc); err != nil {
 		return 0, err
 	}
+	return execute(rc)
+}
+
+// execute runs a checked scenario: one k6 process, or one per segment.
+func execute(rc *runConfig) (int, error) {
 	if rc.segments > 1 {
 		return runSegments(rc)
 	}
 	return runK6(rc)
+}
+
+// k6Run is the start of every k6 command line of a run. --address= : no
+// REST API, so concurrent k6 processes (segments) never fight over its port.
+func k6Run(extra ...string) []string {
+	return append([]string{"run", "--quiet", "--no-color", "--address="}, extra...)
+}
+
+// runTags are the tags every sample of the run carries.
+func (rc *runConfig) runTags() []string {
+	return []string{"--tag", "run_id=" + rc.runID, "--tag", "target=" + rc.target.Name}
 }
 
 func parseRun(args []string) (*runConfig, error) {
@@ -83,7 +100,7 @@ func parseRun(args []string) (*runConfig, error) {
 		return nil, badInput("SCENARIO is required (known: %s)", strings.Join(known, ", "))
 	}
 	rc.script = filepath.Join(scenarioDir, rc.scenario+".js")
-	if !contains(known, rc.scenario) {
+	if !slices.Contains(known, rc.scenario) {
 		return nil, badInput("unknown scenario %q (known: %s)", rc.scenario, strings.Join(known, ", "))
 	}
 	profiles, err := profile.Load("targets")
@@ -119,9 +136,9 @@ func parseRun(args []string) (*runConfig, error) {
 		return nil, badInput("run id %q must not contain ':', '|', '/', quotes or spaces", rc.runID)
 	}
 
-	rc.api = firstNonEmpty(os.Getenv("IM_API_URL"), p.API)
-	rc.ws = firstNonEmpty(os.Getenv("IM_WS_URL"), p.WS)
-	rc.admin = firstNonEmpty(os.Getenv("IM_ADMIN_USER"), p.Admin)
+	rc.api = envOr("IM_API_URL", p.API)
+	rc.ws = envOr("IM_WS_URL", p.WS)
+	rc.admin = envOr("IM_ADMIN_USER", p.Admin)
 	rc.allowRemote = os.Getenv("IM_ALLOW_REMOTE") == "1"
 	rc.secret = os.Getenv("IM_SECRET")
 	if rc.secret == "" && p.Name == "reference" {
@@ -214,9 +231,7 @@ func runK6(rc *runConfig) (int, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
 	}
-	// --address= : no REST API, so concurrent k6 processes (segments) never
-	// fight over its port.
-	args := []string{"run", "--quiet", "--no-color", "--address=", "--tag", "run_id=" + rc.runID, "--tag", "target=" + rc.target.Name}
+	args := k6Run(rc.runTags()...)
 	env := append(os.Environ(), rc.env...)
 	var obs observation
 	var cmd *exec.Cmd
@@ -241,7 +256,7 @@ func runK6(rc *runConfig) (int, error) {
 		cmd = exec.Command(rc.k6, args...)
 	}
 	cmd.Env = env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, os.Stdout, os.Stderr
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	fmt.Printf("imbench: run %s: %s on %s (%s)\n", rc.runID, rc.scenario, rc.target.Name, rc.api)
 	for _, n := range obs.notes {
 		fmt.Println("imbench:", n)
@@ -266,26 +281,37 @@ func runK6(rc *runConfig) (int, error) {
 	} else if err != nil {
 		return 0, err
 	}
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil {
+		return finishRun(rc, obs, dir, code)
+	}
 	if obs.loki != "" {
 		printLogProblems(obs.loki, rc.runID)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil {
-		latest := filepath.Join(rc.resultsDir, "latest")
-		os.Remove(latest)
-		if err := os.Symlink(rc.runID, latest); err != nil {
-			return code, err
-		}
-		fmt.Printf("imbench: results in %s (results/latest)\n", dir)
-		if r, err := writeReport(dir, false); err != nil {
-			fmt.Fprintln(os.Stderr, "imbench: report:", err)
-			if code == 0 {
-				code = 1
-			}
-		} else {
-			printReportPaths(r)
-		}
-	} else if entries, _ := os.ReadDir(dir); len(entries) == 0 {
+	if entries, _ := os.ReadDir(dir); len(entries) == 0 {
 		os.Remove(dir)
+	}
+	return code, nil
+}
+
+// finishRun ends a run that left its summary: the log's problems, the
+// results/latest link, the report. A failed report makes a zero code 1.
+func finishRun(rc *runConfig, obs observation, dir string, code int) (int, error) {
+	if obs.loki != "" {
+		printLogProblems(obs.loki, rc.runID)
+	}
+	latest := filepath.Join(rc.resultsDir, "latest")
+	os.Remove(latest)
+	if err := os.Symlink(rc.runID, latest); err != nil {
+		return code, err
+	}
+	fmt.Printf("imbench: results in %s (results/latest)\n", dir)
+	if r, err := writeReport(dir, false); err != nil {
+		fmt.Fprintln(os.Stderr, "imbench: report:", err)
+		if code == 0 {
+			code = 1
+		}
+	} else {
+		printReportPaths(r)
 	}
 	return code, nil
 }
@@ -325,22 +351,4 @@ func rootCause(err error) error {
 		return op
 	}
 	return err
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func firstNonEmpty(v ...string) string {
-	for _, s := range v {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -42,7 +43,7 @@ func runSegments(rc *runConfig) (int, error) {
 	env := append(os.Environ(), rc.env...)
 	env = append(env, "IM_VUS="+vus)
 
-	setup := exec.Command(rc.k6, "run", "--quiet", "--no-color", "--address=", "--no-thresholds", rc.script)
+	setup := exec.Command(rc.k6, k6Run("--no-thresholds", rc.script)...)
 	setup.Env = append(append([]string(nil), env...), "IM_SETUP_ONLY=1", "IM_VUS=1")
 	setup.Stdout, setup.Stderr = os.Stdout, os.Stderr
 	if err := setup.Run(); err != nil {
@@ -60,10 +61,9 @@ func runSegments(rc *runConfig) (int, error) {
 		// Thresholds are per process, where lost and received do not add up
 		// (a sender's expected deliveries land in other processes): they are
 		// checked on the merged summary instead.
-		args := []string{"run", "--quiet", "--no-color", "--address=", "--no-setup", "--no-thresholds",
-			"--execution-segment", fraction(i, n) + ":" + fraction(i+1, n),
-			"--execution-segment-sequence", strings.Join(seq, ","),
-			"--tag", "run_id=" + rc.runID, "--tag", "target=" + rc.target.Name, "--tag", fmt.Sprintf("instance=seg%d", i)}
+		args := k6Run(append(rc.runTags(), "--tag", fmt.Sprintf("instance=seg%d", i), "--no-setup", "--no-thresholds",
+			"--execution-segment", fraction(i, n)+":"+fraction(i+1, n),
+			"--execution-segment-sequence", strings.Join(seq, ","))...)
 		args = append(append(append(args, obs.args...), rc.k6Args...), rc.script)
 		cmd := exec.Command(rc.k6, args...)
 		cmd.Env = append(append(append([]string(nil), env...), obs.env...), fmt.Sprintf("IM_START_AT=%d", startAt.UnixMilli()))
@@ -104,26 +104,11 @@ func runSegments(rc *runConfig) (int, error) {
 	for _, w := range merged.Warnings {
 		fmt.Println("imbench: warning:", w)
 	}
-	if d := merged.Deliveries; (d.Lost != 0 || d.Corrupted != 0) && !contains(rc.k6Args, "--no-thresholds") {
+	if d := merged.Deliveries; (d.Lost != 0 || d.Corrupted != 0) && !slices.Contains(rc.k6Args, "--no-thresholds") {
 		fmt.Fprintf(os.Stderr, "imbench: thresholds crossed over all segments: %d deliveries lost, %d corrupted\n", d.Lost, d.Corrupted)
 		code = max(code, 99) // k6's exit code for crossed thresholds
 	}
-	if obs.loki != "" {
-		printLogProblems(obs.loki, rc.runID)
-	}
-	latest := filepath.Join(rc.resultsDir, "latest")
-	os.Remove(latest)
-	if err := os.Symlink(rc.runID, latest); err != nil {
-		return code, err
-	}
-	fmt.Printf("imbench: results in %s (results/latest)\n", dir)
-	if r, err := writeReport(dir, false); err != nil {
-		fmt.Fprintln(os.Stderr, "imbench: report:", err)
-		code = max(code, 1)
-	} else {
-		printReportPaths(r)
-	}
-	return code, nil
+	return finishRun(rc, obs, dir, code)
 }
 
 // fraction is i/n as k6 writes segment boundaries.
@@ -149,13 +134,9 @@ func mergeSegments(dir string, n int) (summary.Summary, error) {
 	}
 	var parts []summary.Summary
 	for _, f := range files {
-		raw, err := os.ReadFile(f)
+		s, err := summary.Load(f)
 		if err != nil {
 			return summary.Summary{}, err
-		}
-		var s summary.Summary
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return summary.Summary{}, fmt.Errorf("%s: %w", f, err)
 		}
 		parts = append(parts, s)
 	}

@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -227,7 +228,7 @@ func TestStackObservesARun(t *testing.T) {
 			}
 			var lv struct{ Data []string }
 			getJSON(t, s.prom+"/api/v1/label/"+m[2]+"/values?"+url.Values{"match[]": {m[1]}}.Encode(), &lv)
-			if len(lv.Data) == 0 || (m[2] == "run_id" && !contains(lv.Data, run)) {
+			if len(lv.Data) == 0 || (m[2] == "run_id" && !slices.Contains(lv.Data, run)) {
 				t.Errorf("%s: variable %s offers %v", name, m[2], lv.Data)
 			}
 		}

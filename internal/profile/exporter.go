@@ -3,7 +3,6 @@ package profile
 import (
 	"bytes"
 	"fmt"
-	"sort"
 
 	"gopkg.in/yaml.v3"
 )
@@ -57,9 +56,7 @@ func ProcessExporterConfig(profiles map[string]Profile) ([]byte, error) {
 			return nil, err
 		}
 	}
-	names := Names(profiles)
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range Names(profiles) {
 		for _, p := range profiles[n].Processes {
 			if err := add(p, n); err != nil {
 				return nil, err

@@ -29,7 +29,7 @@ func Merge(parts []Summary) (Summary, error) {
 	out.Deliveries = DeliveriesSummary{ByType: map[string]DeliveriesByType{}}
 	out.Generator = GeneratorSummary{}
 	hists := map[string]*verify.Histogram{}
-	var starts []time.Time
+	lastStart := out.StartedAt
 	var firstSec int64
 	perSec := map[int64]int64{}
 	for _, p := range parts {
@@ -37,9 +37,11 @@ func Merge(parts []Summary) (Summary, error) {
 			return Summary{}, fmt.Errorf("partial summaries of runs %s and %s", out.RunID, p.RunID)
 		}
 		out.Parts = append(out.Parts, p.Segment)
-		starts = append(starts, p.StartedAt)
 		if p.StartedAt.Before(out.StartedAt) {
 			out.StartedAt = p.StartedAt
+		}
+		if p.StartedAt.After(lastStart) {
+			lastStart = p.StartedAt
 		}
 		if p.EndedAt.After(out.EndedAt) {
 			out.EndedAt = p.EndedAt
@@ -152,8 +154,7 @@ func Merge(parts []Summary) (Summary, error) {
 	if out.Deliveries.Expected > 0 {
 		out.Integrity = math.Round(float64(out.Deliveries.Expected-out.Deliveries.Lost)/float64(out.Deliveries.Expected)*1e6) / 1e6
 	}
-	sort.Slice(starts, func(i, j int) bool { return starts[i].Before(starts[j]) })
-	if spread := starts[len(starts)-1].Sub(starts[0]); spread > 2*time.Second {
+	if spread := lastStart.Sub(out.StartedAt); spread > 2*time.Second {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("the %d k6 processes disagree on when the run started by %s: "+
 			"their clocks differ or they started apart, and cross-process latencies are off by as much", len(parts), spread.Round(time.Millisecond)))
 	}

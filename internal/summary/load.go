@@ -1,0 +1,20 @@
+package summary
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// Load reads a summary file (summary.json, or a segment's summary-*.json).
+func Load(path string) (Summary, error) {
+	var s Summary
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return s, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
