@@ -151,17 +151,8 @@ func (s *Session) Close() {
 	}
 	// A few goroutines say goodbye; a write to a stuck socket must not hold
 	// up the others.
-	conns := make(chan Conn)
-	var senders sync.WaitGroup
-	for range closeSenders {
-		senders.Add(1)
-		go func() {
-			defer senders.Done()
-			for c := range conns {
-				c.Close(ended)
-			}
-		}()
-	}
+	var g errgroup.Group
+	g.SetLimit(closeSenders)
 	for _, u := range s.users {
 		u.mu.Lock()
 		c := u.conn
@@ -169,11 +160,9 @@ func (s *Session) Close() {
 		u.mu.Unlock()
 		if c != nil {
 			wg.Add(1)
-			conns <- c
+			g.Go(func() error { c.Close(ended); return nil })
 		}
 	}
-	close(conns)
-	senders.Wait()
 	wg.Wait()
 }
 

@@ -68,15 +68,12 @@ type conn struct {
 	pending map[string]*pending
 	incr    atomic.Uint64
 	kicked  atomic.Bool
-	ended   atomic.Bool
-	goodbye atomic.Bool // the server sent a close frame
+	ended   atomic.Bool // set by OnClose, under cmu
 
-	cmu     sync.Mutex // Close against OnClose
-	ours    bool       // Close was called
-	over    bool       // OnClose ran
-	unheard bool       // the server never answered our close frame
-	onEnd   func(dropped bool)
-	wait    *time.Timer
+	cmu     sync.Mutex         // Close against OnClose
+	onEnd   func(dropped bool) // set by Close: our goodbye is out
+	goodbye bool               // a close frame answered ours
+	wait    *time.Timer        // ends the connection if no answer comes
 }
 
 // closeWait bounds the wait for the server's answer to our close frame.
@@ -407,28 +404,17 @@ func (c *conn) Ping() error { return c.write(ws.OpPing, nil) }
 func (c *conn) Alive() bool { return !c.ended.Load() }
 
 // Close implements engine.Conn: a close frame, then the server's answer
-// (or closeWait) ends the connection. A server that ends it without
-// answering had dropped it before reading ours.
+// (or closeWait) ends the connection. A connection that ends any other way,
+// or had ended already, was dropped.
 func (c *conn) Close(ended func(dropped bool)) {
 	c.cmu.Lock()
-	if c.ours {
+	if c.ended.Load() {
 		c.cmu.Unlock()
-		ended(false)
-		return
-	}
-	c.ours = true
-	if c.over {
-		c.cmu.Unlock()
-		ended(!c.goodbye.Load())
+		ended(true)
 		return
 	}
 	c.onEnd = ended
-	c.wait = time.AfterFunc(closeWait, func() {
-		c.cmu.Lock()
-		c.unheard = true
-		c.cmu.Unlock()
-		c.st.Close()
-	})
+	c.wait = time.AfterFunc(closeWait, func() { c.st.Close() })
 	c.cmu.Unlock()
 	if c.write(ws.OpClose, ws.ClosePayload(1000, "")) != nil {
 		c.st.Close()
@@ -445,11 +431,11 @@ func (c *conn) onMessage(op ws.Op, p []byte) error {
 	case ws.OpPing:
 		return c.write(ws.OpPong, p)
 	case ws.OpClose:
-		c.goodbye.Store(true)
 		c.cmu.Lock()
-		answer := !c.ours
+		answered := c.onEnd != nil
+		c.goodbye = answered
 		c.cmu.Unlock()
-		if answer {
+		if !answered { // the server's own goodbye: answer it
 			_ = c.write(ws.OpClose, p)
 		}
 		return closeError(p)
@@ -467,13 +453,11 @@ func closeError(p []byte) error {
 // OnClose implements netloop.Handler: fail what still waits for an answer,
 // then tell the engine, unless Close ended it.
 func (c *conn) OnClose(err error) {
-	c.ended.Store(true)
 	c.cmu.Lock()
-	c.over = true
-	ours, onEnd, unheard := c.ours, c.onEnd, c.unheard
-	if c.wait != nil {
-		c.wait.Stop()
-	}
+	c.ended.Store(true)
+	onEnd := c.onEnd
+	unanswered := c.wait != nil && !c.wait.Stop() // closeWait passed
+	dropped := !c.goodbye && !unanswered
 	c.cmu.Unlock()
 	c.pmu.Lock()
 	left := c.pending
@@ -484,10 +468,8 @@ func (c *conn) OnClose(err error) {
 			p.cb(nil, errConnClosed)
 		}
 	}
-	if ours {
-		if onEnd != nil {
-			onEnd(!c.goodbye.Load() && !unheard)
-		}
+	if onEnd != nil {
+		onEnd(dropped)
 		return
 	}
 	if c.kicked.Load() {
