@@ -208,9 +208,8 @@ func (u *User) Closed(c Conn, err error, kicked bool) {
 		return
 	}
 	s.sh.addOnline(-1)
-	if s.closing.Load() {
-		return
-	}
+	// Even while the session closes: Close had not reached this connection,
+	// so no goodbye was out and the server dropped it.
 	s.Tally.Disconnects.Add(1)
 	if kicked {
 		s.Tally.Kicks.Add(1)
