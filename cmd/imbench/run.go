@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,7 +19,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/imbench/imbench/internal/loopback"
 	"github.com/imbench/imbench/internal/profile"
+	"github.com/imbench/imbench/internal/runid"
 	"github.com/imbench/imbench/k6/im/openim"
 )
 
@@ -131,7 +131,7 @@ func parseRun(args []string) (*runConfig, error) {
 	}
 	rc.runID = *runID
 	if rc.runID == "" {
-		rc.runID = newRunID()
+		rc.runID = runid.New()
 	} else if strings.ContainsAny(rc.runID, ":|/ \t\"\\") {
 		return nil, badInput("run id %q must not contain ':', '|', '/', quotes or spaces", rc.runID)
 	}
@@ -186,7 +186,7 @@ func preflight(rc *runConfig) error {
 	}
 	if !rc.allowRemote {
 		for _, raw := range append([]string{rc.api}, strings.Split(rc.ws, ",")...) {
-			if err := requireLoopback(raw); err != nil {
+			if err := loopback.Require(raw); err != nil {
 				return badInput("%v", err)
 			}
 		}
@@ -323,25 +323,6 @@ func imbenchVersion() string {
 		return "unknown"
 	}
 	return strings.TrimSpace(string(out))
-}
-
-func newRunID() string {
-	b := make([]byte, 3)
-	_, _ = rand.Read(b)
-	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
-}
-
-func requireLoopback(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return fmt.Errorf("%q is not a URL", raw)
-	}
-	if h := u.Hostname(); h == "localhost" {
-		return nil
-	} else if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return fmt.Errorf("%s is outside 127.0.0.0/8: set IM_ALLOW_REMOTE=1 to load a server on another host", raw)
 }
 
 // rootCause drops the wrappers of a network error down to what failed.

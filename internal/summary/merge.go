@@ -129,10 +129,7 @@ func Merge(parts []Summary) (Summary, error) {
 			out.Messages.PeakPerSecond = max(out.Messages.PeakPerSecond, v)
 		}
 	}
-	out.Messages.AvgPerSecond = float64(out.Messages.Sent)
-	if span := out.Messages.LastSendMs - out.Messages.FirstSendMs; span > 0 && out.Messages.Sent > 1 {
-		out.Messages.AvgPerSecond = math.Round(float64(out.Messages.Sent-1)/(float64(span)/1000)*100) / 100
-	}
+	out.Messages.AvgPerSecond = AvgRate(out.Messages.Sent, out.Messages.FirstSendMs, out.Messages.LastSendMs)
 	if err := checkRanges(out.Generator.UserRanges, out.Users.Registered); err != nil {
 		return out, err
 	}
@@ -190,4 +187,14 @@ func LatencyOf(h *verify.Histogram) LatencySummary {
 	r := func(v float64) float64 { return math.Round(v*1000) / 1000 }
 	return LatencySummary{Count: h.Count(), Avg: r(h.MeanMs()), P50: r(h.QuantileMs(0.5)), P95: r(h.QuantileMs(0.95)),
 		P99: r(h.QuantileMs(0.99)), Max: r(h.MaxMs())}
+}
+
+// AvgRate is the mean send rate between the first and the last of sent
+// messages (unix ms), to two decimals.
+func AvgRate(sent, firstMs, lastMs int64) float64 {
+	span := lastMs - firstMs
+	if sent < 2 || span <= 0 {
+		return float64(sent)
+	}
+	return math.Round(float64(sent-1)/(float64(span)/1000)*100) / 100
 }

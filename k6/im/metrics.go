@@ -68,9 +68,8 @@ type flusher struct {
 	kind [verify.Kinds]*metrics.TagSet
 	via  [verify.Kinds][2]*metrics.TagSet
 
-	mu   sync.Mutex
 	last verify.Totals
-	buf  []float64
+	buf  []float64 // reused by every flush (one goroutine flushes)
 	done chan struct{}
 	wg   sync.WaitGroup
 }
@@ -109,8 +108,6 @@ func (f *flusher) stop() {
 }
 
 func (f *flusher) flush() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	var cur verify.Totals
 	cur.Add(&f.s.Tally)
 	now := time.Now()
@@ -135,10 +132,12 @@ func (f *flusher) flush() {
 		delta(f.ms.deliveries, f.via[k][1], cur.Pulled[k], l.Pulled[k])
 		delta(f.ms.duplicates, f.kind[k], cur.Duplicates[k], l.Duplicates[k])
 		delta(f.ms.outOfOrder, f.kind[k], cur.OutOfOrder[k], l.OutOfOrder[k])
-		for _, v := range f.s.Tally.E2E[k].TakePending(f.buf) {
+		f.buf = f.s.Tally.E2E[k].TakePending(f.buf)
+		for _, v := range f.buf {
 			add(f.ms.e2e, f.kind[k], v)
 		}
-		for _, v := range f.s.Tally.Ack[k].TakePending(f.buf) {
+		f.buf = f.s.Tally.Ack[k].TakePending(f.buf)
+		for _, v := range f.buf {
 			add(f.ms.ack, f.kind[k], v)
 		}
 	}

@@ -2,8 +2,6 @@ package im
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +13,7 @@ import (
 	"go.k6.io/k6/lib"
 	"go.k6.io/k6/metrics"
 
+	"github.com/imbench/imbench/internal/runid"
 	"github.com/imbench/imbench/k6/im/engine"
 	"github.com/imbench/imbench/k6/im/openim"
 	"github.com/imbench/imbench/k6/im/plan"
@@ -78,11 +77,7 @@ var generatedRunID struct {
 
 // defaultRunID is one id per process, for runs started without IM_RUN_ID.
 func (r *RootModule) defaultRunID() string {
-	generatedRunID.once.Do(func() {
-		b := make([]byte, 3)
-		_, _ = rand.Read(b)
-		generatedRunID.id = time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
-	})
+	generatedRunID.once.Do(func() { generatedRunID.id = runid.New() })
 	return generatedRunID.id
 }
 

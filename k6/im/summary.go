@@ -45,10 +45,10 @@ func (r *Run) BuildSummary() summary.Summary {
 	for _, v := range perSec {
 		m.PeakPerSecond = max(m.PeakPerSecond, v)
 	}
-	m.AvgPerSecond = math.Round(r.Shared.Meter().AvgRate()*100) / 100
 	if first, last := r.Shared.Meter().Span(); !first.IsZero() {
 		m.FirstSendMs, m.LastSendMs = first.UnixMilli(), last.UnixMilli()
 	}
+	m.AvgPerSecond = summary.AvgRate(m.Sent, m.FirstSendMs, m.LastSendMs)
 	for _, sess := range r.Shared.Sessions() {
 		m.MaxSendLagMs = math.Max(m.MaxSendLagMs, float64(sess.MaxSendLag().Microseconds())/1000)
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"reflect"
 	"sort"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/grafana/sobek"
 
+	"github.com/imbench/imbench/internal/loopback"
 	"github.com/imbench/imbench/k6/im/openim"
 )
 
@@ -71,7 +71,7 @@ func (t *Target) normalize() error {
 	}
 	if !t.AllowRemote {
 		for _, raw := range append([]string{cfg.APIURL}, strings.Split(cfg.WSURL, ",")...) {
-			if err := requireLoopback(raw); err != nil {
+			if err := loopback.Require(raw); err != nil {
 				return err
 			}
 		}
@@ -100,22 +100,6 @@ func (t *Target) openimConfig() (openim.Config, error) {
 		cfg.SourceAddrs = append(cfg.SourceAddrs, ip)
 	}
 	return cfg, cfg.Validate()
-}
-
-// requireLoopback keeps load on 127.0.0.0/8 unless the user opts out.
-func requireLoopback(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return err
-	}
-	host := u.Hostname()
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return fmt.Errorf("%s is outside 127.0.0.0/8: set IM_ALLOW_REMOTE=1 to load a server on another host", raw)
 }
 
 // exportStrict copies a JS object into dst, refusing keys dst has no field

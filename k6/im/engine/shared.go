@@ -97,7 +97,15 @@ func (sh *Shared) addOnline(d int64) {
 	}
 }
 
-func (sh *Shared) touch() { sh.lastChange.Store(time.Now().UnixNano()) }
+func (sh *Shared) touch() { sh.touchAt(time.Now()) }
+
+// touchAt records activity at now. Within a millisecond of the last record
+// it leaves the shared word alone: receivers on every read loop call it.
+func (sh *Shared) touchAt(now time.Time) {
+	if ns := now.UnixNano(); ns-sh.lastChange.Load() > int64(time.Millisecond) {
+		sh.lastChange.Store(ns)
+	}
+}
 
 // warn logs the first errors of a run and then only counts them, so a
 // failing target cannot flood the log.
@@ -171,7 +179,6 @@ type Meter struct {
 	start       int64
 	counts      []int64
 	first, last time.Time
-	n           int64
 }
 
 func (m *Meter) add(t time.Time) {
@@ -179,12 +186,13 @@ func (m *Meter) add(t time.Time) {
 	m.mu.Lock()
 	if m.counts == nil {
 		m.start = sec
+	}
+	if m.first.IsZero() || t.Before(m.first) {
 		m.first = t
 	}
 	if t.After(m.last) {
 		m.last = t
 	}
-	m.n++
 	if i := sec - m.start; i >= 0 {
 		for int64(len(m.counts)) <= i {
 			m.counts = append(m.counts, 0)
@@ -206,25 +214,4 @@ func (m *Meter) Span() (first, last time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.first, m.last
-}
-
-// AvgRate is the mean send rate between the first and the last send.
-func (m *Meter) AvgRate() float64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	span := m.last.Sub(m.first).Seconds()
-	if m.n < 2 || span <= 0 {
-		return float64(m.n)
-	}
-	return float64(m.n-1) / span
-}
-
-// Peak is the highest count of any one second.
-func (m *Meter) Peak() int64 {
-	_, c := m.PerSecond()
-	var p int64
-	for _, v := range c {
-		p = max(p, v)
-	}
-	return p
 }

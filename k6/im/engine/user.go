@@ -139,12 +139,10 @@ func (u *User) pullWait(ctx context.Context, c Conn, seqs map[uint32][]uint64, r
 // Arrive implements Handler.
 func (u *User) Arrive(a verify.Arrival) {
 	s := u.s
-	s.sh.Checker.Receive(u.inbox, a, time.Now(), &s.Tally)
-	s.sh.touch()
-	if a.Pulled || a.Seq == 0 {
-		return
-	}
-	if !u.inbox.HasGap(a.Conv) {
+	now := time.Now()
+	_, gap := s.sh.Checker.Receive(u.inbox, a, now, &s.Tally)
+	s.sh.touchAt(now)
+	if a.Pulled || a.Seq == 0 || !gap {
 		return
 	}
 	u.mu.Lock()

@@ -169,17 +169,11 @@ func (p *poller) add(c *pollConn) error {
 	return nil
 }
 
-func (p *poller) get(fd int) *pollConn {
-	p.mu.Lock()
-	c := p.conns[fd]
-	p.mu.Unlock()
-	return c
-}
-
 const sweepEvery = time.Second
 
 func (p *poller) run() {
 	events := make([]unix.EpollEvent, 256)
+	ready := make([]*pollConn, len(events))
 	buf := make([]byte, 64<<10)
 	p.file.SetReadDeadline(time.Now().Add(sweepEvery))
 	for {
@@ -201,8 +195,15 @@ func (p *poller) run() {
 			return
 		}
 		now := monotonic()
+		// One lookup under the lock for the batch: only this goroutine
+		// ends connections, so none of them goes away meanwhile.
+		p.mu.Lock()
 		for i := range n {
-			if c := p.get(int(events[i].Fd)); c != nil {
+			ready[i] = p.conns[int(events[i].Fd)]
+		}
+		p.mu.Unlock()
+		for _, c := range ready[:n] {
+			if c != nil {
 				c.readReady(buf, now)
 			}
 		}

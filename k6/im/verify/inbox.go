@@ -92,7 +92,9 @@ type Checker struct {
 
 // Receive classifies one arrival at inbox in, counts it into t and records
 // its end-to-end latency (create → now) unless it came from a login sync.
-func (ck *Checker) Receive(in *Inbox, a Arrival, now time.Time, t *Tally) Outcome {
+// gap reports whether a seq below the highest seen of the arrival's
+// conversation is missing: the contiguous run from 1 stops short of it.
+func (ck *Checker) Receive(in *Inbox, a Arrival, now time.Time, t *Tally) (o Outcome, gap bool) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	cv := in.conv(a.Conv)
@@ -100,6 +102,10 @@ func (ck *Checker) Receive(in *Inbox, a Arrival, now time.Time, t *Tally) Outcom
 		cv.seqs.add(a.Seq)
 		cv.maxSeq = max(cv.maxSeq, a.Seq)
 	}
+	return ck.classify(cv, in.me, a, now, t), cv.seqs.upTo < cv.maxSeq
+}
+
+func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *Tally) Outcome {
 	var b Body
 	var err error
 	if a.Parsed != nil {
@@ -121,7 +127,7 @@ func (ck *Checker) Receive(in *Inbox, a Arrival, now time.Time, t *Tally) Outcom
 		b.CreateUs/1000 != a.CreateMs:
 		t.Corrupt.Add(1)
 		return Corrupt
-	case b.Sender == in.me:
+	case b.Sender == me:
 		return Self
 	}
 	k := KindIndex(ck.Plan.Convs[b.Conv].Kind)
@@ -176,15 +182,6 @@ func (in *Inbox) Gaps(c uint32, limit int) []uint64 {
 		return nil
 	}
 	return cv.seqs.missing(cv.maxSeq, limit)
-}
-
-// HasGap reports whether a seq below the highest seen of conversation c is
-// missing: the contiguous run from 1 stops short of the highest.
-func (in *Inbox) HasGap(c uint32) bool {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	cv := in.convs[c]
-	return cv != nil && cv.seqs.upTo < cv.maxSeq
 }
 
 // MissingUpTo lists up to limit seqs of conversation c in 1..max not yet

@@ -48,8 +48,9 @@ func (h *harness) text(sender, conv, n uint32) []byte {
 
 func (h *harness) arrive(sender, conv, n uint32, seq uint64, pulled bool) Outcome {
 	h.t.Helper()
-	return h.ck.Receive(h.in, Arrival{Conv: conv, Seq: seq, Sender: int64(sender), Text: h.text(sender, conv, n),
+	o, _ := h.ck.Receive(h.in, Arrival{Conv: conv, Seq: seq, Sender: int64(sender), Text: h.text(sender, conv, n),
 		CreateMs: (h.now.UnixMicro() - 5000) / 1000, Pulled: pulled, GapFill: pulled}, h.now, &h.tl)
+	return o
 }
 
 func TestBodyRoundTripAndCorruption(t *testing.T) {
@@ -149,7 +150,7 @@ func TestForeignAndCorruptArrivals(t *testing.T) {
 		{"altered create time", Arrival{Conv: 0, Seq: 4, Sender: 0, Text: h.text(0, 0, 1), CreateMs: 1}, Corrupt},
 	}
 	for _, c := range cases {
-		if got := h.ck.Receive(h.in, c.a, h.now, &h.tl); got != c.want {
+		if got, _ := h.ck.Receive(h.in, c.a, h.now, &h.tl); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}
