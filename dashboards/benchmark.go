@@ -72,11 +72,10 @@ func imBenchmark() Dashboard {
 		Options: map[string]any{"showTime": true, "wrapLogMessage": true, "sortOrder": "Descending"}}, 24, 8)
 
 	return dashboard("imbench-main", "IM benchmark", "An imbench run: load, delivery integrity, latency and the resources of the server's parts.",
-		[]map[string]any{
-			variable("run_id", "Run", `label_values(k6_im_messages_sent_total, run_id)`, false),
+		[]any{
 			variable("target", "Target", `label_values(k6_im_messages_sent_total{`+run+`}, target)`, false),
 			variable("instance", "Machine", `label_values(node_uname_info, instance)`, true),
-		}, []map[string]any{runAnnotation()}, l.panels)
+		}, l.panels)
 }
 
 // resourceTable is the OpenIM report's resource table: per component, CPU

@@ -145,23 +145,17 @@ func variable(name, label, query string, all bool) map[string]any {
 	return v
 }
 
-func dashboard(uid, title, desc string, vars []map[string]any, annotations []map[string]any, panels []Panel) Dashboard {
-	list := []map[string]any{{
+// dashboard lays out an imbench dashboard: the run_id variable first, then
+// vars; the run as an annotation.
+func dashboard(uid, title, desc string, vars []any, panels []Panel) Dashboard {
+	vars = append([]any{variable("run_id", "Run", `label_values(k6_im_messages_sent_total, run_id)`, false)}, vars...)
+	annotations := []any{map[string]any{
 		"builtIn": 1, "datasource": map[string]any{"type": "grafana", "uid": "-- Grafana --"},
 		"enable": true, "hide": true, "iconColor": "rgba(0, 211, 255, 1)", "name": "Annotations & Alerts", "type": "dashboard",
-	}}
-	list = append(list, annotations...)
-	vl := make([]any, len(vars))
-	for i, v := range vars {
-		vl[i] = v
-	}
-	al := make([]any, len(list))
-	for i, a := range list {
-		al[i] = a
-	}
+	}, runAnnotation()}
 	return Dashboard{UID: uid, Title: title, Description: desc, Tags: []string{"imbench"}, Timezone: "browser",
 		Refresh: "5s", SchemaVersion: 39, Editable: false, Time: map[string]any{"from": "now-30m", "to": "now"},
-		Templating: map[string]any{"list": vl}, Annotations: map[string]any{"list": al}, Panels: panels}
+		Templating: map[string]any{"list": vars}, Annotations: map[string]any{"list": annotations}, Panels: panels}
 }
 
 // The run's lifetime: Grafana turns consecutive non-zero points of a

@@ -34,6 +34,5 @@ func generator() Dashboard {
 		series(`imbench:messages_sent:rate1m{`+run+`}`, "sent")), 8, 7)
 
 	return dashboard("imbench-generator", "IM benchmark: generator", "The load generator's health during a run.",
-		[]map[string]any{variable("run_id", "Run", `label_values(k6_im_messages_sent_total, run_id)`, false)},
-		[]map[string]any{runAnnotation()}, l.panels)
+		nil, l.panels)
 }

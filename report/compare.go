@@ -154,10 +154,8 @@ func CompareMarkdown(a, b *Report, rows []Row, threshold float64) string {
 			if v == math.Trunc(v) && math.Abs(v) < 1e15 {
 				out = num(v)
 			}
-			if r.Unit != "" && r.Unit != "%" {
+			if r.Unit != "" {
 				out += " " + r.Unit
-			} else if r.Unit == "%" {
-				out += " %"
 			}
 			return out
 		}

@@ -46,7 +46,7 @@ func sampleSeries(hole ...time.Time) *Series {
 		Coverage: 1, Machine: Machine{Hostname: "vm", CPUs: 2, Memory: 24 << 30}}
 	for _, title := range chartPanels {
 		c := Chart{Title: title, Unit: "short", Lines: []Line{line("a", 10, hole...), line("b", 20, hole...)}}
-		c.Gaps = gaps(c.Lines, s.From, s.To, s.StepSec)
+		c.Gaps = gaps(c.Lines, s.StepSec)
 		s.Charts = append(s.Charts, c)
 	}
 	s.Resources = []Resource{
@@ -59,15 +59,15 @@ func sampleSeries(hole ...time.Time) *Series {
 
 func TestGapsFindHolesNotEdges(t *testing.T) {
 	full := []Line{line("a", 1)}
-	if g := gaps(full, t0, t0.Add(2*time.Minute), 5); len(g) != 0 {
+	if g := gaps(full, 5); len(g) != 0 {
 		t.Fatalf("complete series: gaps %v", g)
 	}
 	late := Line{Name: "late", Points: line("x", 1).Points[10:]} // starts 50 s in: not a hole
-	if g := gaps([]Line{late}, t0, t0.Add(2*time.Minute), 5); len(g) != 0 {
+	if g := gaps([]Line{late}, 5); len(g) != 0 {
 		t.Fatalf("a series starting late is not a hole: %v", g)
 	}
 	holed := []Line{line("a", 1, t0.Add(30*time.Second), t0.Add(70*time.Second))}
-	g := gaps(holed, t0, t0.Add(2*time.Minute), 5)
+	g := gaps(holed, 5)
 	if len(g) != 1 || !g[0].From.Equal(t0.Add(30*time.Second)) || !g[0].To.Equal(t0.Add(70*time.Second)) {
 		t.Fatalf("gaps %v, want 16:00:30–16:01:10", g)
 	}

@@ -119,7 +119,7 @@ func Fetch(ctx context.Context, prom Prom, runID string, from, to time.Time, rol
 	s := &Series{RunID: runID, Prometheus: prom.URL, From: from.UTC(), To: to.UTC(), StepSec: step,
 		FetchedAt: time.Now().UTC(), Queries: map[string]string{}}
 	window := fmt.Sprintf("%ds", int(math.Ceil(to.Sub(from).Seconds())))
-	fill := strings.NewReplacer("$run_id", runID, "$instance", ".*", "$__range", window, "$target", ".*")
+	fill := strings.NewReplacer("$run_id", runID, "$instance", ".*", "$__range", window)
 	panels := map[string]dashboards.Panel{}
 	for _, p := range dashboards.Build()["im-benchmark.json"].Panels {
 		panels[p.Title] = p
@@ -155,7 +155,7 @@ func Fetch(ctx context.Context, prom Prom, runID string, from, to time.Time, rol
 		if strings.Contains(title, "component") {
 			sort.SliceStable(c.Lines, func(i, j int) bool { return c.Lines[i].Name < c.Lines[j].Name })
 		}
-		c.Gaps = merge(append(gaps(c.Lines, from, to, step), s.Outages...))
+		c.Gaps = merge(append(gaps(c.Lines, step), s.Outages...))
 		s.Charts = append(s.Charts, c)
 	}
 
@@ -231,17 +231,22 @@ func holeLimit(step int) float64 { return float64(3 * step) }
 // gaps finds stretches of the window no line has points for: a Prometheus
 // that was down, or scrapes that failed. The run's start and end are not
 // holes: series begin when k6 first pushes.
-func gaps(lines []Line, from, to time.Time, step int) []Gap {
+func gaps(lines []Line, step int) []Gap { return holes(stamps(lines), step) }
+
+// stamps are the times of every point of lines, sorted.
+func stamps(lines []Line) []float64 {
 	var ts []float64
 	for _, l := range lines {
 		for _, p := range l.Points {
 			ts = append(ts, p[0])
 		}
 	}
-	if len(ts) == 0 {
-		return nil
-	}
 	sort.Float64s(ts)
+	return ts
+}
+
+// holes are the stretches between sorted times ts longer than holeLimit.
+func holes(ts []float64, step int) []Gap {
 	limit := holeLimit(step)
 	var out []Gap
 	for i := 1; i < len(ts); i++ {
@@ -255,17 +260,11 @@ func gaps(lines []Line, from, to time.Time, step int) []Gap {
 // outages are the holes of Prometheus' heartbeat, its start and end
 // included: it should have run over the whole window.
 func outages(beat []Line, from, to time.Time, step int) []Gap {
-	out := gaps(beat, from, to, step)
-	var ts []float64
-	for _, l := range beat {
-		for _, p := range l.Points {
-			ts = append(ts, p[0])
-		}
-	}
+	ts := stamps(beat)
 	if len(ts) == 0 {
 		return []Gap{{From: from.UTC(), To: to.UTC()}}
 	}
-	sort.Float64s(ts)
+	out := holes(ts, step)
 	limit := holeLimit(step)
 	if first := unix(ts[0]); first.Sub(from).Seconds() > limit {
 		out = append(out, Gap{From: from.UTC(), To: first})

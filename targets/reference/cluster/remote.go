@@ -44,10 +44,17 @@ func Dial(addr string) (*Remote, error) {
 
 func (r *Remote) readLoop() {
 	dec := gob.NewDecoder(bufio.NewReader(r.conn))
+	// One Push per message, shared by its recipients here as in the core,
+	// so each frame variant is encoded once (the core sends the message
+	// once, then pushes without one until the next).
+	var push *core.Push
 	for {
 		var m message
 		if err := dec.Decode(&m); err != nil {
 			break
+		}
+		if m.Kind == kindPush && m.Msg != nil {
+			push = &core.Push{Msg: m.Msg}
 		}
 		if m.Kind == kindReply {
 			r.mu.Lock()
@@ -67,7 +74,7 @@ func (r *Remote) readLoop() {
 		}
 		switch m.Kind {
 		case kindPush:
-			s.Outlet().Deliver(&core.Push{Msg: m.Msg}, m.At)
+			s.Outlet().Deliver(push, m.At)
 		case kindKick:
 			s.Outlet().Kick()
 		case kindClose:
@@ -114,19 +121,20 @@ func (r *Remote) call(q request) message {
 	q.ID = r.next
 	r.pending[q.ID] = ch
 	r.mu.Unlock()
-	if err := r.write(&q); err != nil {
+	forget := func() {
 		r.mu.Lock()
 		delete(r.pending, q.ID)
 		r.mu.Unlock()
+	}
+	if err := r.write(&q); err != nil {
+		forget()
 		return message{Err: linkDown()}
 	}
 	select {
 	case m := <-ch:
 		return m
 	case <-time.After(30 * time.Second):
-		r.mu.Lock()
-		delete(r.pending, q.ID)
-		r.mu.Unlock()
+		forget()
 		return message{Err: &core.Error{Code: 500, Msg: "ServerInternalError", Dlt: "cluster: core did not answer"}}
 	}
 }

@@ -113,20 +113,32 @@ func (g *gatewayLink) close() { g.once.Do(func() { close(g.done) }) }
 func (g *gatewayLink) writeLoop(conn net.Conn, log *slog.Logger) {
 	w := bufio.NewWriter(conn)
 	enc := gob.NewEncoder(w)
+	fail := func() {
+		g.close()
+		conn.Close()
+	}
+	var last *core.Message
 	for {
 		select {
 		case m := <-g.out:
+			// A message fanned out to many sessions of this gateway goes
+			// over the link once: a push without one repeats the last.
+			if m.Kind == kindPush {
+				if m.Msg == last {
+					m.Msg = nil
+				} else {
+					last = m.Msg
+				}
+			}
 			if err := enc.Encode(&m); err != nil {
 				log.Warn("link write", "err", err)
-				g.close()
-				conn.Close()
+				fail()
 				return
 			}
 			if len(g.out) == 0 {
 				conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
 				if err := w.Flush(); err != nil {
-					g.close()
-					conn.Close()
+					fail()
 					return
 				}
 			}

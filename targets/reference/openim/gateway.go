@@ -17,7 +17,6 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -165,12 +164,11 @@ type conn struct {
 	variant int
 	// The write queue: a slice, not a buffered channel, so that an idle
 	// connection holds no queue (1,024 slots of a channel cost 64 KB each).
-	qmu     sync.Mutex
-	queue   []frame
-	wake    chan struct{}
-	done    chan struct{}
-	once    sync.Once
-	timeout atomic.Bool
+	qmu   sync.Mutex
+	queue []frame
+	wake  chan struct{}
+	done  chan struct{}
+	once  sync.Once
 }
 
 type frame struct {

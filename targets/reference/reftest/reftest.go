@@ -29,31 +29,16 @@ func Start(t testing.TB, faults core.Faults) *Target { return StartWith(t, fault
 // StartWith also sets the gateway's read deadline (0: OpenIM's 30 s).
 func StartWith(t testing.TB, faults core.Faults, readTimeout time.Duration) *Target {
 	t.Helper()
-	m := core.NewMetrics()
-	log := slog.New(slog.DiscardHandler)
-	c, err := core.New(core.Config{Secret: "test-secret", Faults: faults, Log: log}, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	api := httptest.NewServer(openim.NewAPI(c, m))
-	gw := openim.NewGateway(c, m, log)
-	if readTimeout > 0 {
-		gw.ReadTimeout = readTimeout
-	}
-	ws := httptest.NewServer(gw)
-	t.Cleanup(func() {
-		ws.CloseClientConnections()
-		ws.Close()
-		api.Close()
-	})
-	return &Target{APIURL: api.URL, WSURL: "ws" + strings.TrimPrefix(ws.URL, "http"), Secret: "test-secret", Core: c, Metrics: m}
+	tg := startCore(t, faults)
+	tg.WSURL = serveGateway(t, tg.Core, tg.Metrics, readTimeout)
+	return tg
 }
 
 // StartCluster serves a core and n gateways linked to it (package
 // cluster); WSURL lists the gateways, comma-separated.
 func StartCluster(t testing.TB, faults core.Faults, n int) *Target {
 	t.Helper()
-	tg := Start(t, faults)
+	tg := startCore(t, faults)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -66,16 +51,36 @@ func StartCluster(t testing.TB, faults core.Faults, n int) *Target {
 		if err != nil {
 			t.Fatal(err)
 		}
-		gm := core.NewMetrics()
-		ws := httptest.NewServer(openim.NewGateway(remote, gm, slog.New(slog.DiscardHandler)))
-		t.Cleanup(func() {
-			ws.CloseClientConnections()
-			ws.Close()
-		})
-		urls = append(urls, "ws"+strings.TrimPrefix(ws.URL, "http"))
+		urls = append(urls, serveGateway(t, remote, core.NewMetrics(), 0))
 	}
 	tg.WSURL = strings.Join(urls, ",")
 	return tg
+}
+
+// startCore serves the state and the REST API; no gateway yet.
+func startCore(t testing.TB, faults core.Faults) *Target {
+	m := core.NewMetrics()
+	c, err := core.New(core.Config{Secret: "test-secret", Faults: faults, Log: slog.New(slog.DiscardHandler)}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := httptest.NewServer(openim.NewAPI(c, m))
+	t.Cleanup(api.Close)
+	return &Target{APIURL: api.URL, Secret: "test-secret", Core: c, Metrics: m}
+}
+
+// serveGateway serves a WebSocket gateway over backend and returns its URL.
+func serveGateway(t testing.TB, backend core.Backend, m *core.Metrics, readTimeout time.Duration) string {
+	gw := openim.NewGateway(backend, m, slog.New(slog.DiscardHandler))
+	if readTimeout > 0 {
+		gw.ReadTimeout = readTimeout
+	}
+	ws := httptest.NewServer(gw)
+	t.Cleanup(func() {
+		ws.CloseClientConnections()
+		ws.Close()
+	})
+	return "ws" + strings.TrimPrefix(ws.URL, "http")
 }
 
 // Counter sums a counter family over all its labels (0 when absent).
