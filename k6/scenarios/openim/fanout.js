@@ -5,11 +5,8 @@
 // WuKongIM's receive test and Wildfire's group tests, and what `make bench`
 // measures generator CPU per verified delivery with.
 import im from 'k6/x/im';
-import exec from 'k6/execution';
-import { target, planKnobs, vus, runOptions, tags } from '../lib/env.js';
-
-const VUS = vus(__ENV);
-const tgt = im.target(target(__ENV));
+import { planKnobs } from '../lib/env.js';
+import { scenario, integrity } from '../lib/scenario.js';
 
 export const plan = im.integration({
   name: 'openim/fanout',
@@ -22,33 +19,12 @@ export const plan = im.integration({
   ...planKnobs(__ENV),
 });
 
-export const options = {
-  tags: tags(__ENV),
-  scenarios: { fanout: { executor: 'per-vu-iterations', vus: VUS, iterations: 1, maxDuration: '2h' } },
-  setupTimeout: '30m',
-  teardownTimeout: '5m',
-  thresholds: { im_lost: ['count==0'], im_corrupted: ['count==0'] },
-};
-
-export function setup() {
-  return im.setup(plan, tgt, runOptions(__ENV, VUS));
-}
+const sc = scenario('fanout', plan, { thresholds: integrity });
+export const { options, setup, teardown, handleSummary } = sc;
 
 export default function (run) {
-  const s = im.session(run || im.attach(plan, tgt, runOptions(__ENV, VUS)));
-  const online = s.login('immediate');
-  if (online.attempted > 0 && online.online === 0) {
-    exec.test.abort(`no user could log in: ${online.first_error}`);
-  }
+  const s = sc.online(run);
   s.send();
   s.drain();
   s.close();
-}
-
-export function teardown(run) {
-  im.finish(run);
-}
-
-export function handleSummary(data) {
-  return im.summary(data);
 }

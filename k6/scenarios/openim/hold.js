@@ -4,11 +4,9 @@
 // log out. No messages. What `make bench` measures generator memory and CPU
 // per online user with, and what the seeds' "N users online" loads are.
 import im from 'k6/x/im';
-import exec from 'k6/execution';
-import { target, planKnobs, vus, runOptions, tags } from '../lib/env.js';
+import { planKnobs } from '../lib/env.js';
+import { scenario } from '../lib/scenario.js';
 
-const VUS = vus(__ENV);
-const tgt = im.target(target(__ENV));
 const HOLD = __ENV.IM_HOLD || '60s';
 
 export const plan = im.integration({
@@ -20,31 +18,11 @@ export const plan = im.integration({
   ...planKnobs(__ENV),
 });
 
-export const options = {
-  tags: tags(__ENV),
-  scenarios: { hold: { executor: 'per-vu-iterations', vus: VUS, iterations: 1, maxDuration: '2h' } },
-  setupTimeout: '30m',
-  teardownTimeout: '5m',
-};
-
-export function setup() {
-  return im.setup(plan, tgt, runOptions(__ENV, VUS));
-}
+const sc = scenario('hold', plan);
+export const { options, setup, teardown, handleSummary } = sc;
 
 export default function (run) {
-  const s = im.session(run || im.attach(plan, tgt, runOptions(__ENV, VUS)));
-  const online = s.login('immediate');
-  if (online.attempted > 0 && online.online === 0) {
-    exec.test.abort(`no user could log in: ${online.first_error}`);
-  }
+  const s = sc.online(run);
   s.hold(HOLD);
   s.close();
-}
-
-export function teardown(run) {
-  im.finish(run);
-}
-
-export function handleSummary(data) {
-  return im.summary(data);
 }

@@ -8,11 +8,8 @@
 // IM_SCALE=1 is that size (about 8 minutes at the seed's 40 msg/s); the
 // default 0.5 (100 users, 3 messages per conversation) takes about 2.
 import im from 'k6/x/im';
-import exec from 'k6/execution';
-import { target, planKnobs, vus, runOptions, tags } from '../lib/env.js';
-
-const VUS = vus(__ENV);
-const tgt = im.target(target(__ENV));
+import { planKnobs } from '../lib/env.js';
+import { scenario, integrity } from '../lib/scenario.js';
 
 export const plan = im.integration({
   name: 'openim/test1',
@@ -25,40 +22,13 @@ export const plan = im.integration({
   ...planKnobs(__ENV, { scale: 0.5 }),
 });
 
-export const options = {
-  tags: tags(__ENV),
-  scenarios: {
-    test1: { executor: 'per-vu-iterations', vus: VUS, iterations: 1, maxDuration: '2h' },
-  },
-  setupTimeout: '30m',
-  teardownTimeout: '5m',
-  thresholds: {
-    im_lost: ['count==0'],
-    im_corrupted: ['count==0'],
-  },
-};
-
-export function setup() {
-  return im.setup(plan, tgt, runOptions(__ENV, VUS));
-}
+const sc = scenario('test1', plan, { thresholds: integrity });
+export const { options, setup, teardown, handleSummary } = sc;
 
 export default function (run) {
-  // run is setup()'s data; a segment process started with --no-setup joins instead.
-  const s = im.session(run || im.attach(plan, tgt, runOptions(__ENV, VUS)));
-  const online = s.login('immediate');
-  if (online.attempted > 0 && online.online === 0) {
-    exec.test.abort(`no user could log in: ${online.first_error}`);
-  }
+  const s = sc.online(run);
   s.send();
   s.login('late');
   s.drain();
   s.close();
-}
-
-export function teardown(run) {
-  im.finish(run);
-}
-
-export function handleSummary(data) {
-  return im.summary(data);
 }

@@ -1,0 +1,41 @@
+// The lifecycle every scenario shares: k6 options, setup, a segment process
+// joining, logging the users in, teardown and the summary. A scenario states
+// its plan and what its users do once online:
+//
+//   const sc = scenario('fanout', plan, { thresholds: integrity });
+//   export const { options, setup, teardown, handleSummary } = sc;
+//   export default function (run) { const s = sc.online(run); s.send(); s.drain(); s.close(); }
+import im from 'k6/x/im';
+import exec from 'k6/execution';
+import { target, vus, runOptions, tags } from './env.js';
+
+// integrity fails the run on any lost or corrupted delivery.
+export const integrity = { im_lost: ['count==0'], im_corrupted: ['count==0'] };
+
+export function scenario(name, plan, { thresholds } = {}) {
+  const VUS = vus(__ENV);
+  const tgt = im.target(target(__ENV));
+  const options = {
+    tags: tags(__ENV),
+    scenarios: { [name]: { executor: 'per-vu-iterations', vus: VUS, iterations: 1, maxDuration: '2h' } },
+    setupTimeout: '30m',
+    teardownTimeout: '5m',
+  };
+  if (thresholds) options.thresholds = thresholds;
+  return {
+    options,
+    setup: () => im.setup(plan, tgt, runOptions(__ENV, VUS)),
+    // online logs this VU's immediate users in. run is setup()'s data; a
+    // segment process started with --no-setup joins the run instead.
+    online(run) {
+      const s = im.session(run || im.attach(plan, tgt, runOptions(__ENV, VUS)));
+      const o = s.login('immediate');
+      if (o.attempted > 0 && o.online === 0) {
+        exec.test.abort(`no user could log in: ${o.first_error}`);
+      }
+      return s;
+    },
+    teardown: (run) => im.finish(run),
+    handleSummary: (data) => im.summary(data),
+  };
+}
