@@ -92,19 +92,26 @@ type result struct {
 // imbench runs the CLI from the project root with the given environment.
 func imbench(t *testing.T, env []string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(toolsDir(t), "imbench"), args...)
-	cmd.Dir = "../.."
+	r, err := runCLI(filepath.Join(toolsDir(t), "imbench"), "../..", env, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// runCLI runs bin in dir; err is a failure to run it, not an exit code.
+func runCLI(bin, dir string, env []string, args ...string) (result, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
 	r := result{stdout: out.String(), stderr: errb.String()}
 	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
+		r.code, err = ee.ExitCode(), nil
 	}
-	return r
+	return r, err
 }
 
 func (tg target) env() []string {

@@ -70,16 +70,7 @@ func newStack(t *testing.T) *stack {
 }
 
 func (s *stack) cli(args ...string) result {
-	cmd := exec.Command(filepath.Join(s.root, ".tools", "bin", "imbench"), args...)
-	cmd.Dir = s.root
-	cmd.Env = append(os.Environ(), s.env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String()}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	}
+	r, _ := runCLI(filepath.Join(s.root, ".tools", "bin", "imbench"), s.root, s.env, args...)
 	return r
 }
 
