@@ -7,7 +7,7 @@
 #   make bench [ONLY=density,stock,delivery,distributed] [RATES=50,400]   generator figures, results/bench/*.json
 #   make status | make down
 #   make test                        everything CI runs
-#   make proto                       regenerate k6/im/openim/pb from its .proto
+#   make proto                       regenerate wire/openim/pb from its .proto
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -126,15 +126,15 @@ compare: $(BIN)/imbench
 ## Tests -----------------------------------------------------------------------
 
 proto: $(BIN)/protoc-gen-go apt
-	cd k6/im/openim/pb && PATH=$(abspath $(BIN)):$$PATH protoc --go_out=. --go_opt=paths=source_relative openim.proto
+	cd wire/openim/pb && PATH=$(abspath $(BIN)):$$PATH protoc --go_out=. --go_opt=paths=source_relative openim.proto
 
 # The committed generated code must be what its .proto generates.
 check-proto: $(BIN)/protoc-gen-go apt
 	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
-	cp k6/im/openim/pb/openim.proto $$tmp/ && \
+	cp wire/openim/pb/openim.proto $$tmp/ && \
 	(cd $$tmp && PATH=$(abspath $(BIN)):$$PATH protoc --go_out=. --go_opt=paths=source_relative openim.proto) && \
-	diff -u k6/im/openim/pb/openim.pb.go $$tmp/openim.pb.go >/dev/null || \
-	{ echo "k6/im/openim/pb/openim.pb.go drifted from openim.proto: run make proto"; exit 1; }
+	diff -u wire/openim/pb/openim.pb.go $$tmp/openim.pb.go >/dev/null || \
+	{ echo "wire/openim/pb/openim.pb.go drifted from openim.proto: run make proto"; exit 1; }
 	@echo "proto: generated code matches openim.proto"
 
 fmt-check:

@@ -23,6 +23,7 @@ import (
 	"github.com/imbench/imbench/internal/profile"
 	"github.com/imbench/imbench/internal/runid"
 	"github.com/imbench/imbench/k6/im/openim"
+	wire "github.com/imbench/imbench/wire/openim"
 )
 
 const scenarioDir = "k6/scenarios"
@@ -202,7 +203,7 @@ func preflight(rc *runConfig) error {
 		switch openim.Code(err) {
 		case 0:
 			return fmt.Errorf("target %s is not reachable at %s: %v%s", rc.target.Name, rc.api, rootCause(err), hint)
-		case openim.ErrCodeNoPermission:
+		case wire.CodeNoPermission:
 			return fmt.Errorf("target %s rejected the admin secret (%v)", rc.target.Name, err)
 		default:
 			return fmt.Errorf("target %s refused the admin login (%v)", rc.target.Name, err)

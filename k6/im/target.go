@@ -13,6 +13,7 @@ import (
 
 	"github.com/imbench/imbench/internal/loopback"
 	"github.com/imbench/imbench/k6/im/openim"
+	wire "github.com/imbench/imbench/wire/openim"
 )
 
 // Target says where the server is and how to talk to it. name is the target
@@ -80,7 +81,7 @@ func (t *Target) normalize() error {
 }
 
 func (t *Target) openimConfig() (openim.Config, error) {
-	env, err := openim.ParseEnvelope(t.Envelope)
+	env, err := wire.ParseEnvelope(t.Envelope)
 	if err != nil {
 		return openim.Config{}, err
 	}

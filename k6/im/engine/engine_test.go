@@ -12,6 +12,7 @@ import (
 	"github.com/imbench/imbench/k6/im/verify"
 	"github.com/imbench/imbench/targets/reference/core"
 	"github.com/imbench/imbench/targets/reference/reftest"
+	wire "github.com/imbench/imbench/wire/openim"
 )
 
 // smallPlan is the seed's Test 1 shape at a size a unit test can afford,
@@ -104,7 +105,7 @@ func run(t *testing.T, tg *reftest.Target, p *plan.Plan, vus int, opts engine.Op
 }
 
 func TestCleanRunDeliversEverything(t *testing.T) {
-	for _, env := range []openim.Envelope{openim.Gob, openim.JSON} {
+	for _, env := range []wire.Envelope{wire.Gob, wire.JSON} {
 		t.Run(string(env), func(t *testing.T) {
 			tg := reftest.Start(t, core.Faults{})
 			p := smallPlan(t, "clean"+string(env))

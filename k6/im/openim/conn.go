@@ -1,13 +1,11 @@
 package openim
 
 import (
-	"bytes"
 	"context"
 	"crypto/md5"
 	"crypto/tls"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -22,10 +20,11 @@ import (
 
 	"github.com/imbench/imbench/k6/im/engine"
 	"github.com/imbench/imbench/k6/im/netloop"
-	"github.com/imbench/imbench/k6/im/openim/pb"
 	"github.com/imbench/imbench/k6/im/plan"
 	"github.com/imbench/imbench/k6/im/verify"
 	"github.com/imbench/imbench/k6/im/ws"
+	wire "github.com/imbench/imbench/wire/openim"
+	"github.com/imbench/imbench/wire/openim/pb"
 )
 
 // LoginError is a handshake the gateway refused, with its errCode.
@@ -61,7 +60,7 @@ type conn struct {
 	uid   string
 	st    netloop.Stream
 	rd    ws.Reader
-	codec Codec
+	codec wire.Codec
 	h     engine.Handler
 
 	pmu     sync.Mutex
@@ -80,7 +79,7 @@ type conn struct {
 const closeWait = 3 * time.Second
 
 type pending struct {
-	cb    func(*Resp, error)
+	cb    func(*wire.Resp, error)
 	timer *time.Timer
 }
 
@@ -139,7 +138,7 @@ func (d *Driver) dial(ctx context.Context, u uint32, token string, h engine.Hand
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
 	}
 	c := &conn{d: d, user: u, uid: uid, h: h, pending: map[string]*pending{},
-		codec: Codec{Envelope: d.cfg.Envelope, Gzip: d.cfg.Gzip}}
+		codec: wire.Codec{Envelope: d.cfg.Envelope, Gzip: d.cfg.Gzip}}
 	c.rd.Max = maxFrame
 	if c.st, err = netloop.Attach(nc, c, d.cfg.ReadTimeout, netloop.DefaultMode); err != nil {
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
@@ -189,21 +188,16 @@ func readAuth(nc net.Conn, buf []byte, uid string, timeout time.Duration) ([]byt
 	}
 }
 
-// parseLoginError reads the gateway's {"errCode","errMsg","errDlt"}; a nil
-// result means the body is not such an answer.
+// parseLoginError reads the gateway's login answer; nil means body is not one.
 func parseLoginError(uid string, body []byte) *LoginError {
-	var r struct {
-		ErrCode *int   `json:"errCode"`
-		ErrMsg  string `json:"errMsg"`
-		ErrDlt  string `json:"errDlt"`
-	}
-	if json.Unmarshal(body, &r) != nil || r.ErrCode == nil {
+	a, ok := wire.ParseLoginAnswer(body)
+	if !ok {
 		return nil
 	}
-	return &LoginError{User: uid, Code: *r.ErrCode, Msg: r.ErrMsg, Dlt: r.ErrDlt}
+	return &LoginError{User: uid, Code: a.ErrCode, Msg: a.ErrMsg, Dlt: a.ErrDlt}
 }
 
-func (c *conn) request(id int32, data []byte, cb func(*Resp, error)) error {
+func (c *conn) request(id int32, data []byte, cb func(*wire.Resp, error)) error {
 	incr := c.uid + "_" + strconv.FormatUint(c.incr.Add(1), 10)
 	p := &pending{cb: cb}
 	c.pmu.Lock()
@@ -218,7 +212,7 @@ func (c *conn) request(id int32, data []byte, cb func(*Resp, error)) error {
 		}
 	})
 	c.pmu.Unlock()
-	frame, err := c.codec.EncodeReq(&Req{ReqIdentifier: id, SendID: c.uid, OperationID: incr, MsgIncr: incr, Data: data})
+	frame, err := c.codec.EncodeReq(&wire.Req{ReqIdentifier: id, SendID: c.uid, OperationID: incr, MsgIncr: incr, Data: data})
 	if err == nil {
 		err = c.write(ws.OpBinary, frame)
 	}
@@ -239,7 +233,7 @@ func (c *conn) take(incr string) *pending {
 	return p
 }
 
-func respError(r *Resp) error {
+func respError(r *wire.Resp) error {
 	if r.ErrCode != 0 {
 		return &APIError{Path: "request " + strconv.Itoa(int(r.ReqIdentifier)), Code: r.ErrCode, Msg: r.ErrMsg}
 	}
@@ -254,25 +248,25 @@ func (c *conn) Send(m plan.Msg, text []byte, createMs int64, done func(error)) e
 		SendID:           c.uid,
 		ClientMsgID:      clientMsgID(d.conv[m.Conv], c.uid, m.N),
 		SenderPlatformID: int32(d.cfg.Platform),
-		MsgFrom:          100, // user message
-		ContentType:      101, // text
-		Content:          textContent(text),
+		MsgFrom:          wire.MsgFromUser,
+		ContentType:      wire.ContentTypeText,
+		Content:          wire.TextContent(text),
 		CreateTime:       createMs,
 	}
 	if cv.Kind == plan.Group {
-		md.SessionType, md.GroupID = 3, d.plan.GroupID(cv.Group)
+		md.SessionType, md.GroupID = wire.SessionGroup, d.plan.GroupID(cv.Group)
 	} else {
 		peer := cv.Peers[0]
 		if peer == m.Sender {
 			peer = cv.Peers[1]
 		}
-		md.SessionType, md.RecvID = 1, d.users[peer]
+		md.SessionType, md.RecvID = wire.SessionSingle, d.users[peer]
 	}
 	data, err := proto.Marshal(md)
 	if err != nil {
 		return err
 	}
-	return c.request(ReqSendMsg, data, func(r *Resp, err error) {
+	return c.request(wire.ReqSendMsg, data, func(r *wire.Resp, err error) {
 		if err == nil {
 			err = respError(r)
 		}
@@ -284,37 +278,6 @@ func (c *conn) Send(m plan.Msg, text []byte, createMs int64, done func(error)) e
 func clientMsgID(conv, uid string, n uint32) string {
 	sum := md5.Sum([]byte(conv + "|" + uid + "|" + strconv.FormatUint(uint64(n), 10)))
 	return hex.EncodeToString(sum[:])
-}
-
-var (
-	contentPrefix = []byte(`{"content":"`)
-	contentSuffix = []byte(`"}`)
-)
-
-// textContent is the text element JSON of contentType 101. Benchmark texts
-// never need JSON escaping.
-func textContent(text []byte) []byte {
-	b := make([]byte, 0, len(contentPrefix)+len(text)+len(contentSuffix))
-	b = append(b, contentPrefix...)
-	b = append(b, text...)
-	return append(b, contentSuffix...)
-}
-
-// contentText extracts the text of a text element.
-func contentText(content []byte) []byte {
-	if bytes.HasPrefix(content, contentPrefix) && bytes.HasSuffix(content, contentSuffix) {
-		t := content[len(contentPrefix) : len(content)-len(contentSuffix)]
-		if bytes.IndexByte(t, '\\') < 0 && bytes.IndexByte(t, '"') < 0 {
-			return t
-		}
-	}
-	var e struct {
-		Content string `json:"content"`
-	}
-	if json.Unmarshal(content, &e) == nil {
-		return []byte(e.Content)
-	}
-	return content
 }
 
 // Pull implements engine.Conn: PullMsgByRange (1002) over contiguous runs.
@@ -340,7 +303,7 @@ func (c *conn) Pull(seqs map[uint32][]uint64, recover bool, done func(error)) er
 	if err != nil {
 		return err
 	}
-	return c.request(ReqPullMsgByRange, data, func(r *Resp, err error) {
+	return c.request(wire.ReqPullMsgByRange, data, func(r *wire.Resp, err error) {
 		if err == nil {
 			err = respError(r)
 		}
@@ -362,7 +325,7 @@ func (c *conn) MaxSeqs(done func(map[uint32]uint64, error)) error {
 	if err != nil {
 		return err
 	}
-	return c.request(ReqGetNewestSeq, data, func(r *Resp, err error) {
+	return c.request(wire.ReqGetNewestSeq, data, func(r *wire.Resp, err error) {
 		if err == nil {
 			err = respError(r)
 		}
@@ -489,12 +452,12 @@ func (c *conn) handleFrame(frame []byte) error {
 		}
 		return nil
 	}
-	resp := new(Resp)
+	resp := new(wire.Resp)
 	if err := c.codec.DecodeResp(frame, resp); err != nil {
 		return err
 	}
 	switch resp.ReqIdentifier {
-	case PushMsg:
+	case wire.PushMsg:
 		var push pb.PushMessages
 		if err := proto.Unmarshal(resp.Data, &push); err != nil {
 			return fmt.Errorf("decode push: %w", err)
@@ -504,7 +467,7 @@ func (c *conn) handleFrame(frame []byte) error {
 		for _, a := range arrivals {
 			c.h.Arrive(a)
 		}
-	case KickOnlineMsg:
+	case wire.KickOnlineMsg:
 		c.kicked.Store(true)
 	default:
 		if p := c.take(resp.MsgIncr); p != nil {
@@ -528,7 +491,7 @@ func (c *conn) arrivals(msgs map[string]*pb.PullMsgs, pulled, recover bool) []ve
 				Conv:     cv,
 				Seq:      uint64(max(m.Seq, 0)),
 				Sender:   c.d.plan.ParseUserID(m.SendID),
-				Text:     contentText(m.Content),
+				Text:     wire.ContentText(m.Content),
 				CreateMs: m.CreateTime,
 				Pulled:   pulled,
 				GapFill:  recover,

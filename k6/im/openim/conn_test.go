@@ -14,6 +14,7 @@ import (
 	"github.com/imbench/imbench/k6/im/verify"
 	"github.com/imbench/imbench/targets/reference/core"
 	"github.com/imbench/imbench/targets/reference/reftest"
+	wire "github.com/imbench/imbench/wire/openim"
 )
 
 type recorder struct {
@@ -178,7 +179,7 @@ func TestWrongSecretAndDownTarget(t *testing.T) {
 	tg := reftest.Start(t, core.Faults{})
 	p := tinyPlan(t)
 	d, _ := openim.New(openim.Config{APIURL: tg.APIURL, WSURL: tg.WSURL, Secret: "wrong"}, p)
-	if err := d.Preflight(context.Background()); err == nil || openim.Code(err) != openim.ErrCodeNoPermission ||
+	if err := d.Preflight(context.Background()); err == nil || openim.Code(err) != wire.CodeNoPermission ||
 		!strings.Contains(err.Error(), "rejected the admin secret") {
 		t.Fatalf("wrong secret: %v", err)
 	}

@@ -1,6 +1,8 @@
 package openim
 
 import (
+	wire "github.com/imbench/imbench/wire/openim"
+
 	"context"
 	"errors"
 	"fmt"
@@ -24,7 +26,7 @@ type Config struct {
 	Secret      string        // share.yml secret
 	AdminID     string        // share.yml imAdminUserID
 	Platform    int           // platformID of every connection (2 = Android, as the seed's programs)
-	Envelope    Envelope      // gob (sdkType=go) or json (sdkType=js)
+	Envelope    wire.Envelope // gob (sdkType=go) or json (sdkType=js)
 	Gzip        bool          // compression=gzip
 	MsgResp     bool          // isMsgResp=true: auth result as a text frame
 	Timeout     time.Duration // request and handshake timeout (the SDK uses 10 s)
@@ -60,13 +62,13 @@ func (c *Config) Validate() error {
 		c.AdminID = "imAdmin"
 	}
 	if c.Platform == 0 {
-		c.Platform = 2
+		c.Platform = wire.PlatformAndroid
 	}
-	if c.Platform < 1 || c.Platform > 11 || c.Platform == 10 {
+	if !wire.ValidPlatform(c.Platform) {
 		errs = append(errs, fmt.Errorf("platform %d is not a user platform (1-9, 11)", c.Platform))
 	}
 	if c.Envelope == "" {
-		c.Envelope = Gob
+		c.Envelope = wire.Gob
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = 10 * time.Second
@@ -119,13 +121,9 @@ func New(cfg Config, p *plan.Plan) (*Driver, error) {
 	for i, c := range p.Convs {
 		var id string
 		if c.Kind == plan.Group {
-			id = "sg_" + p.GroupID(c.Group)
+			id = wire.GroupConversationID(p.GroupID(c.Group))
 		} else {
-			a, b := d.users[c.Peers[0]], d.users[c.Peers[1]]
-			if b < a { // OpenIM sorts the two user ids as strings
-				a, b = b, a
-			}
-			id = "si_" + a + "_" + b
+			id = wire.SingleConversationID(d.users[c.Peers[0]], d.users[c.Peers[1]])
 		}
 		d.conv[i] = id
 		d.byID[id] = uint32(i)
@@ -167,9 +165,9 @@ func describeAdminError(cfg Config, err error) error {
 	switch Code(err) {
 	case 0:
 		return fmt.Errorf("OpenIM API at %s is not reachable: %w", cfg.APIURL, err)
-	case ErrCodeNoPermission:
+	case wire.CodeNoPermission:
 		return fmt.Errorf("OpenIM API at %s rejected the admin secret (%w)", cfg.APIURL, err)
-	case ErrCodeArgs:
+	case wire.CodeArgs:
 		return fmt.Errorf("OpenIM API at %s rejected admin user %q (%w)", cfg.APIURL, cfg.AdminID, err)
 	}
 	return fmt.Errorf("OpenIM API at %s: %w", cfg.APIURL, err)
@@ -224,7 +222,7 @@ func (d *Driver) Setup(ctx context.Context, progress func(string)) (engine.Setup
 				members[i] = d.users[m]
 			}
 			err := d.api.CreateGroup(gctx, admin, p.GroupID(int32(gi)), d.users[spec.Owner], members)
-			if Code(err) == ErrCodeGroupIDExisted {
+			if Code(err) == wire.CodeGroupExisted {
 				return nil // a repeated setup of the same plan
 			}
 			return err
@@ -268,7 +266,7 @@ func (d *Driver) Connect(ctx context.Context, u uint32, h engine.Handler) (engin
 	}
 	c, err := d.dial(ctx, u, tok, h)
 	var le *LoginError
-	if errors.As(err, &le) && le.Code >= 1501 && le.Code <= 1507 {
+	if errors.As(err, &le) && wire.IsTokenError(le.Code) {
 		// The target no longer knows this token (restarted, or kicked it):
 		// one fresh token, as the SDK would after logging in again.
 		if tok, err = d.token(ctx, u, true); err != nil {

@@ -1,6 +1,8 @@
 package openim
 
 import (
+	wire "github.com/imbench/imbench/wire/openim"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -41,15 +43,6 @@ func (e *APIError) Error() string {
 	}
 	return s
 }
-
-// Error codes the client reacts to.
-const (
-	ErrCodeArgs                = 1001
-	ErrCodeNoPermission        = 1002
-	ErrCodeRegisteredAlready   = 1102
-	ErrCodeRelationshipAlready = 1304
-	ErrCodeGroupIDExisted      = 1202
-)
 
 // Code returns the errCode carried by err, or 0.
 func Code(err error) int {
@@ -200,7 +193,7 @@ func (a *API) ImportFriends(ctx context.Context, admin, owner string, friends []
 	for start := 0; start < len(friends); start += Batch {
 		chunk := friends[start:min(start+Batch, len(friends))]
 		err := a.Call(ctx, "/friend/import_friend", admin, map[string]any{"ownerUserID": owner, "friendUserIDs": chunk}, nil)
-		if err != nil && Code(err) != ErrCodeRelationshipAlready {
+		if err != nil && Code(err) != wire.CodeRelationship {
 			return err
 		}
 	}

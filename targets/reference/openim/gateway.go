@@ -22,9 +22,9 @@ import (
 	"github.com/gorilla/websocket"
 	"google.golang.org/protobuf/proto"
 
-	cl "github.com/imbench/imbench/k6/im/openim"
-	"github.com/imbench/imbench/k6/im/openim/pb"
 	"github.com/imbench/imbench/targets/reference/core"
+	wire "github.com/imbench/imbench/wire/openim"
+	"github.com/imbench/imbench/wire/openim/pb"
 )
 
 // Gateway limits and deadlines, as msggateway's constant.go has them.
@@ -61,7 +61,7 @@ type loginArgs struct {
 	user     string
 	token    string
 	platform int
-	env      cl.Envelope
+	env      wire.Envelope
 	gzip     bool
 	msgResp  bool
 }
@@ -88,9 +88,9 @@ func parseLogin(r *http.Request) (loginArgs, *core.Error) {
 	}
 	switch q.Get("sdkType") {
 	case "", "go":
-		a.env = cl.Gob
+		a.env = wire.Gob
 	case "js":
-		a.env = cl.JSON
+		a.env = wire.JSON
 	default:
 		return bad("sdkType %q not supported", q.Get("sdkType"))
 	}
@@ -130,7 +130,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c := &conn{g: g, ws: ws, env: a.env, gzip: a.gzip, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	c.variant = 0
-	if a.env == cl.JSON {
+	if a.env == wire.JSON {
 		c.variant = 2
 	}
 	if a.gzip {
@@ -159,7 +159,7 @@ type conn struct {
 	g       *Gateway
 	ws      *websocket.Conn
 	sess    *core.Session
-	env     cl.Envelope
+	env     wire.Envelope
 	gzip    bool
 	variant int
 	// The write queue: a slice, not a buffered channel, so that an idle
@@ -268,7 +268,7 @@ func (c *conn) write(f frame) bool {
 	var err error
 	switch {
 	case f.kick:
-		data, err = c.encode(&cl.Resp{ReqIdentifier: cl.KickOnlineMsg})
+		data, err = c.encode(&wire.Resp{ReqIdentifier: wire.KickOnlineMsg})
 	case f.push != nil:
 		data, err = f.push.Frame(c.variant, c.pushFrame)
 	case f.text:
@@ -288,7 +288,7 @@ func (c *conn) write(f frame) bool {
 	return true
 }
 
-func (c *conn) encode(r *cl.Resp) ([]byte, error) {
+func (c *conn) encode(r *wire.Resp) ([]byte, error) {
 	b, err := c.env.EncodeResp(r)
 	if err != nil || !c.gzip {
 		return b, err
@@ -307,7 +307,7 @@ func (c *conn) pushFrame(m *core.Message) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.encode(&cl.Resp{ReqIdentifier: cl.PushMsg, Data: data})
+	return c.encode(&wire.Resp{ReqIdentifier: wire.PushMsg, Data: data})
 }
 
 func (c *conn) readLoop() {
@@ -387,17 +387,17 @@ func (c *conn) handle(data []byte) bool {
 			return false
 		}
 	}
-	var req cl.Req
+	var req wire.Req
 	if err := c.env.DecodeReq(data, &req); err != nil || req.SendID != c.sess.User {
 		return false
 	}
-	resp := &cl.Resp{ReqIdentifier: req.ReqIdentifier, MsgIncr: req.MsgIncr, OperationID: req.OperationID}
+	resp := &wire.Resp{ReqIdentifier: req.ReqIdentifier, MsgIncr: req.MsgIncr, OperationID: req.OperationID}
 	var (
 		out  proto.Message
 		cerr *core.Error
 	)
 	switch req.ReqIdentifier {
-	case cl.ReqSendMsg:
+	case wire.ReqSendMsg:
 		var md pb.MsgData
 		if proto.Unmarshal(req.Data, &md) != nil {
 			cerr = &core.Error{Code: 500, Msg: "ServerInternalError", Dlt: "bad MsgData"}
@@ -407,7 +407,7 @@ func (c *conn) handle(data []byte) bool {
 		if m, cerr = c.g.Core.Send(fromPB(&md)); cerr == nil {
 			out = &pb.SendMsgResp{ServerMsgID: m.ServerMsgID, ClientMsgID: m.ClientMsgID, SendTime: m.SendTime}
 		}
-	case cl.ReqGetNewestSeq:
+	case wire.ReqGetNewestSeq:
 		var r pb.GetMaxSeqReq
 		if proto.Unmarshal(req.Data, &r) != nil || r.UserID != c.sess.User {
 			cerr = &core.Error{Code: core.CodeNoPermission, Msg: "NoPermissionError", Dlt: "userID is not the connection's"}
@@ -419,7 +419,7 @@ func (c *conn) handle(data []byte) bool {
 			mins[k] = 1
 		}
 		out = &pb.GetMaxSeqResp{MaxSeqs: maxes, MinSeqs: mins}
-	case cl.ReqPullMsgByRange:
+	case wire.ReqPullMsgByRange:
 		var r pb.PullMessageBySeqsReq
 		if proto.Unmarshal(req.Data, &r) != nil || r.UserID != c.sess.User {
 			cerr = &core.Error{Code: core.CodeNoPermission, Msg: "NoPermissionError", Dlt: "userID is not the connection's"}
@@ -439,7 +439,7 @@ func (c *conn) handle(data []byte) bool {
 			pm.IsEnd, pm.EndSeq = isEnd, endSeq
 		}
 		out = res
-	case cl.LogoutMsg:
+	case wire.LogoutMsg:
 		if b, err := c.encode(resp); err == nil {
 			c.enqueue(frame{data: b, final: true, at: time.Now()})
 		}
@@ -459,7 +459,7 @@ func (c *conn) handle(data []byte) bool {
 	return c.reply(resp)
 }
 
-func (c *conn) reply(r *cl.Resp) bool {
+func (c *conn) reply(r *wire.Resp) bool {
 	b, err := c.encode(r)
 	if err != nil {
 		return false

@@ -13,7 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/imbench/imbench/internal/shared"
-	"github.com/imbench/imbench/k6/im/openim/pb"
+	"github.com/imbench/imbench/wire/openim/pb"
 )
 
 const vectorsFile = "openim-protocol-v0.0.73-alpha.12.txt"

@@ -1,6 +1,3 @@
-// Package openim speaks OpenIM's msggateway protocol (v3.8.x) and REST API:
-// the envelopes, the frame codec, the WebSocket connection and the setup calls.
-// See ../shared/protocols/openim.md for the facts each piece follows.
 package openim
 
 import (
@@ -8,16 +5,6 @@ import (
 	"encoding/gob"
 	"encoding/json"
 	"fmt"
-)
-
-// Request identifiers (msggateway constant.go).
-const (
-	ReqGetNewestSeq   int32 = 1001
-	ReqPullMsgByRange int32 = 1002
-	ReqSendMsg        int32 = 1003
-	PushMsg           int32 = 2001
-	KickOnlineMsg     int32 = 2002
-	LogoutMsg         int32 = 2003
 )
 
 // Req is the client→server envelope. Field names are what the server's gob

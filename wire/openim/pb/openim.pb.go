@@ -924,7 +924,7 @@ const file_openim_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\v2\x18.imbench.openim.PullMsgsR\x05value:\x028\x01*0\n" +
 	"\tPullOrder\x12\x10\n" +
 	"\fPullOrderAsc\x10\x00\x12\x11\n" +
-	"\rPullOrderDesc\x10\x01B/Z-github.com/imbench/imbench/k6/im/openim/pb;pbb\x06proto3"
+	"\rPullOrderDesc\x10\x01B.Z,github.com/imbench/imbench/wire/openim/pb;pbb\x06proto3"
 
 var (
 	file_openim_proto_rawDescOnce sync.Once
