@@ -5,14 +5,19 @@
 declare module 'k6/x/im' {
   /** Where the IM server is. Loopback only unless allowRemote is true. */
   export interface TargetOptions {
-    /** Target profile name: 'reference' (targets/reference) or 'openim'. */
+    /** Target profile name: 'reference' (targets/reference) or a real system's profile. */
     name?: string;
-    /** Protocol spoken; only 'openim' today. */
-    system?: 'openim';
-    /** openim-api base URL, e.g. http://127.0.0.1:10002 */
-    api: string;
-    /** msggateway URL, e.g. ws://127.0.0.1:10001 */
-    ws: string;
+    /** Protocol spoken: a registered driver ('openim'). */
+    system: string;
+    /** Endpoints by name; each protocol names what it needs (openim: api, ws; ws may list several, comma-separated). */
+    endpoints: Record<string, string>;
+    allowRemote?: boolean;
+    /** Read by the protocol only, strictly (openim: OpenIMOptions). */
+    options?: OpenIMOptions | Record<string, unknown>;
+  }
+
+  /** The options of an OpenIM target. */
+  export interface OpenIMOptions {
     /** share.yml secret, exchanged for an admin token. */
     secret: string;
     /** Admin user id (default imAdmin). */
@@ -25,7 +30,6 @@ declare module 'k6/x/im' {
     compression?: 'gzip' | 'none';
     /** isMsgResp=true: the gateway reports the login result as a text frame. */
     msgResp?: boolean;
-    allowRemote?: boolean;
     /** Local addresses to spread connections over (more source ports). */
     sourceAddrs?: string[];
     /** Request and handshake timeout, a duration string (default 10s). */
@@ -33,6 +37,80 @@ declare module 'k6/x/im' {
   }
 
   export interface Target extends TargetOptions {}
+
+  /**
+   * A test as a list of classes, each on users of its own, run side by side.
+   * Nothing proportional to the number of messages is kept: messages are
+   * generated as the run goes.
+   */
+  export interface WorkloadOptions {
+    name: string;
+    purpose?: string;
+    /** user and group id prefix (default `${runId}_`) */
+    prefix?: string;
+    runId?: string;
+    /** scales conversation counts and messages; 1 is the size as stated */
+    scale?: number;
+    /** messages per second over all open classes; each class keeps its share */
+    rate?: number;
+    /** every class sends for this long instead of its message counts ('10m') */
+    duration?: string;
+    /** message text size in bytes */
+    bodySize?: number;
+    classes: Array<GroupsClass | PairsClass | IntegrationClass>;
+  }
+
+  /**
+   * How fast and how long a class sends. Open: one of rate / ratePerMinute
+   * (per conversation) or totalRate (over the class); messages fall due on a
+   * schedule and the lag behind it is measured. Closed: inFlight messages per
+   * sender, each sent once one is acknowledged; the result is the rate
+   * achieved. Length: messages (per sender per conversation) or duration.
+   */
+  export interface Pace {
+    rate?: number;
+    ratePerMinute?: number;
+    totalRate?: number;
+    inFlight?: number;
+    messages?: number;
+    duration?: string;
+  }
+
+  /**
+   * Which receivers are online: online (a count) or onlineShare for the whole
+   * test (allOnline: all of them), then late ones that log in after sending
+   * and pull what they missed, then watchers (online, placed last among
+   * receivers that are otherwise never online); the rest never log in.
+   */
+  export interface Presence {
+    online?: number;
+    onlineShare?: number;
+    late?: number;
+    lateShare?: number;
+    watchers?: number;
+    allOnline?: boolean;
+  }
+
+  /** G groups of M members; the first `senders` members send, taking turns. Rates per group. */
+  export interface GroupsClass extends Pace, Presence {
+    kind: 'groups';
+    groups: number;
+    members: number;
+    senders?: number;
+  }
+
+  /** One-to-one chats: `pairs` pairs, or every one of `senders` with every one of `receivers`. Rates per pair. */
+  export interface PairsClass extends Pace, Presence {
+    kind: 'pairs';
+    pairs?: number;
+    senders?: number;
+    receivers?: number;
+  }
+
+  /** OpenIM's integration_test as a class (IntegrationOptions without the workload's fields). */
+  export interface IntegrationClass extends Omit<IntegrationOptions, 'name' | 'purpose' | 'scale' | 'bodySize' | 'prefix' | 'runId'> {
+    kind: 'integration';
+  }
 
   /** OpenIM integration_test flags (the seed's "Test Program A"). */
   export interface IntegrationOptions {
@@ -54,6 +132,7 @@ declare module 'k6/x/im' {
     /** message text size in bytes */ bodySize?: number;
     /** user and group id prefix (default `${runId}_`) */ prefix?: string;
     runId?: string;
+    kind?: 'integration';
   }
 
   export interface Plan {
@@ -61,11 +140,13 @@ declare module 'k6/x/im' {
     readonly users: number;
     readonly immediate: number;
     readonly late: number;
+    readonly never: number;
     readonly groups: number;
     readonly friendships: number;
+    /** -1 when only a duration bounds a closed class */
     readonly messages: number;
     readonly rate: number;
-    /** sending time at the plan's rate */
+    /** sending time at the plan's pace */
     readonly seconds: number;
   }
 
@@ -73,7 +154,7 @@ declare module 'k6/x/im' {
     /** VUs of the scenario; each holds users/vus users. */
     vus?: number;
     resultsDir?: string;
-    /** ≤ 25s: OpenIM drops connections silent for 30 s. Default 20s. */
+    /** At most the protocol's limit (openim: 25s; the gateway drops connections silent for 30 s). Default 20s. */
     pingInterval?: string;
     /** How long a seq gap may stay open before it is pulled. Default 500ms. */
     gapGrace?: string;
@@ -134,7 +215,7 @@ declare module 'k6/x/im' {
     readonly count: number;
     /** 'late' waits until every VU finished sending. */
     login(phase: 'immediate' | 'late'): LoginResult;
-    /** Waits until every VU's users are online, then sends at the plan's rate. */
+    /** Waits until every VU's users are online, then sends at the plan's pace. */
     send(): SendResult;
     /** Keep the users online, heartbeating, for a duration ('60s'). */
     hold(duration: string): HoldResult;
@@ -150,6 +231,7 @@ declare module 'k6/x/im' {
   }
 
   export function target(options: TargetOptions): Target;
+  export function workload(options: WorkloadOptions): Plan;
   export function integration(options: IntegrationOptions): Plan;
   /** Checks the target, creates users, friendships and groups. Call in setup(). */
   export function setup(plan: Plan, target: Target, options?: RunOptions): RunData;
@@ -164,6 +246,7 @@ declare module 'k6/x/im' {
 
   const im: {
     target: typeof target;
+    workload: typeof workload;
     integration: typeof integration;
     setup: typeof setup;
     attach: typeof attach;

@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"net"
-	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -19,11 +17,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/imbench/imbench/internal/loopback"
 	"github.com/imbench/imbench/internal/profile"
 	"github.com/imbench/imbench/internal/runid"
-	"github.com/imbench/imbench/k6/im/openim"
-	wire "github.com/imbench/imbench/wire/openim"
+	"github.com/imbench/imbench/k6/im/engine"
+	_ "github.com/imbench/imbench/k6/im/openim" // registers the protocol
 )
 
 const scenarioDir = "k6/scenarios"
@@ -150,7 +147,7 @@ func parseRun(args []string) (*runConfig, error) {
 	if rc.secret == "" {
 		return nil, badInput("target %s needs its admin secret in IM_SECRET", p.Name)
 	}
-	env["IM_TARGET"], env["IM_API_URL"], env["IM_WS_URL"] = p.Name, rc.api, rc.ws
+	env["IM_TARGET"], env["IM_PROTOCOL"], env["IM_API_URL"], env["IM_WS_URL"] = p.Name, p.System, rc.api, rc.ws
 	env["IM_SECRET"], env["IM_ADMIN_USER"], env["IM_RUN_ID"] = rc.secret, rc.admin, rc.runID
 	env["IM_RESULTS_DIR"] = rc.resultsDir
 	env["IM_IMBENCH_VERSION"] = imbenchVersion()
@@ -180,49 +177,26 @@ func scenarios() ([]string, error) {
 }
 
 // preflight proves the target answers and accepts the secret, before any
-// load: the API hands out an admin token, and the gateway accepts TCP.
+// load: the target's protocol driver checks it.
 func preflight(rc *runConfig) error {
 	if _, err := os.Stat(rc.k6); err != nil {
 		return fmt.Errorf("%s is not built: run make up", rc.k6)
 	}
-	if !rc.allowRemote {
-		for _, raw := range append([]string{rc.api}, strings.Split(rc.ws, ",")...) {
-			if err := loopback.Require(raw); err != nil {
-				return badInput("%v", err)
-			}
-		}
+	t := engine.Target{Name: rc.target.Name, System: rc.target.System, AllowRemote: rc.allowRemote,
+		Endpoints: map[string]string{"api": rc.api, "ws": rc.ws},
+		Options:   map[string]any{"secret": rc.secret, "admin": rc.admin}}
+	_, proto, err := t.Open()
+	if err != nil {
+		return badInput("%v", err)
 	}
-	hint := ""
-	if rc.target.Name == "reference" {
-		hint = " (start it with make up)"
-	}
-	api := &openim.API{Base: rc.api, Secret: rc.secret, AdminID: rc.admin, HTTP: &http.Client{Timeout: 10 * time.Second}}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if _, err := api.AdminToken(ctx); err != nil {
-		switch openim.Code(err) {
-		case 0:
-			return fmt.Errorf("target %s is not reachable at %s: %v%s", rc.target.Name, rc.api, rootCause(err), hint)
-		case wire.CodeNoPermission:
-			return fmt.Errorf("target %s rejected the admin secret (%v)", rc.target.Name, err)
-		default:
-			return fmt.Errorf("target %s refused the admin login (%v)", rc.target.Name, err)
+	if err := proto.Preflight(ctx); err != nil {
+		hint := ""
+		if rc.target.Name == "reference" {
+			hint = " (start it with make up)"
 		}
-	}
-	for _, ws := range strings.Split(rc.ws, ",") {
-		u, err := url.Parse(ws)
-		if err != nil {
-			return badInput("IM_WS_URL %q: %v", ws, err)
-		}
-		port := u.Port()
-		if port == "" {
-			port = map[string]string{"ws": "80", "wss": "443"}[u.Scheme]
-		}
-		c, err := net.DialTimeout("tcp", net.JoinHostPort(u.Hostname(), port), 5*time.Second)
-		if err != nil {
-			return fmt.Errorf("target %s gateway is not reachable at %s: %v%s", rc.target.Name, ws, rootCause(err), hint)
-		}
-		c.Close()
+		return fmt.Errorf("target %s: %v%s", rc.target.Name, err, hint)
 	}
 	return nil
 }

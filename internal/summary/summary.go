@@ -4,12 +4,12 @@
 package summary
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/imbench/imbench/k6/im/plan"
 	"github.com/imbench/imbench/k6/im/verify"
 )
 
@@ -24,7 +24,7 @@ type Summary struct {
 	Segment    string            `json:"execution_segment"`
 	StartedAt  time.Time         `json:"started_at"`
 	EndedAt    time.Time         `json:"ended_at"`
-	Params     plan.Integration  `json:"params"`
+	Workload   json.RawMessage   `json:"workload"` // kind and parameters of each class, as built
 	Users      UsersSummary      `json:"users"`
 	Groups     GroupsSummary     `json:"groups"`
 	Messages   MessagesSummary   `json:"messages"`
@@ -62,7 +62,7 @@ type GroupsSummary struct {
 }
 
 type MessagesSummary struct {
-	Planned        int              `json:"planned"`
+	Planned        int64            `json:"planned"` // -1: bounded by time only
 	Sent           int64            `json:"sent"`
 	Acked          int64            `json:"acked"`
 	SendFailed     int64            `json:"send_failed"`

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/imbench/imbench/k6/im/engine"
+	"github.com/imbench/imbench/k6/im/openim"
 	"github.com/imbench/imbench/k6/im/plan"
 )
 
@@ -30,8 +31,10 @@ func TestTypeDeclarationsMatchTheModule(t *testing.T) {
 		t.Errorf("exports %v, .d.ts declares %v", sorted(exported), sorted(declared))
 	}
 	for iface, v := range map[string]any{
-		"TargetOptions": Target{}, "IntegrationOptions": plan.Integration{}, "Plan": PlanHandle{},
-		"RunOptions": RunOptions{}, "RunData": SetupData{}, "LoginResult": LoginResult{},
+		"TargetOptions": engine.Target{}, "IntegrationOptions": plan.Integration{}, "Plan": PlanHandle{},
+		"WorkloadOptions": plan.Workload{}, "Pace": plan.Pace{}, "Presence": plan.Presence{},
+		"OpenIMOptions": openim.Options{},
+		"RunOptions":    RunOptions{}, "RunData": SetupData{}, "LoginResult": LoginResult{},
 		"SendResult": engine.SendResult{}, "DrainResult": engine.DrainResult{}, "FinishResult": FinishResult{},
 		"HoldResult": HoldResult{},
 	} {
@@ -40,7 +43,11 @@ func TestTypeDeclarationsMatchTheModule(t *testing.T) {
 		var tags []string
 		typ := reflect.TypeOf(v)
 		for i := 0; i < typ.NumField(); i++ {
-			if tag, _, _ := strings.Cut(typ.Field(i).Tag.Get("js"), ","); tag != "" && tag != "-" {
+			tag, _, _ := strings.Cut(typ.Field(i).Tag.Get("js"), ",")
+			if tag == "" { // types JS hands over as JSON
+				tag, _, _ = strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+			}
+			if tag != "" && tag != "-" {
 				tags = append(tags, tag)
 			}
 		}
@@ -52,6 +59,9 @@ func TestTypeDeclarationsMatchTheModule(t *testing.T) {
 
 func block(t *testing.T, src, iface string) string {
 	i := strings.Index(src, "interface "+iface+" {")
+	if i < 0 {
+		i = strings.Index(src, "interface "+iface+" extends ")
+	}
 	if i < 0 {
 		t.Fatalf("interface %s not declared", iface)
 	}
@@ -70,3 +80,31 @@ func matches(s, re string) []string {
 func sorted(a []string) []string { b := append([]string(nil), a...); sort.Strings(b); return b }
 
 func equal(a, b []string) bool { return reflect.DeepEqual(sorted(a), sorted(b)) }
+
+// Each class kind's interface lists its own fields and extends Pace and
+// Presence, as its Go struct embeds them.
+func TestClassDeclarationsMatchTheKinds(t *testing.T) {
+	raw, err := os.ReadFile("../im.d.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for iface, v := range map[string]any{"GroupsClass": plan.Groups{}, "PairsClass": plan.Pairs{}} {
+		body := block(t, string(raw), iface)
+		fields := matches(body, `(?m)^\s*(?:/\*\*.*\*/\s*)?(?:readonly )?(\w+)\??:`)
+		var tags []string
+		typ := reflect.TypeOf(v)
+		for i := 0; i < typ.NumField(); i++ {
+			if typ.Field(i).Anonymous {
+				continue
+			}
+			tag, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+			tags = append(tags, tag)
+		}
+		if !equal(tags, fields) {
+			t.Errorf("%s: Go has %v, .d.ts has %v", iface, sorted(tags), sorted(fields))
+		}
+		if !strings.Contains(string(raw), "interface "+iface+" extends Pace, Presence {") {
+			t.Errorf("%s must extend Pace, Presence", iface)
+		}
+	}
+}

@@ -56,6 +56,7 @@ func (r *RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
 func (mi *ModuleInstance) Exports() modules.Exports {
 	fns := map[string]any{
 		"target":      mi.Target,
+		"workload":    mi.Workload,
 		"integration": mi.Integration,
 		"setup":       mi.Setup,
 		"attach":      mi.Attach,

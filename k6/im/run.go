@@ -1,11 +1,13 @@
 package im
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,25 +17,24 @@ import (
 
 	"github.com/imbench/imbench/internal/runid"
 	"github.com/imbench/imbench/k6/im/engine"
-	"github.com/imbench/imbench/k6/im/openim"
 	"github.com/imbench/imbench/k6/im/plan"
 	"github.com/imbench/imbench/k6/im/verify"
 )
 
 // PlanHandle is a built plan as JS sees it.
 type PlanHandle struct {
-	p      *plan.Plan
-	params plan.Integration
+	p *plan.Plan
 
 	Name      string  `js:"name"`
 	Users     int     `js:"users"`
 	Immediate int     `js:"immediate"`
 	Late      int     `js:"late"`
+	Never     int     `js:"never"`
 	Groups    int     `js:"groups"`
 	Friends   int     `js:"friendships"`
-	Messages  int     `js:"messages"`
+	Messages  int64   `js:"messages"` // -1: bounded by time only
 	Rate      float64 `js:"rate"`
-	Seconds   float64 `js:"seconds"` // sending time at the plan's rate
+	Seconds   float64 `js:"seconds"` // sending time at the plan's pace
 }
 
 type planEntry struct {
@@ -42,17 +43,45 @@ type planEntry struct {
 	err  error
 }
 
+// Workload builds the plan of a workload (see plan.Workload): a list of
+// classes of registered kinds. Every VU gets the same plan, built once per
+// process.
+func (mi *ModuleInstance) Workload(v sobek.Value) (*PlanHandle, error) {
+	if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
+		return nil, errors.New("im.workload: a workload object is required")
+	}
+	raw, err := json.Marshal(v.Export())
+	if err != nil {
+		return nil, fmt.Errorf("im.workload: %w", err)
+	}
+	var w plan.Workload
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		return nil, fmt.Errorf("im.workload: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return mi.build("im.workload", w)
+}
+
 // Integration builds the plan of OpenIM's integration_test flags (see
-// plan.Integration). Every VU gets the same plan, built once per process.
+// plan.Integration): a workload of one integration class.
 func (mi *ModuleInstance) Integration(v sobek.Value) (*PlanHandle, error) {
 	var in plan.Integration
 	if err := exportStrict(mi.vu.Runtime(), v, &in); err != nil {
 		return nil, fmt.Errorf("im.integration: %w", err)
 	}
-	if in.RunID == "" {
-		in.RunID = mi.root.defaultRunID()
+	w, err := in.Workload()
+	if err != nil {
+		return nil, fmt.Errorf("im.integration: %w", err)
 	}
-	key, _ := json.Marshal(in)
+	return mi.build("im.integration", w)
+}
+
+func (mi *ModuleInstance) build(what string, w plan.Workload) (*PlanHandle, error) {
+	if w.RunID == "" {
+		w.RunID = mi.root.defaultRunID()
+	}
+	key, _ := json.Marshal(w)
 	mi.root.mu.Lock()
 	e := mi.root.plans[string(key)]
 	if e == nil {
@@ -60,14 +89,14 @@ func (mi *ModuleInstance) Integration(v sobek.Value) (*PlanHandle, error) {
 		mi.root.plans[string(key)] = e
 	}
 	mi.root.mu.Unlock()
-	e.once.Do(func() { e.p, e.err = in.Build() })
+	e.once.Do(func() { e.p, e.err = w.Build() })
 	if e.err != nil {
-		return nil, fmt.Errorf("im.integration: %w", e.err)
+		return nil, fmt.Errorf("%s: %w", what, e.err)
 	}
 	p := e.p
-	return &PlanHandle{p: p, params: in.Scaled(), Name: p.Name, Users: p.Users, Immediate: p.Count(plan.Immediate),
-		Late: p.Count(plan.Late), Groups: len(p.Groups), Friends: len(p.Friends), Messages: len(p.Messages),
-		Rate: p.Rate, Seconds: p.Duration().Seconds()}, nil
+	return &PlanHandle{p: p, Name: p.Name, Users: p.Users, Immediate: p.Count(plan.Immediate),
+		Late: p.Count(plan.Late), Never: p.Count(plan.Never), Groups: len(p.Groups), Friends: len(p.Friends),
+		Messages: p.Planned(), Rate: p.Rate, Seconds: p.Duration().Seconds()}, nil
 }
 
 var generatedRunID struct {
@@ -120,9 +149,6 @@ func (o RunOptions) engineOptions() (engine.Options, error) {
 		}
 		*f.dst = d
 	}
-	if out.PingInterval > 25*time.Second {
-		errs = append(errs, fmt.Errorf("pingInterval %s: OpenIM closes connections silent for 30 s; ping at most every 25 s", out.PingInterval))
-	}
 	out.LoginParallel = o.LoginParallel
 	out.Defaults()
 	return out, errors.Join(errs...)
@@ -133,10 +159,10 @@ func (o RunOptions) engineOptions() (engine.Options, error) {
 type Run struct {
 	ID        string
 	Plan      *plan.Plan
-	Params    plan.Integration
-	Target    Target
+	Target    engine.Target
+	Protocol  engine.Spec
 	Opts      RunOptions
-	Driver    *openim.Driver
+	Driver    engine.Driver
 	Shared    *engine.Shared
 	Setup     engine.SetupReport
 	Segment   string
@@ -157,7 +183,7 @@ type SetupData struct {
 
 // Setup checks the target, creates the plan's users, friendships and groups
 // on it and opens the run. Call it from the script's setup().
-func (mi *ModuleInstance) Setup(ph *PlanHandle, t *Target, v sobek.Value) (map[string]any, error) {
+func (mi *ModuleInstance) Setup(ph *PlanHandle, t *engine.Target, v sobek.Value) (map[string]any, error) {
 	run, err := mi.open(ph, t, v, "im.setup")
 	if err != nil {
 		return nil, err
@@ -168,7 +194,7 @@ func (mi *ModuleInstance) Setup(ph *PlanHandle, t *Target, v sobek.Value) (map[s
 		}
 	}
 	if run.Setup, err = run.Driver.Setup(mi.vu.Context(), progress); err != nil {
-		return nil, fmt.Errorf("setup on %s: %w", run.Target.API, err)
+		return nil, fmt.Errorf("setup on %s: %w", run.Target.Name, err)
 	}
 	return run.data(), nil
 }
@@ -176,7 +202,7 @@ func (mi *ModuleInstance) Setup(ph *PlanHandle, t *Target, v sobek.Value) (map[s
 // Attach joins a run whose users, friendships and groups another k6 process
 // set up: the processes of a distributed run (execution segments) started
 // with --no-setup call it instead of relying on setup()'s data.
-func (mi *ModuleInstance) Attach(ph *PlanHandle, t *Target, v sobek.Value) (map[string]any, error) {
+func (mi *ModuleInstance) Attach(ph *PlanHandle, t *engine.Target, v sobek.Value) (map[string]any, error) {
 	run, err := mi.open(ph, t, v, "im.attach")
 	if err != nil {
 		return nil, err
@@ -190,7 +216,7 @@ func (r *Run) data() map[string]any {
 
 // open checks the target and registers the run in this process, once: every
 // VU of a --no-setup process calls it.
-func (mi *ModuleInstance) open(ph *PlanHandle, t *Target, v sobek.Value, what string) (*Run, error) {
+func (mi *ModuleInstance) open(ph *PlanHandle, t *engine.Target, v sobek.Value, what string) (*Run, error) {
 	if ph == nil || t == nil {
 		return nil, fmt.Errorf("%s(plan, target, options): plan and target are required", what)
 	}
@@ -206,7 +232,7 @@ func (mi *ModuleInstance) open(ph *PlanHandle, t *Target, v sobek.Value, what st
 	if o.ResultsDir == "" {
 		o.ResultsDir = "results"
 	}
-	id := ph.params.RunID
+	id := ph.p.RunID
 	mi.root.openMu.Lock()
 	defer mi.root.openMu.Unlock()
 	mi.root.mu.Lock()
@@ -219,16 +245,21 @@ func (mi *ModuleInstance) open(ph *PlanHandle, t *Target, v sobek.Value, what st
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := t.openimConfig()
+	spec, proto, err := t.Open()
 	if err != nil {
 		return nil, err
 	}
-	cfg.ReadTimeout = eopts.PingInterval + 15*time.Second
-	d, err := openim.New(cfg, ph.p)
+	if eopts.PingInterval > spec.PingLimit {
+		return nil, fmt.Errorf("pingInterval %s: %s closes connections that stay silent; ping at most every %s", eopts.PingInterval, spec.Name, spec.PingLimit)
+	}
+	if err := spec.CanCarry(ph.p); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	d, err := proto.Driver(ph.p, eopts.PingInterval+15*time.Second)
 	if err != nil {
 		return nil, err
 	}
-	run := &Run{ID: id, Plan: ph.p, Params: ph.params, Target: *t, Opts: o, Driver: d, StartedAt: time.Now()}
+	run := &Run{ID: id, Plan: ph.p, Target: *t, Protocol: spec, Opts: o, Driver: d, StartedAt: time.Now()}
 	if o.StartAt > 0 {
 		run.StartAt = time.UnixMilli(o.StartAt)
 	}
@@ -239,7 +270,7 @@ func (mi *ModuleInstance) open(ph *PlanHandle, t *Target, v sobek.Value, what st
 		logger := st.Logger.WithField("run_id", run.ID)
 		log = func(format string, args ...any) { logger.Warnf(format, args...) }
 		logger.Infof("%s on %s (%s): %d users, %d groups, %d friendships, %d messages at %.0f msg/s",
-			ph.Name, t.Name, cfg.APIURL, ph.Users, ph.Groups, ph.Friends, ph.Messages, ph.Rate)
+			ph.Name, t.Name, t.System, ph.Users, ph.Groups, ph.Friends, ph.Messages, ph.Rate)
 	}
 	if run.Segments > 1 && run.StartAt.IsZero() {
 		return nil, fmt.Errorf("%s: a run split over %d execution segments needs IM_START_AT, the common start its processes keep time from", what, run.Segments)

@@ -24,7 +24,7 @@ func (r *Run) BuildSummary() summary.Summary {
 	t := r.Shared.Totals()
 	p := r.Plan
 	s := summary.Summary{RunID: r.ID, Scenario: p.Name, Purpose: p.Purpose, System: r.Target.System, Target: r.Target.Name,
-		TargetAPI: r.Target.API, Segment: r.Segment, StartedAt: r.StartedAt.UTC(), Params: r.Params}
+		TargetAPI: r.endpoint(), Segment: r.Segment, StartedAt: r.StartedAt.UTC(), Workload: p.Workload}
 	r.mu.Lock()
 	s.EndedAt = r.endedAt.UTC()
 	r.mu.Unlock()
@@ -39,7 +39,7 @@ func (r *Run) BuildSummary() summary.Summary {
 	}
 
 	start, perSec := r.Shared.Meter().PerSecond()
-	m := summary.MessagesSummary{Planned: len(p.Messages), Sent: verify.Sum(t.Sent), Acked: verify.Sum(t.Acked),
+	m := summary.MessagesSummary{Planned: p.Planned(), Sent: verify.Sum(t.Sent), Acked: verify.Sum(t.Acked),
 		SendFailed: verify.Sum(t.SendFailed), PlannedRate: p.Rate, PerSecond: perSec, PerSecondStart: start,
 		ByType: map[string]int64{}}
 	for _, v := range perSec {
@@ -99,6 +99,9 @@ func (r *Run) BuildSummary() summary.Summary {
 	return s
 }
 
+// endpoint is the target's first endpoint, where it was set up.
+func (r *Run) endpoint() string { return r.Target.Endpoints[r.Protocol.Endpoints[0]] }
+
 // versions names what produced the figures: k6 and Go from the binary's
 // build info, imbench as the CLI passed it (git describe).
 func versions(imbench string) map[string]string {
@@ -130,7 +133,7 @@ func (mi *ModuleInstance) Summary(_ sobek.Value) (map[string]any, error) {
 	}
 	if run.Opts.SetupOnly {
 		return map[string]any{"stdout": fmt.Sprintf("imbench: run %s set up on %s: %d users (%d new), %d friendships, %d groups\n",
-			run.ID, run.Target.API, run.Plan.Users, run.Setup.Registered, run.Setup.Friendships, run.Setup.Groups)}, nil
+			run.ID, run.endpoint(), run.Plan.Users, run.Setup.Registered, run.Setup.Friendships, run.Setup.Groups)}, nil
 	}
 	s := run.BuildSummary()
 	raw, err := json.MarshalIndent(s, "", "  ")

@@ -116,8 +116,8 @@ func TestCleanRunDeliversEverything(t *testing.T) {
 			if exp == 0 || exp != got || verify.Sum(o.rec.Lost) != 0 {
 				t.Fatalf("expected %d received %d lost %v", exp, got, o.rec.Lost)
 			}
-			if verify.Sum(tot.Sent) != int64(len(p.Messages)) || verify.Sum(tot.Acked) != int64(len(p.Messages)) {
-				t.Fatalf("sent %v acked %v of %d", tot.Sent, tot.Acked, len(p.Messages))
+			if verify.Sum(tot.Sent) != p.Planned() || verify.Sum(tot.Acked) != p.Planned() {
+				t.Fatalf("sent %v acked %v of %d", tot.Sent, tot.Acked, p.Planned())
 			}
 			if verify.Sum(tot.Duplicates)+verify.Sum(tot.OutOfOrder)+tot.Corrupt+tot.Foreign != 0 {
 				t.Fatalf("clean run saw dup %v ooo %v corrupt %d foreign %d", tot.Duplicates, tot.OutOfOrder, tot.Corrupt, tot.Foreign)

@@ -15,48 +15,42 @@ type SendResult struct {
 	Failed  int `js:"failed"`
 }
 
-// Send sends the session's share of the plan's messages: message k of the
-// global order is due at start + k/rate, so all sessions (and all processes
-// given the same start) together follow the plan's rate. A user sends one
-// message at a time, in order, waiting for the acknowledgement before the
-// next; a message due while its sender is busy or offline waits its turn.
+// Send sends the session's share of the plan's messages.
+//
+// Open streams: a message due at offset d of the plan's schedule is queued
+// at start + d, so all sessions (and all processes given the same start)
+// together follow the plan's pace. A user sends one message at a time, in
+// order, waiting for the acknowledgement before the next; a message due
+// while its sender is busy or offline waits its turn, and the lag is
+// measured. Closed streams: each sender keeps its stream's InFlight
+// messages in flight, the next sent as soon as one is acknowledged.
+//
 // Send returns when every message was acknowledged or failed, or at
-// deadline (messages not sent by then fail).
+// deadline after the plan's sending time (messages not sent by then fail).
 func (s *Session) Send(start time.Time, deadline time.Duration) SendResult {
 	p := s.sh.Plan
 	var res SendResult
-	for _, m := range p.Messages {
-		if m.Sender >= s.Lo && m.Sender < s.Hi {
+	local := func(u uint32) bool { return u >= s.Lo && u < s.Hi }
+	for m := range p.Schedule() {
+		if local(m.Sender) {
 			res.Planned++
 		}
 	}
-	s.sendTotal.Store(int64(res.Planned))
-	if res.Planned == 0 {
-		return res
-	}
-	interval := float64(time.Second) / p.Rate
 	stop := time.NewTimer(time.Until(start.Add(p.Duration()).Add(deadline)))
 	defer stop.Stop()
-	for k, m := range p.Messages {
-		if m.Sender < s.Lo || m.Sender >= s.Hi {
-			continue
+	s.work.Store(1) // the schedule below is one producer until it ends
+	s.startClosed(start, &res)
+	if wait := time.Until(start); wait > 0 {
+		select {
+		case <-time.After(wait):
+		case <-s.ctx.Done():
 		}
-		due := start.Add(time.Duration(float64(k) * interval))
-		if wait := time.Until(due); wait > time.Millisecond {
-			select {
-			case <-time.After(wait):
-			case <-stop.C:
-				return s.endSend(res)
-			case <-s.ctx.Done():
-				return s.endSend(res)
-			}
-		}
-		u := s.users[m.Sender-s.Lo]
-		u.mu.Lock()
-		u.queue = append(u.queue, sendItem{m: m, due: due})
-		u.mu.Unlock()
+	}
+	for _, u := range s.closed {
 		u.pump()
 	}
+	s.schedule(start, stop.C)
+	s.finish()
 	select {
 	case <-s.sendAll:
 	case <-stop.C:
@@ -65,16 +59,83 @@ func (s *Session) Send(start time.Time, deadline time.Duration) SendResult {
 	return s.endSend(res)
 }
 
+// schedule queues the open streams' local messages as they fall due.
+func (s *Session) schedule(start time.Time, stop <-chan time.Time) {
+	for m, off := range s.sh.Plan.Schedule() {
+		if m.Sender < s.Lo || m.Sender >= s.Hi {
+			continue
+		}
+		due := start.Add(off)
+		if wait := time.Until(due); wait > time.Millisecond {
+			select {
+			case <-time.After(wait):
+			case <-stop:
+				return
+			case <-s.ctx.Done():
+				return
+			}
+		}
+		u := s.users[m.Sender-s.Lo]
+		s.work.Add(1)
+		u.mu.Lock()
+		u.queue = append(u.queue, sendItem{m: m, due: due})
+		u.mu.Unlock()
+		u.pump()
+	}
+}
+
+// startClosed gives each local sender of a closed stream its cursor; each
+// counts as a producer until its cursor runs out or its time ends.
+func (s *Session) startClosed(start time.Time, res *SendResult) {
+	for _, st := range s.sh.Plan.Streams {
+		if st.Open() {
+			continue
+		}
+		var until time.Time
+		if st.Until > 0 {
+			until = start.Add(st.Until)
+		}
+		for _, u := range st.Senders() {
+			if u < s.Lo || u >= s.Hi {
+				continue
+			}
+			usr := s.users[u-s.Lo]
+			usr.mu.Lock()
+			usr.cursor, usr.until, usr.limit = st.Cursor(u), until, st.InFlight
+			usr.mu.Unlock()
+			if st.Until == 0 {
+				res.Planned += countCursor(st.Cursor(u))
+			}
+			s.work.Add(1)
+			s.closed = append(s.closed, usr)
+		}
+	}
+}
+
+func countCursor(c *plan.SenderCursor) int {
+	n := 0
+	for _, ok := c.Next(); ok; _, ok = c.Next() {
+		n++
+	}
+	return n
+}
+
+// finish ends one unit of work: a message answered, or a producer done.
+func (s *Session) finish() {
+	if s.work.Add(-1) == 0 {
+		s.allOnce.Do(func() { close(s.sendAll) })
+	}
+}
+
 // endSend fails what is still queued and reports the phase.
 func (s *Session) endSend(res SendResult) SendResult {
 	for _, u := range s.users {
 		u.mu.Lock()
 		left := u.queue
-		u.queue = nil
+		u.queue, u.cursor = nil, nil
 		u.mu.Unlock()
 		for _, it := range left {
 			s.Tally.SendFailed[verify.KindIndex(s.sh.Plan.Convs[it.m.Conv].Kind)].Add(1)
-			s.sendDone.Add(1)
 		}
 	}
 	var acked, failed int64
@@ -83,26 +144,52 @@ func (s *Session) endSend(res SendResult) SendResult {
 		failed += s.Tally.SendFailed[k].Load()
 	}
 	res.Acked, res.Failed = int(acked), int(failed)
+	if res.Planned < res.Acked+res.Failed {
+		res.Planned = res.Acked + res.Failed // closed by time: what it got to send
+	}
 	return res
 }
 
-// pump sends the user's next queued message if none is in flight.
+// next takes the user's next message: the head of its queue, or its closed
+// cursor's next while its time lasts. Called with u.mu held.
+func (u *User) next(now time.Time) (sendItem, bool) {
+	if len(u.queue) > 0 {
+		it := u.queue[0]
+		u.queue = u.queue[1:]
+		return it, true
+	}
+	if u.cursor == nil {
+		return sendItem{}, false
+	}
+	if m, ok := u.cursor.Next(); ok && (u.until.IsZero() || now.Before(u.until)) {
+		u.s.work.Add(1)
+		return sendItem{m: m, due: now}, true
+	}
+	u.cursor = nil
+	u.s.finish() // this producer is done
+	return sendItem{}, false
+}
+
+// pump sends the user's next messages while it has room in flight.
 func (u *User) pump() {
 	s := u.s
 	for {
+		now := time.Now()
 		u.mu.Lock()
-		if u.inflight || len(u.queue) == 0 || u.conn == nil {
+		if u.inflight >= max(u.limit, 1) || u.conn == nil {
 			u.mu.Unlock()
 			return
 		}
-		it := u.queue[0]
-		u.queue = u.queue[1:]
-		u.inflight = true
+		it, ok := u.next(now)
+		if !ok {
+			u.mu.Unlock()
+			return
+		}
+		u.inflight++
 		c := u.conn
 		u.mu.Unlock()
 
 		k := verify.KindIndex(s.sh.Plan.Convs[it.m.Conv].Kind)
-		now := time.Now()
 		if lag := now.Sub(it.due).Microseconds(); lag > s.maxLagUs.Load() {
 			s.maxLagUs.Store(lag)
 		}
@@ -111,10 +198,9 @@ func (u *User) pump() {
 		s.Tally.Sent[k].Add(1)
 		s.sh.meter.add(now)
 		err := c.Send(it.m, text, now.UnixMicro()/1000, func(err error) { u.acked(it.m, k, now, err) })
-		if err == nil {
-			return
+		if err != nil {
+			u.acked(it.m, k, now, fmt.Errorf("write: %w", err))
 		}
-		u.acked(it.m, k, now, fmt.Errorf("write: %w", err))
 	}
 }
 
@@ -131,10 +217,8 @@ func (u *User) acked(m plan.Msg, k int, sentAt time.Time, err error) {
 		s.sh.warn("send of %s message %d in conversation %d: %v", s.sh.Plan.UserID(m.Sender), m.N, m.Conv, err)
 	}
 	u.mu.Lock()
-	u.inflight = false
+	u.inflight--
 	u.mu.Unlock()
-	if s.sendDone.Add(1) == s.sendTotal.Load() {
-		close(s.sendAll)
-	}
+	s.finish()
 	u.pump()
 }

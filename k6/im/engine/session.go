@@ -25,10 +25,11 @@ type Session struct {
 	stopBeat chan struct{}
 	beatDone chan struct{}
 
-	sendTotal atomic.Int64
-	sendDone  atomic.Int64
-	sendAll   chan struct{}
-	maxLagUs  atomic.Int64
+	work     atomic.Int64 // producers still sending and messages not yet answered
+	sendAll  chan struct{}
+	allOnce  sync.Once
+	closed   []*User // senders of closed streams
+	maxLagUs atomic.Int64
 }
 
 // NewSession opens a session for users [lo, hi) and starts its heartbeats.

@@ -19,11 +19,15 @@ type User struct {
 	inbox *verify.Inbox
 	out   *verify.Outbox
 
-	mu        sync.Mutex
-	conn      Conn
-	everOn    bool
-	queue     []sendItem
-	inflight  bool
+	mu       sync.Mutex
+	conn     Conn
+	everOn   bool
+	queue    []sendItem
+	inflight int                // messages sent and not yet answered
+	limit    int                // closed pacing: messages in flight at most (open: 1)
+	cursor   *plan.SenderCursor // closed pacing: the user's messages
+	until    time.Time          // closed pacing: no new message after this
+
 	gapTimer  bool
 	gapConvs  map[uint32]struct{}
 	reconnect bool

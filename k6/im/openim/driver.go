@@ -110,7 +110,7 @@ func New(cfg Config, p *plan.Plan) (*Driver, error) {
 		return nil, err
 	}
 	d := &Driver{cfg: cfg, plan: p, tokens: map[uint32]string{},
-		api:    &API{Base: cfg.APIURL, Secret: cfg.Secret, AdminID: cfg.AdminID, HTTP: &http.Client{Timeout: 2 * cfg.Timeout}},
+		api:    newAPI(cfg),
 		dialer: net.Dialer{Timeout: cfg.Timeout}, gateways: strings.Split(cfg.WSURL, ",")}
 	d.users = make([]string, p.Users)
 	for i := range d.users {
@@ -153,11 +153,24 @@ func (d *Driver) adminToken(ctx context.Context) (string, error) {
 	if d.admin != "" {
 		return d.admin, nil
 	}
-	tok, err := d.api.AdminToken(ctx)
+	tok, err := adminToken(ctx, d.api, d.cfg)
 	if err != nil {
-		return "", describeAdminError(d.cfg, err)
+		return "", err
 	}
 	d.admin = tok
+	return tok, nil
+}
+
+func newAPI(cfg Config) *API {
+	return &API{Base: cfg.APIURL, Secret: cfg.Secret, AdminID: cfg.AdminID, HTTP: &http.Client{Timeout: 2 * cfg.Timeout}}
+}
+
+// adminToken proves the API answers and accepts the secret and admin user.
+func adminToken(ctx context.Context, api *API, cfg Config) (string, error) {
+	tok, err := api.AdminToken(ctx)
+	if err != nil {
+		return "", describeAdminError(cfg, err)
+	}
 	return tok, nil
 }
 

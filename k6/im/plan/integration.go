@@ -1,11 +1,13 @@
 package plan
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Integration holds the parameters of OpenIM's integration_test (the seed's
@@ -17,6 +19,7 @@ import (
 //
 // with `senders` concurrent senders (integration_test runs 20).
 type Integration struct {
+	Kind               string  `js:"kind" json:"kind,omitempty"`
 	Name               string  `js:"name" json:"name"`
 	Purpose            string  `js:"purpose" json:"purpose"`
 	Users              int     `js:"users" json:"users"`
@@ -79,30 +82,66 @@ func (in Integration) validate() error {
 	return errors.Join(errs...)
 }
 
-// Build expands the parameters (after Scaled) into a plan.
+func init() {
+	RegisterKind("integration", func(raw json.RawMessage, scale float64) (Class, error) {
+		var in Integration
+		if err := strict(raw, &in); err != nil {
+			return nil, err
+		}
+		in.Scale = scale
+		in = in.Scaled()
+		in.Scale = 0 // applied
+		return &in, in.validate()
+	})
+}
+
+// Workload is the one-class workload of these parameters.
+func (in Integration) Workload() (Workload, error) {
+	w := Workload{Name: in.Name, Purpose: in.Purpose, Prefix: in.Prefix, RunID: in.RunID, Scale: in.Scale, BodySize: in.BodySize}
+	cls := in
+	cls.Kind, cls.Name, cls.Purpose, cls.Prefix, cls.RunID, cls.Scale, cls.BodySize = "integration", "", "", "", "", 0, 0
+	raw, err := json.Marshal(cls)
+	w.Classes = []json.RawMessage{raw}
+	return w, err
+}
+
+// Build builds the plan of these parameters.
 func (in Integration) Build() (*Plan, error) {
-	in = in.Scaled()
-	if err := in.validate(); err != nil {
+	w, err := in.Workload()
+	if err != nil {
 		return nil, err
 	}
-	b := newBuilder(in.Name, in.Users)
-	p := b.p
-	p.Purpose, p.Prefix, p.BodySize = in.Purpose, in.Prefix, in.BodySize
-	if p.Prefix == "" && in.RunID != "" {
-		p.Prefix = in.RunID + "_"
+	return w.Build()
+}
+
+func (in *Integration) users() int { return in.Users }
+
+func (in *Integration) rate() float64 {
+	if in.Rate > 0 {
+		return in.Rate
 	}
-	p.Rate = in.Rate
-	if p.Rate <= 0 {
-		p.Rate = float64(in.Senders) * 1000 / float64(in.IntervalMs)
+	return float64(in.Senders) * 1000 / float64(in.IntervalMs)
+}
+
+func (in *Integration) setRate(r float64) { in.Rate = r }
+
+func (in *Integration) setDuration(time.Duration) {} // its length is its message counts
+
+// build lays the integration test out on users [base, base+Users).
+func (in *Integration) build(b *builder, base uint32) (*Stream, error) {
+	p := b.p
+	key := "" // group keys as OpenIM's test program names them; a second class needs its own
+	if base > 0 {
+		key = "c" + strconv.FormatUint(uint64(base), 10) + "_"
 	}
 	online := int(math.Floor(float64(in.Users) * in.LoginRatio))
 	if online < 1 {
 		online = 1
 	}
-	for u := range p.Login {
-		p.Login[u] = Late
+	for u := 0; u < in.Users; u++ {
+		p.Login[base+uint32(u)] = Late
 		if u < online {
-			p.Login[u] = Immediate
+			p.Login[base+uint32(u)] = Immediate
 		}
 	}
 	n := uint32(in.Users)
@@ -111,7 +150,7 @@ func (in Integration) Build() (*Plan, error) {
 	friendsOf := make([][]uint32, in.Users)
 	for i := uint32(0); i < uint32(in.SuperUsers); i++ {
 		for j := i + 1; j < n; j++ {
-			b.friend(i, j)
+			b.friend(base+i, base+j)
 			friendsOf[i] = append(friendsOf[i], j)
 			friendsOf[j] = append(friendsOf[j], i)
 		}
@@ -126,10 +165,10 @@ func (in Integration) Build() (*Plan, error) {
 	for g := 0; g < in.LargeGroups; g++ {
 		members := make([]uint32, lgm)
 		for i := range members {
-			members[i] = uint32(i)
+			members[i] = base + uint32(i)
 		}
-		large = append(large, b.group(GroupSpec{Key: "lg" + strconv.Itoa(g), Large: true,
-			Owner: uint32(g % lgm), Members: members}))
+		large = append(large, b.group(GroupSpec{Key: key + "lg" + strconv.Itoa(g), Large: true,
+			Owner: base + uint32(g%lgm), Members: members}))
 	}
 
 	// Each user who logs in first creates its common groups with the users
@@ -139,26 +178,28 @@ func (in Integration) Build() (*Plan, error) {
 		for c := 0; c < in.CommonGroups; c++ {
 			members := make([]uint32, 0, in.CommonGroupMembers)
 			for k := 0; k < in.CommonGroupMembers; k++ {
-				members = append(members, uint32((u+k)%in.Users))
+				members = append(members, base+uint32((u+k)%in.Users))
 			}
 			sortU32(members)
-			own[u] = append(own[u], b.group(GroupSpec{Key: fmt.Sprintf("cg%d_%d", u, c),
-				Owner: uint32(u), Members: members}))
+			own[u] = append(own[u], b.group(GroupSpec{Key: fmt.Sprintf("%scg%d_%d", key, u, c),
+				Owner: base + uint32(u), Members: members}))
 		}
 	}
 
 	// Senders are the users who log in first: sm messages to every friend,
-	// then gm to every large group and every group they created.
-	perSender := make([][]Msg, 0, online)
+	// then gm to every large group and every group they created; each
+	// sender's queue is one lane.
+	lanes := make([]lane, 0, online)
 	for u := 0; u < online; u++ {
-		var q []Msg
+		me := []uint32{base + uint32(u)}
+		var l lane
 		add := func(conv uint32, count int) {
-			for k := 1; k <= count; k++ {
-				q = append(q, Msg{Sender: uint32(u), Conv: conv, N: uint32(k)})
+			if count > 0 {
+				l = append(l, segment{conv: conv, senders: me, count: uint32(count)})
 			}
 		}
 		for _, f := range friendsOf[u] {
-			c, _ := p.SingleConv(uint32(u), f)
+			c, _ := p.SingleConv(base+uint32(u), base+f)
 			add(c, in.SingleMessages)
 		}
 		for _, c := range large {
@@ -169,10 +210,11 @@ func (in Integration) Build() (*Plan, error) {
 		for _, c := range own[u] {
 			add(c, in.GroupMessages)
 		}
-		perSender = append(perSender, q)
+		lanes = append(lanes, l)
 	}
-	p.Messages = interleave(perSender)
-	return p, nil
+	s := newStream(lanes)
+	s.Interval = time.Duration(float64(time.Second) / in.rate())
+	return s, nil
 }
 
 func sortU32(a []uint32) {

@@ -1,12 +1,17 @@
 // Package plan is the protocol-neutral description of a test: who the users
 // are, who is friends with whom, which groups exist, who logs in when, and
-// which messages are sent in which global order at which rate. A plan is a
-// pure function of its parameters, so every VU and every k6 process (one per
-// execution segment) derives the same one without talking to each other.
+// which messages are sent in which order at which pace. A workload
+// (workload.go) is a list of classes, each of a registered kind (one file a
+// kind); it builds into a Plan. A plan is a pure function of its parameters,
+// so every VU and every k6 process (one per execution segment) derives the
+// same one without talking to each other, and its messages are generated as
+// the run goes: nothing in it grows with the number of messages.
 package plan
 
 import (
+	"encoding/json"
 	"fmt"
+	"iter"
 	"strconv"
 	"sync"
 	"time"
@@ -59,9 +64,10 @@ type Msg struct {
 	N      uint32
 }
 
-// Plan is a fully expanded test.
+// Plan is a test's structure and its message streams.
 type Plan struct {
 	Name     string // "openim/test1"
+	RunID    string
 	Purpose  string
 	Prefix   string // prepended to every user and group id
 	Users    int
@@ -69,9 +75,10 @@ type Plan struct {
 	Friends  [][2]uint32
 	Groups   []GroupSpec
 	Convs    []Conv
-	Messages []Msg   // global send order
-	Rate     float64 // messages per second over all senders
-	BodySize int     // bytes of message text, at least the verifier's header
+	Streams  []*Stream       // one per workload class
+	Rate     float64         // planned messages per second of the open streams
+	BodySize int             // bytes of message text, at least the verifier's header
+	Workload json.RawMessage // the workload as stated, after scaling (summary.json)
 
 	pairConv  map[uint64]uint32
 	reachOnce sync.Once
@@ -122,12 +129,95 @@ func (p *Plan) SingleConv(a, b uint32) (uint32, bool) {
 	return c, ok
 }
 
-// Duration is how long sending takes at the plan's rate.
+// Duration is how long sending takes at the plan's pace: the longest
+// stream, open streams at their rate, closed ones bounded by their time.
 func (p *Plan) Duration() time.Duration {
-	if p.Rate <= 0 || len(p.Messages) == 0 {
-		return 0
+	var d time.Duration
+	for _, s := range p.Streams {
+		if s.Open() {
+			d = max(d, time.Duration(s.total)*s.Interval)
+		} else {
+			d = max(d, s.Until)
+		}
 	}
-	return time.Duration(float64(len(p.Messages)) / p.Rate * float64(time.Second))
+	return d
+}
+
+// Planned is the number of messages the plan sends, -1 when a closed stream
+// is bounded by time only.
+func (p *Plan) Planned() int64 {
+	var n int64
+	for _, s := range p.Streams {
+		if !s.Open() && s.Until > 0 {
+			return -1
+		}
+		n += int64(s.total)
+	}
+	return n
+}
+
+// Schedule yields the messages of the open streams in the order they are
+// due, with their offset from the start of sending.
+func (p *Plan) Schedule() iter.Seq2[Msg, time.Duration] {
+	var open []*Stream
+	for _, s := range p.Streams {
+		if s.Open() {
+			open = append(open, s)
+		}
+	}
+	if len(open) == 1 {
+		return open[0].Messages()
+	}
+	return func(yield func(Msg, time.Duration) bool) {
+		type head struct {
+			next func() (Msg, time.Duration, bool)
+			stop func()
+			m    Msg
+			due  time.Duration
+			ok   bool
+		}
+		heads := make([]*head, len(open))
+		for i, s := range open {
+			next, stop := iter.Pull2(s.Messages())
+			h := &head{next: next, stop: stop}
+			h.m, h.due, h.ok = next()
+			heads[i] = h
+		}
+		defer func() {
+			for _, h := range heads {
+				h.stop()
+			}
+		}()
+		for {
+			var first *head
+			for _, h := range heads {
+				if h.ok && (first == nil || h.due < first.due) {
+					first = h
+				}
+			}
+			if first == nil || !yield(first.m, first.due) {
+				return
+			}
+			first.m, first.due, first.ok = first.next()
+		}
+	}
+}
+
+// Kinds lists the conversation kinds the plan uses.
+func (p *Plan) Kinds() []ConvKind {
+	var single, group bool
+	for i := range p.Convs {
+		single = single || p.Convs[i].Kind == Single
+		group = group || p.Convs[i].Kind == Group
+	}
+	var out []ConvKind
+	if single {
+		out = append(out, Single)
+	}
+	if group {
+		out = append(out, Group)
+	}
+	return out
 }
 
 // Count returns how many users have the given login phase.
@@ -184,25 +274,6 @@ func (b *builder) group(g GroupSpec) uint32 {
 	idx := uint32(len(b.p.Convs))
 	b.p.Convs = append(b.p.Convs, Conv{Kind: Group, Group: int32(len(b.p.Groups) - 1)})
 	return idx
-}
-
-// interleave builds the global send order from per-sender queues: round r
-// takes the r-th message of every sender that still has one, the way a pool
-// of concurrent senders drains its users' work.
-func interleave(perSender [][]Msg) []Msg {
-	total := 0
-	for _, q := range perSender {
-		total += len(q)
-	}
-	out := make([]Msg, 0, total)
-	for r := 0; len(out) < total; r++ {
-		for _, q := range perSender {
-			if r < len(q) {
-				out = append(out, q[r])
-			}
-		}
-	}
-	return out
 }
 
 // ParseUserID returns the plan index of a wire user id, or -1 when the id is

@@ -2,6 +2,7 @@
 // (cmd/imbench) sets these; with plain `k6 run` set them yourself (-e or env).
 //
 //   IM_TARGET        target profile: reference (default) or openim
+//   IM_PROTOCOL      the protocol the target speaks (default openim)
 //   IM_API_URL       REST API          (default http://127.0.0.1:10002)
 //   IM_WS_URL        WebSocket gateway (default ws://127.0.0.1:10001)
 //   IM_SECRET        admin secret (required)
@@ -17,6 +18,7 @@
 //   IM_SCALE         scales users and messages (1 = the seed's size; each
 //                    scenario picks a default that runs in a few minutes)
 //   IM_RATE          messages per second, overriding the seed's pacing
+//   IM_DURATION      send for this long instead of the stated message counts
 //   IM_BODY_SIZE     message text bytes
 //   IM_VUS           k6 VUs sharing the users (one VU holds thousands)
 //   IM_RESULTS_DIR   where results/<run id>/ goes (default results)
@@ -31,15 +33,20 @@
 export function target(env) {
   return {
     name: env.IM_TARGET || 'reference',
-    api: env.IM_API_URL || 'http://127.0.0.1:10002',
-    ws: env.IM_WS_URL || 'ws://127.0.0.1:10001',
-    secret: env.IM_SECRET || '',
-    admin: env.IM_ADMIN_USER || 'imAdmin',
-    platform: Number(env.IM_PLATFORM || 2),
-    envelope: env.IM_ENVELOPE || 'gob',
-    compression: env.IM_COMPRESSION || 'gzip',
+    system: env.IM_PROTOCOL || 'openim',
+    endpoints: {
+      api: env.IM_API_URL || 'http://127.0.0.1:10002',
+      ws: env.IM_WS_URL || 'ws://127.0.0.1:10001',
+    },
     allowRemote: env.IM_ALLOW_REMOTE === '1',
-    sourceAddrs: (env.IM_SOURCE_ADDRS || '').split(',').map((a) => a.trim()).filter((a) => a !== ''),
+    options: {
+      secret: env.IM_SECRET || '',
+      admin: env.IM_ADMIN_USER || 'imAdmin',
+      platform: Number(env.IM_PLATFORM || 2),
+      envelope: env.IM_ENVELOPE || 'gob',
+      compression: env.IM_COMPRESSION || 'gzip',
+      sourceAddrs: (env.IM_SOURCE_ADDRS || '').split(',').map((a) => a.trim()).filter((a) => a !== ''),
+    },
   };
 }
 
@@ -54,11 +61,13 @@ function number(env, name, fallback) {
 }
 
 // planKnobs are the run-size settings a user turns from the command line,
-// as im.integration options; defaults.scale is the scenario's own default.
+// as im.workload options; defaults.scale is the scenario's own default.
+// (im.integration takes them too, but for duration.)
 export function planKnobs(env, defaults = {}) {
   const k = { runId: env.IM_RUN_ID || '', scale: number(env, 'IM_SCALE', defaults.scale || 1) };
   const rate = number(env, 'IM_RATE', 0);
   if (rate) k.rate = rate;
+  if (env.IM_DURATION) k.duration = env.IM_DURATION;
   const body = number(env, 'IM_BODY_SIZE', 0);
   if (body) k.bodySize = Math.floor(body);
   return k;

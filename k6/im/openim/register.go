@@ -1,0 +1,118 @@
+package openim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/imbench/imbench/k6/im/engine"
+	"github.com/imbench/imbench/k6/im/plan"
+	wire "github.com/imbench/imbench/wire/openim"
+)
+
+func init() {
+	engine.Register(engine.Spec{
+		Name:      "openim",
+		Endpoints: []string{"api", "ws"},
+		// The gateway closes connections silent for 30 s.
+		PingLimit: (wire.ReadDeadlineSeconds - 5) * time.Second,
+		Carries:   []plan.ConvKind{plan.Single, plan.Group},
+		Open:      open,
+	})
+}
+
+// Options are an OpenIM target's options: the admin credentials of
+// share.yml and the SDK's connection choices.
+type Options struct {
+	Secret      string   `json:"secret"`
+	Admin       string   `json:"admin"`
+	Platform    int      `json:"platform"`
+	Envelope    string   `json:"envelope"`    // gob (the Go SDK's) or json (the JS SDK's)
+	Compression string   `json:"compression"` // gzip (default) or none
+	MsgResp     bool     `json:"msgResp"`
+	SourceAddrs []string `json:"sourceAddrs"` // local addresses to spread connections over
+	Timeout     string   `json:"timeout"`     // request and handshake timeout
+}
+
+// protocol is one OpenIM target, read.
+type protocol struct{ cfg Config }
+
+func open(t engine.Target) (engine.Protocol, error) {
+	var o Options
+	if err := engine.DecodeOptions("openim", t.Options, &o); err != nil {
+		return nil, err
+	}
+	cfg, err := o.config(t.Endpoints["api"], t.Endpoints["ws"])
+	if err != nil {
+		return nil, err
+	}
+	return &protocol{cfg: cfg}, nil
+}
+
+func (o Options) config(api, ws string) (Config, error) {
+	if o.Compression == "" {
+		o.Compression = "gzip"
+	}
+	if o.Compression != "gzip" && o.Compression != "none" {
+		return Config{}, fmt.Errorf("compression %q: want gzip or none", o.Compression)
+	}
+	if o.Envelope == "" {
+		o.Envelope = string(wire.Gob)
+	}
+	env, err := wire.ParseEnvelope(o.Envelope)
+	if err != nil {
+		return Config{}, err
+	}
+	var timeout time.Duration
+	if o.Timeout != "" {
+		if timeout, err = time.ParseDuration(o.Timeout); err != nil || timeout <= 0 {
+			return Config{}, fmt.Errorf("timeout %q is not a positive duration", o.Timeout)
+		}
+	}
+	cfg := Config{APIURL: api, WSURL: ws, Secret: o.Secret, AdminID: o.Admin, Platform: o.Platform,
+		Envelope: env, Gzip: o.Compression == "gzip", MsgResp: o.MsgResp, Timeout: timeout}
+	for _, a := range o.SourceAddrs {
+		ip := net.ParseIP(a)
+		if ip == nil {
+			return cfg, fmt.Errorf("source address %q is not an IP", a)
+		}
+		cfg.SourceAddrs = append(cfg.SourceAddrs, ip)
+	}
+	return cfg, cfg.Validate()
+}
+
+// Preflight gets an admin token (the API answers and accepts the secret)
+// and opens a TCP connection to every gateway.
+func (p *protocol) Preflight(ctx context.Context) error {
+	if _, err := adminToken(ctx, newAPI(p.cfg), p.cfg); err != nil {
+		return err
+	}
+	var dialer net.Dialer
+	for _, ws := range strings.Split(p.cfg.WSURL, ",") {
+		u, err := url.Parse(ws)
+		if err != nil {
+			return err
+		}
+		c, err := dialer.DialContext(ctx, "tcp", hostPort(u))
+		if err != nil {
+			var op *net.OpError
+			if errors.As(err, &op) {
+				err = op.Err
+			}
+			return fmt.Errorf("OpenIM gateway at %s is not reachable: %w", ws, err)
+		}
+		c.Close()
+	}
+	return nil
+}
+
+// Driver speaks OpenIM for plan p.
+func (p *protocol) Driver(pl *plan.Plan, readTimeout time.Duration) (engine.Driver, error) {
+	cfg := p.cfg
+	cfg.ReadTimeout = readTimeout
+	return New(cfg, pl)
+}

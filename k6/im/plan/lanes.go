@@ -1,0 +1,158 @@
+package plan
+
+import (
+	"iter"
+	"time"
+)
+
+// A segment is a run of messages into one conversation by senders taking
+// turns: message i is sent by Senders[i mod len(Senders)] and is that
+// sender's number i/len(Senders)+1 in the conversation.
+type segment struct {
+	conv    uint32
+	senders []uint32
+	count   uint32
+}
+
+func (s *segment) at(i uint32) Msg {
+	n := uint32(len(s.senders))
+	return Msg{Sender: s.senders[i%n], Conv: s.conv, N: i/n + 1}
+}
+
+// A lane is an ordered list of segments: one sender's queue (OpenIM's
+// integration test), or one conversation's turn-taking senders.
+type lane []segment
+
+func (l lane) len() uint64 {
+	var n uint64
+	for _, s := range l {
+		n += uint64(s.count)
+	}
+	return n
+}
+
+// laneCursor walks a lane without expanding it.
+type laneCursor struct {
+	seg, off uint32
+}
+
+func (c *laneCursor) next(l lane) (Msg, bool) {
+	for int(c.seg) < len(l) && c.off >= l[c.seg].count {
+		c.seg, c.off = c.seg+1, 0
+	}
+	if int(c.seg) >= len(l) {
+		return Msg{}, false
+	}
+	m := l[c.seg].at(c.off)
+	c.off++
+	return m, true
+}
+
+// Stream is one class's messages. Open pacing: round r takes the r-th
+// message of every lane that still has one (the way a pool of concurrent
+// senders drains its users' work), one every Interval. Closed pacing
+// (InFlight > 0): each sender sends its own messages as fast as they are
+// acknowledged, InFlight at a time, until they run out or Until passes.
+type Stream struct {
+	lanes    []lane
+	total    uint64
+	Interval time.Duration // open: between two messages of the stream
+	InFlight int           // closed: messages in flight per sender
+	Until    time.Duration // closed and unbounded: stop sending after this long
+	bySender map[uint32][]segment
+}
+
+func newStream(lanes []lane) *Stream {
+	s := &Stream{lanes: lanes}
+	for _, l := range lanes {
+		s.total += l.len()
+	}
+	return s
+}
+
+// Total is the number of messages the stream plans (0 when only a duration
+// bounds it).
+func (s *Stream) Total() uint64 { return s.total }
+
+// Open reports open pacing.
+func (s *Stream) Open() bool { return s.InFlight == 0 }
+
+// Messages yields the open stream's messages in global order with their
+// offset from the start of sending. It holds one cursor per lane.
+func (s *Stream) Messages() iter.Seq2[Msg, time.Duration] {
+	return func(yield func(Msg, time.Duration) bool) {
+		cur := make([]laneCursor, len(s.lanes))
+		live := len(s.lanes)
+		var k int64
+		for live > 0 {
+			live = 0
+			for i, l := range s.lanes {
+				m, ok := cur[i].next(l)
+				if !ok {
+					continue
+				}
+				live++
+				if !yield(m, time.Duration(k)*s.Interval) {
+					return
+				}
+				k++
+			}
+		}
+	}
+}
+
+// SenderCursor walks the messages one sender sends in a closed stream:
+// round r is the r-th message of each of its conversations, in turn.
+type SenderCursor struct {
+	u    uint32
+	segs []segment
+	r    uint32
+	i    int
+	more bool
+}
+
+// Cursor starts sender u's messages (none when u sends nothing here).
+func (s *Stream) Cursor(u uint32) *SenderCursor { return &SenderCursor{u: u, segs: s.bySender[u]} }
+
+// Next returns the sender's next message.
+func (c *SenderCursor) Next() (Msg, bool) {
+	for {
+		if c.i == len(c.segs) {
+			if !c.more {
+				return Msg{}, false
+			}
+			c.r, c.i, c.more = c.r+1, 0, false
+		}
+		sg := &c.segs[c.i]
+		c.i++
+		if c.r < sg.count/uint32(len(sg.senders)) {
+			c.more = true
+			return Msg{Sender: c.u, Conv: sg.conv, N: c.r + 1}, true
+		}
+	}
+}
+
+// index prepares Sender: each sender's segments. Closed streams only.
+func (s *Stream) index() {
+	if s.Open() {
+		return
+	}
+	s.bySender = map[uint32][]segment{}
+	for _, l := range s.lanes {
+		for _, sg := range l {
+			for _, u := range sg.senders {
+				s.bySender[u] = append(s.bySender[u], sg)
+			}
+		}
+	}
+}
+
+// Senders lists the senders of a closed stream.
+func (s *Stream) Senders() []uint32 {
+	out := make([]uint32, 0, len(s.bySender))
+	for u := range s.bySender {
+		out = append(out, u)
+	}
+	sortU32(out)
+	return out
+}

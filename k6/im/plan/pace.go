@@ -1,0 +1,177 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Pace says how fast and how long a class sends.
+//
+// Open pacing: Rate (per second) or RatePerMinute per conversation, or
+// TotalRate over the class; messages are due on a schedule whether or not
+// the server keeps up, and the lag behind it is measured. Closed pacing:
+// InFlight messages per sender, each sent as soon as one is acknowledged;
+// the result is the rate achieved.
+//
+// Length: Messages per sender per conversation, or Duration.
+type Pace struct {
+	Rate          float64 `json:"rate,omitempty"`
+	RatePerMinute float64 `json:"ratePerMinute,omitempty"`
+	TotalRate     float64 `json:"totalRate,omitempty"`
+	InFlight      int     `json:"inFlight,omitempty"`
+	Messages      int     `json:"messages,omitempty"`
+	Duration      string  `json:"duration,omitempty"`
+}
+
+func (p *Pace) check() error {
+	var errs []error
+	rates := 0
+	for _, r := range []float64{p.Rate, p.RatePerMinute, p.TotalRate} {
+		if r < 0 {
+			errs = append(errs, errors.New("rates must not be negative"))
+		}
+		if r > 0 {
+			rates++
+		}
+	}
+	switch {
+	case p.InFlight < 0 || p.InFlight > 1000:
+		errs = append(errs, fmt.Errorf("inFlight must be within 0..1000, got %d", p.InFlight))
+	case p.InFlight > 0 && rates > 0:
+		errs = append(errs, errors.New("a closed class (inFlight) takes no rate: it sends as fast as acknowledged"))
+	case p.InFlight == 0 && rates != 1:
+		errs = append(errs, errors.New("give one of rate, ratePerMinute, totalRate (or inFlight for closed pacing)"))
+	}
+	if (p.Messages > 0) == (p.Duration != "") {
+		errs = append(errs, errors.New("give messages (per sender per conversation) or a duration, not both"))
+	}
+	if p.Messages < 0 {
+		errs = append(errs, fmt.Errorf("messages must not be negative, got %d", p.Messages))
+	}
+	if _, err := p.duration(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func (p *Pace) duration() (time.Duration, error) {
+	if p.Duration == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(p.Duration)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("duration %q is not a positive duration", p.Duration)
+	}
+	return d, nil
+}
+
+// convRate is the rate of one of convs conversations.
+func (p *Pace) convRate(convs int) float64 {
+	switch {
+	case p.Rate > 0:
+		return p.Rate
+	case p.RatePerMinute > 0:
+		return p.RatePerMinute / 60
+	case p.TotalRate > 0 && convs > 0:
+		return p.TotalRate / float64(convs)
+	}
+	return 0
+}
+
+func (p *Pace) setTotal(total float64, convs int) {
+	p.Rate, p.RatePerMinute, p.TotalRate = 0, 0, 0
+	p.Rate = total / float64(convs)
+}
+
+func (p *Pace) setDuration(d time.Duration) { p.Messages, p.Duration = 0, d.String() }
+
+// perConversation is how many messages one conversation with n senders
+// carries: n × Messages, or what its rate sends in the duration (closed
+// and by duration: unbounded, the time stops it).
+func (p *Pace) perConversation(n, convs int) uint32 {
+	if p.Messages > 0 {
+		return uint32(n * p.Messages)
+	}
+	if p.InFlight > 0 {
+		return math.MaxUint32 // until the duration ends
+	}
+	d, _ := p.duration()
+	return uint32(math.Floor(p.convRate(convs) * d.Seconds()))
+}
+
+// stream paces a class's lanes (one lane per conversation).
+func (p *Pace) stream(lanes []lane, convs int) *Stream {
+	s := newStream(lanes)
+	if p.InFlight > 0 {
+		s.InFlight = p.InFlight
+		if p.Messages == 0 {
+			s.Until, _ = p.duration()
+			s.total = 0
+		}
+		return s
+	}
+	s.Interval = time.Duration(float64(time.Second) / (p.convRate(convs) * float64(convs)))
+	return s
+}
+
+// Presence says which receivers of a conversation are online: Online (a
+// count) or OnlineShare of them for the whole test, then Late ones that
+// log in after sending and pull what they missed, then Watchers, online
+// users placed last among receivers that are otherwise never online (a
+// seed's watching phone); the rest are registered and never log in.
+type Presence struct {
+	Online      int     `json:"online,omitempty"`
+	OnlineShare float64 `json:"onlineShare,omitempty"`
+	Late        int     `json:"late,omitempty"`
+	LateShare   float64 `json:"lateShare,omitempty"`
+	Watchers    int     `json:"watchers,omitempty"`
+	AllOnline   bool    `json:"allOnline,omitempty"`
+}
+
+func (p *Presence) check(receivers int) error {
+	var errs []error
+	if p.OnlineShare < 0 || p.OnlineShare > 1 || p.LateShare < 0 || p.LateShare > 1 {
+		errs = append(errs, errors.New("onlineShare and lateShare must be within 0..1"))
+	}
+	if p.Online < 0 || p.Late < 0 || p.Watchers < 0 {
+		errs = append(errs, errors.New("online, late and watchers must not be negative"))
+	}
+	if on, late := p.counts(receivers); on+late+p.Watchers > receivers {
+		errs = append(errs, fmt.Errorf("online %d + late %d + watchers %d exceed the %d receivers", on, late, p.Watchers, receivers))
+	}
+	return errors.Join(errs...)
+}
+
+func (p *Presence) counts(receivers int) (online, late int) {
+	online, late = p.Online, p.Late
+	if p.AllOnline {
+		online = receivers
+	}
+	if p.OnlineShare > 0 {
+		online = int(math.Round(p.OnlineShare * float64(receivers)))
+	}
+	if p.LateShare > 0 {
+		late = int(math.Round(p.LateShare * float64(receivers)))
+	}
+	return online, late
+}
+
+// assign sets the login of receivers rs in order: online, late, never,
+// watchers last.
+func (p *Presence) assign(b *builder, rs []uint32) {
+	online, late := p.counts(len(rs))
+	for i, u := range rs {
+		switch {
+		case i < online:
+			b.p.Login[u] = Immediate
+		case i < online+late:
+			b.p.Login[u] = Late
+		case i >= len(rs)-p.Watchers:
+			b.p.Login[u] = Immediate
+		default:
+			b.p.Login[u] = Never
+		}
+	}
+}

@@ -1,0 +1,208 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Workload is a test as a user states it: a list of classes, each of a
+// registered kind ("integration", "groups", "pairs"), run side by side on
+// users of their own.
+type Workload struct {
+	Name     string            `json:"name"`
+	Purpose  string            `json:"purpose,omitempty"`
+	Prefix   string            `json:"prefix,omitempty"`
+	RunID    string            `json:"runId,omitempty"` // ids default to "<runId>_u<n>": fresh users every run
+	Scale    float64           `json:"scale,omitempty"` // 1 (or 0) is the size as stated
+	Rate     float64           `json:"rate,omitempty"`  // messages per second of all open classes; their rates scale to it
+	Duration string            `json:"duration,omitempty"`
+	BodySize int               `json:"bodySize,omitempty"`
+	Classes  []json.RawMessage `json:"classes"`
+}
+
+// Class is one part of a workload: it needs some users and builds their
+// conversations, presence and message stream.
+type Class interface {
+	users() int
+	// build adds the class's structure for users [base, base+users()).
+	build(b *builder, base uint32) (*Stream, error)
+	// rate is the class's planned messages per second (0 when closed).
+	rate() float64
+	// setRate changes an open class's total rate.
+	setRate(r float64)
+	// setDuration bounds the class by time instead of message counts.
+	setDuration(d time.Duration)
+}
+
+// Kind parses one kind of class, scaled.
+type Kind func(raw json.RawMessage, scale float64) (Class, error)
+
+var kinds = struct {
+	sync.Mutex
+	m map[string]Kind
+}{m: map[string]Kind{}}
+
+// RegisterKind adds a kind of class; each kind's file calls it from init.
+func RegisterKind(name string, k Kind) {
+	kinds.Lock()
+	defer kinds.Unlock()
+	if _, dup := kinds.m[name]; dup {
+		panic("plan: kind " + name + " registered twice")
+	}
+	kinds.m[name] = k
+}
+
+// Kinds lists the registered kinds.
+func KindNames() []string {
+	kinds.Lock()
+	defer kinds.Unlock()
+	out := make([]string, 0, len(kinds.m))
+	for n := range kinds.m {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// strict decodes raw into dst, refusing fields dst does not have.
+func strict(raw json.RawMessage, dst any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+func (w Workload) scale() float64 {
+	if w.Scale == 0 {
+		return 1
+	}
+	return w.Scale
+}
+
+// scaled is max(min, round(v × s)): counts shrink or grow with the scale but
+// never below what the class needs.
+func scaled(v int, s float64, min int) int {
+	if v == 0 {
+		return 0
+	}
+	return max(min, int(math.Round(float64(v)*s)))
+}
+
+func (w Workload) classes() ([]Class, error) {
+	if len(w.Classes) == 0 {
+		return nil, errors.New("a workload needs at least one class")
+	}
+	var out []Class
+	var errs []error
+	for i, raw := range w.Classes {
+		var head struct {
+			Kind string `json:"kind"`
+		}
+		if err := json.Unmarshal(raw, &head); err != nil {
+			errs = append(errs, fmt.Errorf("class %d: %v", i+1, err))
+			continue
+		}
+		kinds.Lock()
+		k := kinds.m[head.Kind]
+		kinds.Unlock()
+		if k == nil {
+			errs = append(errs, fmt.Errorf("class %d: kind %q is unknown (known: %s)", i+1, head.Kind, strings.Join(KindNames(), ", ")))
+			continue
+		}
+		c, err := k(raw, w.scale())
+		if err != nil {
+			errs = append(errs, fmt.Errorf("class %d (%s): %w", i+1, head.Kind, err))
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, errors.Join(errs...)
+}
+
+// Build checks the workload and builds its plan.
+func (w Workload) Build() (*Plan, error) {
+	if w.Scale < 0 || w.Scale > 1000 {
+		return nil, fmt.Errorf("scale must be within 0..1000, got %v", w.Scale)
+	}
+	if w.BodySize < 0 || w.BodySize > 40_000 {
+		return nil, fmt.Errorf("bodySize must be within 0..40000, got %d", w.BodySize)
+	}
+	if strings.ContainsAny(w.Prefix+w.RunID, ":| \t\n\"\\") {
+		return nil, errors.New("prefix and runId must not contain ':', '|', quotes or spaces")
+	}
+	classes, err := w.classes()
+	if err != nil {
+		return nil, err
+	}
+	if w.Duration != "" {
+		d, err := time.ParseDuration(w.Duration)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("duration %q is not a positive duration", w.Duration)
+		}
+		for _, c := range classes {
+			c.setDuration(d)
+		}
+	}
+	if w.Rate < 0 {
+		return nil, fmt.Errorf("rate must not be negative, got %v", w.Rate)
+	}
+	if w.Rate > 0 {
+		var total float64
+		for _, c := range classes {
+			total += c.rate()
+		}
+		if total == 0 {
+			return nil, errors.New("rate: the workload has no open class to pace")
+		}
+		for _, c := range classes {
+			c.setRate(c.rate() * w.Rate / total)
+		}
+	}
+	users := 0
+	for _, c := range classes {
+		users += c.users()
+	}
+	if users < 2 || users > 10_000_000 {
+		return nil, fmt.Errorf("the workload needs %d users: it must be within 2..10,000,000", users)
+	}
+	b := newBuilder(w.Name, users)
+	p := b.p
+	p.RunID, p.Purpose, p.Prefix, p.BodySize = w.RunID, w.Purpose, w.Prefix, w.BodySize
+	if p.Prefix == "" && w.RunID != "" {
+		p.Prefix = w.RunID + "_"
+	}
+	var base uint32
+	for _, c := range classes {
+		s, err := c.build(b, base)
+		if err != nil {
+			return nil, err
+		}
+		s.index()
+		p.Streams = append(p.Streams, s)
+		p.Rate += c.rate()
+		base += uint32(c.users())
+	}
+	rec := w
+	rec.Classes = nil
+	for _, c := range classes {
+		raw, err := json.Marshal(c)
+		if err != nil {
+			return nil, err
+		}
+		rec.Classes = append(rec.Classes, raw)
+	}
+	rec.RunID = "" // the classes below are as built: scale and rate applied
+	if p.Workload, err = json.Marshal(rec); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
