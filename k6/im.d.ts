@@ -62,18 +62,28 @@ declare module 'k6/x/im' {
 
   /**
    * How fast and how long a class sends. Open: one of rate / ratePerMinute
-   * (per conversation) or totalRate (over the class); messages fall due on a
-   * schedule and the lag behind it is measured. Closed: inFlight messages per
-   * sender, each sent once one is acknowledged; the result is the rate
-   * achieved. Length: messages (per sender per conversation) or duration.
+   * (per conversation), totalRate (over the class) or stages (ramping the
+   * class's total rate from startRate, k6 ramping-arrival-rate style; their
+   * length is the class's); messages fall due on a schedule and the lag
+   * behind it is measured. Closed: inFlight messages per sender, each sent
+   * once one is acknowledged; the result is the rate achieved. Length:
+   * messages (per sender per conversation) or duration.
    */
   export interface Pace {
     rate?: number;
     ratePerMinute?: number;
     totalRate?: number;
+    startRate?: number;
+    stages?: Stage[];
     inFlight?: number;
     messages?: number;
     duration?: string;
+  }
+
+  /** The rate goes linearly to target (messages/s over the class) over duration ('30s'). */
+  export interface Stage {
+    duration: string;
+    target: number;
   }
 
   /**

@@ -32,7 +32,7 @@ func TestTypeDeclarationsMatchTheModule(t *testing.T) {
 	}
 	for iface, v := range map[string]any{
 		"TargetOptions": engine.Target{}, "IntegrationOptions": plan.Integration{}, "Plan": PlanHandle{},
-		"WorkloadOptions": plan.Workload{}, "Pace": plan.Pace{}, "Presence": plan.Presence{},
+		"WorkloadOptions": plan.Workload{}, "Pace": plan.Pace{}, "Presence": plan.Presence{}, "Stage": plan.Stage{},
 		"OpenIMOptions": openim.Options{},
 		"RunOptions":    RunOptions{}, "RunData": SetupData{}, "LoginResult": LoginResult{},
 		"SendResult": engine.SendResult{}, "DrainResult": engine.DrainResult{}, "FinishResult": FinishResult{},

@@ -57,6 +57,7 @@ type Stream struct {
 	lanes    []lane
 	total    uint64
 	Interval time.Duration // open: between two messages of the stream
+	ramp     *ramp         // open, ramping: replaces Interval
 	InFlight int           // closed: messages in flight per sender
 	Until    time.Duration // closed and unbounded: stop sending after this long
 	bySender map[uint32][]segment
@@ -73,6 +74,25 @@ func newStream(lanes []lane) *Stream {
 // Total is the number of messages the stream plans (0 when only a duration
 // bounds it).
 func (s *Stream) Total() uint64 { return s.total }
+
+func (s *Stream) due(k int64) time.Duration {
+	if s.ramp != nil {
+		return s.ramp.due(k)
+	}
+	return time.Duration(k) * s.Interval
+}
+
+// Length is how long the stream sends: open at its pace, closed bounded by
+// its time (0 when only its counts bound it).
+func (s *Stream) Length() time.Duration {
+	switch {
+	case !s.Open():
+		return s.Until
+	case s.total == 0:
+		return 0
+	}
+	return s.due(int64(s.total) - 1)
+}
 
 // Open reports open pacing.
 func (s *Stream) Open() bool { return s.InFlight == 0 }
@@ -92,7 +112,7 @@ func (s *Stream) Messages() iter.Seq2[Msg, time.Duration] {
 					continue
 				}
 				live++
-				if !yield(m, time.Duration(k)*s.Interval) {
+				if !yield(m, s.due(k)) {
 					return
 				}
 				k++

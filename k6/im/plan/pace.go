@@ -10,8 +10,9 @@ import (
 // Pace says how fast and how long a class sends.
 //
 // Open pacing: Rate (per second) or RatePerMinute per conversation, or
-// TotalRate over the class; messages are due on a schedule whether or not
-// the server keeps up, and the lag behind it is measured. Closed pacing:
+// TotalRate over the class, or Stages ramping the class's total rate from
+// StartRate (their length is the test's); messages are due on a schedule
+// whether or not the server keeps up, and the lag behind it is measured. Closed pacing:
 // InFlight messages per sender, each sent as soon as one is acknowledged;
 // the result is the rate achieved.
 //
@@ -20,6 +21,8 @@ type Pace struct {
 	Rate          float64 `json:"rate,omitempty"`
 	RatePerMinute float64 `json:"ratePerMinute,omitempty"`
 	TotalRate     float64 `json:"totalRate,omitempty"`
+	StartRate     float64 `json:"startRate,omitempty"`
+	Stages        []Stage `json:"stages,omitempty"`
 	InFlight      int     `json:"inFlight,omitempty"`
 	Messages      int     `json:"messages,omitempty"`
 	Duration      string  `json:"duration,omitempty"`
@@ -28,6 +31,14 @@ type Pace struct {
 func (p *Pace) check() error {
 	var errs []error
 	rates := 0
+	if len(p.Stages) > 0 {
+		rates++
+		if _, err := newRamp(p.StartRate, p.Stages); err != nil {
+			errs = append(errs, err)
+		}
+	} else if p.StartRate != 0 {
+		errs = append(errs, errors.New("startRate goes with stages"))
+	}
 	for _, r := range []float64{p.Rate, p.RatePerMinute, p.TotalRate} {
 		if r < 0 {
 			errs = append(errs, errors.New("rates must not be negative"))
@@ -42,9 +53,13 @@ func (p *Pace) check() error {
 	case p.InFlight > 0 && rates > 0:
 		errs = append(errs, errors.New("a closed class (inFlight) takes no rate: it sends as fast as acknowledged"))
 	case p.InFlight == 0 && rates != 1:
-		errs = append(errs, errors.New("give one of rate, ratePerMinute, totalRate (or inFlight for closed pacing)"))
+		errs = append(errs, errors.New("give one of rate, ratePerMinute, totalRate, stages (or inFlight for closed pacing)"))
 	}
-	if (p.Messages > 0) == (p.Duration != "") {
+	if len(p.Stages) > 0 {
+		if p.Messages > 0 || p.Duration != "" {
+			errs = append(errs, errors.New("stages set the length: no messages or duration with them"))
+		}
+	} else if (p.Messages > 0) == (p.Duration != "") {
 		errs = append(errs, errors.New("give messages (per sender per conversation) or a duration, not both"))
 	}
 	if p.Messages < 0 {
@@ -70,6 +85,10 @@ func (p *Pace) duration() (time.Duration, error) {
 // convRate is the rate of one of convs conversations.
 func (p *Pace) convRate(convs int) float64 {
 	switch {
+	case len(p.Stages) > 0 && convs > 0:
+		r, _ := newRamp(p.StartRate, p.Stages)
+		return r.total() / r.length().Seconds() / float64(convs) // the average
+
 	case p.Rate > 0:
 		return p.Rate
 	case p.RatePerMinute > 0:
@@ -80,12 +99,25 @@ func (p *Pace) convRate(convs int) float64 {
 	return 0
 }
 
+// setTotal sets the class's total rate; a ramp keeps its shape.
 func (p *Pace) setTotal(total float64, convs int) {
-	p.Rate, p.RatePerMinute, p.TotalRate = 0, 0, 0
-	p.Rate = total / float64(convs)
+	if len(p.Stages) > 0 {
+		f := total / (p.convRate(convs) * float64(convs))
+		p.StartRate *= f
+		for i := range p.Stages {
+			p.Stages[i].Target *= f
+		}
+		return
+	}
+	p.Rate, p.RatePerMinute, p.TotalRate = total/float64(convs), 0, 0
 }
 
-func (p *Pace) setDuration(d time.Duration) { p.Messages, p.Duration = 0, d.String() }
+// setDuration bounds the class by time; a ramp keeps its own length.
+func (p *Pace) setDuration(d time.Duration) {
+	if len(p.Stages) == 0 {
+		p.Messages, p.Duration = 0, d.String()
+	}
+}
 
 // perConversation is how many messages one conversation with n senders
 // carries: n × Messages, or what its rate sends in the duration (closed
@@ -96,6 +128,10 @@ func (p *Pace) perConversation(n, convs int) uint32 {
 	}
 	if p.InFlight > 0 {
 		return math.MaxUint32 // until the duration ends
+	}
+	if len(p.Stages) > 0 {
+		r, _ := newRamp(p.StartRate, p.Stages)
+		return uint32(math.Floor(r.total() / float64(convs)))
 	}
 	d, _ := p.duration()
 	return uint32(math.Floor(p.convRate(convs) * d.Seconds()))
@@ -110,6 +146,10 @@ func (p *Pace) stream(lanes []lane, convs int) *Stream {
 			s.Until, _ = p.duration()
 			s.total = 0
 		}
+		return s
+	}
+	if len(p.Stages) > 0 {
+		s.ramp, _ = newRamp(p.StartRate, p.Stages)
 		return s
 	}
 	s.Interval = time.Duration(float64(time.Second) / (p.convRate(convs) * float64(convs)))

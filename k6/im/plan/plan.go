@@ -134,11 +134,7 @@ func (p *Plan) SingleConv(a, b uint32) (uint32, bool) {
 func (p *Plan) Duration() time.Duration {
 	var d time.Duration
 	for _, s := range p.Streams {
-		if s.Open() {
-			d = max(d, time.Duration(s.total)*s.Interval)
-		} else {
-			d = max(d, s.Until)
-		}
+		d = max(d, s.Length())
 	}
 	return d
 }

@@ -1,0 +1,222 @@
+package plan
+
+import (
+	"encoding/json"
+	"math"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+func workload(t *testing.T, classes ...string) Workload {
+	t.Helper()
+	w := Workload{Name: "test/w", RunID: "r1"}
+	for _, c := range classes {
+		w.Classes = append(w.Classes, json.RawMessage(c))
+	}
+	return w
+}
+
+func build(t *testing.T, w Workload) *Plan {
+	t.Helper()
+	p, err := w.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The issue's example: 50 groups of 40 with 5 online each at 30/min, 200
+// pairs with offline receivers.
+func TestGroupsAndPairsStateWhoIsOnlineAndHowFast(t *testing.T) {
+	p := build(t, workload(t,
+		`{"kind":"groups","groups":50,"members":40,"online":5,"ratePerMinute":30,"messages":4}`,
+		`{"kind":"pairs","pairs":200,"rate":0.5,"messages":3}`))
+	if p.Users != 50*40+400 || len(p.Groups) != 50 || len(p.Friends) != 200 {
+		t.Fatalf("users %d groups %d friends %d", p.Users, len(p.Groups), len(p.Friends))
+	}
+	// Per group: the sender and 5 receivers online, 34 never; pairs: 200
+	// senders online, 200 receivers never.
+	if on, never := p.Count(Immediate), p.Count(Never); on != 50*6+200 || never != 50*34+200 {
+		t.Fatalf("online %d never %d", on, never)
+	}
+	if want := 50*0.5 + 200*0.5; math.Abs(p.Rate-want) > 1e-9 {
+		t.Fatalf("rate %v, want %v", p.Rate, want)
+	}
+	if got := p.Planned(); got != 50*4+200*3 {
+		t.Fatalf("planned %d", got)
+	}
+	var expected int
+	last := time.Duration(-1)
+	perConv := map[uint32]int{}
+	for m, due := range p.Schedule() {
+		if due < last {
+			t.Fatalf("schedule goes back in time: %v after %v", due, last)
+		}
+		last = due
+		expected += p.ExpectedRecipients(m)
+		perConv[m.Conv]++
+	}
+	if expected != 50*4*5 {
+		t.Fatalf("expected deliveries %d, want %d (only online receivers count)", expected, 50*4*5)
+	}
+	// 50 groups at 0.5/s take turns, one every 40 ms: the 200th message is
+	// due at 7.96 s (each group's 4 two seconds apart).
+	if d := p.Duration(); d != 7960*time.Millisecond {
+		t.Fatalf("duration %v", d)
+	}
+}
+
+func TestSendersTakeTurnsAndNumbersArePerSender(t *testing.T) {
+	p := build(t, workload(t, `{"kind":"groups","groups":2,"members":5,"senders":2,"allOnline":true,"rate":10,"messages":3}`))
+	next := map[[2]uint32]uint32{}
+	for m := range p.Schedule() {
+		k := [2]uint32{m.Sender, m.Conv}
+		if m.N != next[k]+1 {
+			t.Fatalf("sender %d conv %d: n %d after %d", m.Sender, m.Conv, m.N, next[k])
+		}
+		next[k] = m.N
+	}
+	if len(next) != 4 || next[[2]uint32{0, 0}] != 3 || next[[2]uint32{1, 0}] != 3 {
+		t.Fatalf("per sender counts %v", next)
+	}
+}
+
+func TestWatchersAreOnlineAmongOfflineReceivers(t *testing.T) {
+	// Wildfire's single-send shape: senders × receivers, one watcher.
+	p := build(t, workload(t, `{"kind":"pairs","senders":4,"receivers":10,"watchers":1,"totalRate":100,"messages":2}`))
+	if len(p.Friends) != 40 || p.Login[p.Users-1] != Immediate || p.Count(Never) != 9 {
+		t.Fatalf("friends %d, last receiver %v, never %d", len(p.Friends), p.Login[p.Users-1], p.Count(Never))
+	}
+	expected := 0
+	for m := range p.Schedule() {
+		expected += p.ExpectedRecipients(m)
+	}
+	if expected != 4*2 {
+		t.Fatalf("the watcher expects %d, want every message to it: 8", expected)
+	}
+}
+
+func TestClosedPacingWalksEachSendersMessages(t *testing.T) {
+	p := build(t, workload(t, `{"kind":"pairs","pairs":3,"inFlight":4,"messages":5}`))
+	st := p.Streams[0]
+	if st.Open() || p.Planned() != 15 || len(st.Senders()) != 3 {
+		t.Fatalf("open %v planned %d senders %v", st.Open(), p.Planned(), st.Senders())
+	}
+	for range p.Schedule() {
+		t.Fatal("a closed stream has no schedule")
+	}
+	c := st.Cursor(1)
+	for n := uint32(1); n <= 5; n++ {
+		m, ok := c.Next()
+		if !ok || m.Sender != 1 || m.N != n {
+			t.Fatalf("message %d: %+v %v", n, m, ok)
+		}
+	}
+	if _, ok := c.Next(); ok {
+		t.Fatal("cursor went past its messages")
+	}
+	q := build(t, workload(t, `{"kind":"pairs","pairs":1,"inFlight":1,"duration":"2s"}`))
+	if q.Planned() != -1 || q.Duration() != 2*time.Second {
+		t.Fatalf("by duration: planned %d duration %v", q.Planned(), q.Duration())
+	}
+}
+
+func TestRampFollowsItsStages(t *testing.T) {
+	// 0 → 10/s over 10 s, then 10/s for 10 s: 50 + 100 messages.
+	p := build(t, workload(t, `{"kind":"pairs","pairs":5,"stages":[{"duration":"10s","target":10},{"duration":"10s","target":10}]}`))
+	if got := p.Planned(); got != 150 {
+		t.Fatalf("planned %d, want 150", got)
+	}
+	var dues []time.Duration
+	for _, due := range p.Schedule() {
+		dues = append(dues, due)
+	}
+	// Message k of the ramp is due at sqrt(2k/a) with a = 1/s²: the 50th
+	// at 10 s, the 18th at 6 s.
+	if d := dues[18]; d < 5990*time.Millisecond || d > 6010*time.Millisecond {
+		t.Fatalf("message 18 due at %v, want 6s", d)
+	}
+	if d := dues[50]; d < 9990*time.Millisecond || d > 10010*time.Millisecond {
+		t.Fatalf("message 50 due at %v, want 10s", d)
+	}
+	if d := dues[149] - dues[148]; d != 100*time.Millisecond {
+		t.Fatalf("steady stage spacing %v", d)
+	}
+}
+
+func TestRateAndDurationKnobsApplyToEveryOpenClass(t *testing.T) {
+	w := workload(t,
+		`{"kind":"groups","groups":10,"members":3,"allOnline":true,"rate":1,"messages":5}`,
+		`{"kind":"pairs","pairs":30,"rate":1,"messages":5}`)
+	w.Rate, w.Duration = 80, "30s"
+	p := build(t, w)
+	if math.Abs(p.Rate-80) > 1e-9 {
+		t.Fatalf("rate %v", p.Rate)
+	}
+	// 80 msg/s for 30 s, a quarter and three quarters of it.
+	if got := p.Planned(); got != 2400 {
+		t.Fatalf("planned %d", got)
+	}
+}
+
+func TestWorkloadsAreParsedStrictly(t *testing.T) {
+	for name, c := range map[string]struct{ class, want string }{
+		"unknown kind":     {`{"kind":"chat"}`, `kind "chat" is unknown`},
+		"misspelt":         {`{"kind":"groups","group":3,"members":3,"rate":1,"messages":1}`, `unknown field "group"`},
+		"two rates":        {`{"kind":"pairs","pairs":2,"rate":1,"totalRate":3,"messages":1}`, "one of rate"},
+		"no length":        {`{"kind":"pairs","pairs":2,"rate":1}`, "messages"},
+		"closed with rate": {`{"kind":"pairs","pairs":2,"rate":1,"inFlight":2,"messages":1}`, "closed class"},
+		"too many online":  {`{"kind":"groups","groups":1,"members":5,"online":3,"late":2,"rate":1,"messages":1}`, "exceed"},
+		"bad duration":     {`{"kind":"pairs","pairs":2,"rate":1,"duration":"soon"}`, "duration"},
+	} {
+		_, err := workload(t, c.class).Build()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", name, err, c.want)
+		}
+	}
+}
+
+// The plan keeps no message: a day at 40,000 msg/s is as big as a minute.
+func TestPlanSizeDoesNotGrowWithMessages(t *testing.T) {
+	heap := func(duration string) uint64 {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		p := build(t, workload(t, `{"kind":"groups","groups":100,"members":100,"online":1,"ratePerMinute":24000,"duration":"`+duration+`"}`))
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(p)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	minute, day := heap("1m"), heap("24h")
+	if day > minute*2 {
+		t.Fatalf("a day's plan allocated %d B, a minute's %d B", day, minute)
+	}
+	p := build(t, workload(t, `{"kind":"groups","groups":100,"members":100,"online":1,"ratePerMinute":24000,"duration":"24h"}`))
+	if p.Planned() != 100*24000*60*24 || math.Abs(p.Rate-40000) > 1e-6 {
+		t.Fatalf("planned %d at %v msg/s", p.Planned(), p.Rate)
+	}
+}
+
+func TestIntegrationIsAClassLikeAnyOther(t *testing.T) {
+	in := seedTest1()
+	alone, err := in.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := in.Workload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Classes = append(w.Classes, json.RawMessage(`{"kind":"pairs","pairs":2,"rate":1,"messages":1}`))
+	both := build(t, w)
+	if both.Users != alone.Users+4 || both.Planned() != alone.Planned()+2 {
+		t.Fatalf("users %d planned %d", both.Users, both.Planned())
+	}
+	var rec Workload
+	if err := json.Unmarshal(alone.Workload, &rec); err != nil || len(rec.Classes) != 1 ||
+		!strings.Contains(string(rec.Classes[0]), `"kind":"integration"`) {
+		t.Fatalf("recorded workload %s (%v)", alone.Workload, err)
+	}
+}
