@@ -170,37 +170,57 @@ func (u *User) next(now time.Time) (sendItem, bool) {
 	return sendItem{}, false
 }
 
-// pump sends the user's next messages while it has room in flight.
+// pump sends the user's next messages while it has room in flight. One
+// goroutine pumps a user at a time, so messages leave in the order they
+// were taken; a pump asked for meanwhile (an acknowledgement arriving) is
+// done by the one under way.
 func (u *User) pump() {
-	s := u.s
+	u.mu.Lock()
+	if u.pumping {
+		u.repump = true
+		u.mu.Unlock()
+		return
+	}
+	u.pumping = true
+	u.mu.Unlock()
 	for {
 		now := time.Now()
 		u.mu.Lock()
-		if u.inflight >= max(u.limit, 1) || u.conn == nil {
-			u.mu.Unlock()
-			return
+		var it sendItem
+		ok := u.inflight < max(u.limit, 1) && u.conn != nil
+		if ok {
+			it, ok = u.next(now)
 		}
-		it, ok := u.next(now)
 		if !ok {
+			if u.repump {
+				u.repump = false
+				u.mu.Unlock()
+				continue
+			}
+			u.pumping = false
 			u.mu.Unlock()
 			return
 		}
 		u.inflight++
 		c := u.conn
 		u.mu.Unlock()
+		u.send(c, it, now)
+	}
+}
 
-		k := verify.KindIndex(s.sh.Plan.Convs[it.m.Conv].Kind)
-		if lag := now.Sub(it.due).Microseconds(); lag > s.maxLagUs.Load() {
-			s.maxLagUs.Store(lag)
-		}
-		text := verify.AppendBody(make([]byte, 0, max(s.sh.Plan.BodySize, 64)), s.sh.RunID, it.m.Sender,
-			it.m.Conv, it.m.N, now.UnixMicro(), s.sh.Plan.BodySize)
-		s.Tally.Sent[k].Add(1)
-		s.sh.meter.add(now)
-		err := c.Send(it.m, text, now.UnixMicro()/1000, func(err error) { u.acked(it.m, k, now, err) })
-		if err != nil {
-			u.acked(it.m, k, now, fmt.Errorf("write: %w", err))
-		}
+func (u *User) send(c Conn, it sendItem, now time.Time) {
+	s := u.s
+	k := verify.KindIndex(s.sh.Plan.Convs[it.m.Conv].Kind)
+	if lag := now.Sub(it.due).Microseconds(); lag > s.maxLagUs.Load() {
+		s.maxLagUs.Store(lag)
+	}
+	text := verify.AppendBody(make([]byte, 0, max(s.sh.Plan.BodySize, 64)), s.sh.RunID, it.m.Sender,
+		it.m.Conv, it.m.N, now.UnixMicro(), s.sh.Plan.BodySize)
+	s.Tally.Sent[k].Add(1)
+	s.sh.meter.add(now)
+	err := c.Send(it.m, text, now.UnixMicro()/1000, func(err error) { u.acked(it.m, k, now, err) })
+	if err != nil {
+		u.acked(it.m, k, now, fmt.Errorf("write: %w", err))
 	}
 }
 

@@ -27,6 +27,8 @@ type User struct {
 	limit    int                // closed pacing: messages in flight at most (open: 1)
 	cursor   *plan.SenderCursor // closed pacing: the user's messages
 	until    time.Time          // closed pacing: no new message after this
+	pumping  bool               // a goroutine is sending the user's messages
+	repump   bool               // look again before that goroutine stops
 
 	gapTimer  bool
 	gapConvs  map[uint32]struct{}

@@ -1,0 +1,36 @@
+// A workload that is no seed's test, stated with im.workload: three classes
+// on users of their own, run side by side over OpenIM's protocol.
+//   - 50 groups of 40 members: one sender, 5 receivers online, the other 34
+//     registered but never online; 30 messages a minute per group;
+//   - 200 one-to-one pairs whose receivers are offline while messages are
+//     sent, then log in and pull them; 6 messages a minute per pair;
+//   - one pair sending as fast as the server acknowledges, 4 in flight.
+// Every delivery to a user who is online, or logs in later, is verified.
+// IM_DURATION (e.g. 10m) sends for that long instead of the message counts;
+// IM_RATE sets the open classes' total rate, each keeping its share.
+import im from 'k6/x/im';
+import { planKnobs } from '../lib/env.js';
+import { scenario, integrity } from '../lib/scenario.js';
+
+export const plan = im.workload({
+  name: 'openim/mix',
+  purpose: 'Groups with few members online, pairs with offline receivers, one closed-loop pair',
+  bodySize: 128,
+  classes: [
+    { kind: 'groups', groups: 50, members: 40, online: 5, ratePerMinute: 30, messages: 6 },
+    { kind: 'pairs', pairs: 200, lateShare: 1, ratePerMinute: 6, messages: 2 },
+    { kind: 'pairs', pairs: 1, allOnline: true, inFlight: 4, messages: 200 },
+  ],
+  ...planKnobs(__ENV),
+});
+
+const sc = scenario('mix', plan, { thresholds: integrity });
+export const { options, setup, teardown, handleSummary } = sc;
+
+export default function (run) {
+  const s = sc.online(run);
+  s.send();
+  s.login('late');
+  s.drain();
+  s.close();
+}
