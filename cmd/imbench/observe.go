@@ -18,7 +18,9 @@ type observation struct {
 }
 
 // observe sends k6's metrics to Prometheus (remote write, trends as native
-// histograms) and its log to Loki, each only if it answers.
+// histograms) and its log to Loki, each only if it answers. k6/x/im reads the
+// same -o flag and K6_PROMETHEUS_RW_SERVER_URL to remote-write its latency
+// histograms, which are not k6 trends.
 func observe(rc *runConfig) observation {
 	var o observation
 	if os.Getenv("IMBENCH_NO_OBSERVE") == "1" {

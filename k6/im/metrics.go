@@ -13,7 +13,9 @@ import (
 
 // metricSet holds the im_* metrics. Every sample carries run_id, target,
 // system and scenario (the plan's name, e.g. openim/test1); message metrics
-// also conv_type (single|group), deliveries also via (push|pull).
+// also conv_type (single|group), deliveries also via (push|pull). Latency
+// reaches k6 as gauges of the process's histograms (see latency.go), not as
+// one Trend sample per delivery, which k6 would keep for the whole run.
 type metricSet struct {
 	online                                       *metrics.Metric // gauge: users online in this k6 process
 	sent, acked, sendFailures                    *metrics.Metric
@@ -21,7 +23,13 @@ type metricSet struct {
 	lost, corrupted                              *metrics.Metric
 	connectErrors, disconnects, reconnects       *metrics.Metric
 	logins, pulls                                *metrics.Metric
-	e2e, ack                                     *metrics.Metric // trends, ms
+	e2e, ack                                     latencyGauges
+}
+
+// latencyGauges are a latency's run-cumulative figures, in ms.
+type latencyGauges struct {
+	name                    string // the series' name in Prometheus, less k6_ and _seconds
+	avg, p50, p95, p99, max *metrics.Metric
 }
 
 func newMetricSet(r *metrics.Registry) (*metricSet, error) {
@@ -32,6 +40,10 @@ func newMetricSet(r *metrics.Registry) (*metricSet, error) {
 			err = e
 		}
 		return m
+	}
+	gauges := func(name string) latencyGauges {
+		g := func(stat string) *metrics.Metric { return get(name+"_"+stat, metrics.Gauge, metrics.Time) }
+		return latencyGauges{name: name, avg: g("avg"), p50: g("p50"), p95: g("p95"), p99: g("p99"), max: g("max")}
 	}
 	ms := &metricSet{
 		online:        get("im_online_users", metrics.Gauge),
@@ -49,15 +61,15 @@ func newMetricSet(r *metrics.Registry) (*metricSet, error) {
 		reconnects:    get("im_reconnects", metrics.Counter),
 		logins:        get("im_logins", metrics.Counter),
 		pulls:         get("im_pull_requests", metrics.Counter),
-		e2e:           get("im_e2e_latency", metrics.Trend, metrics.Time),
-		ack:           get("im_ack_latency", metrics.Trend, metrics.Time),
+		e2e:           gauges("im_e2e_latency"),
+		ack:           gauges("im_ack_latency"),
 	}
 	return ms, err
 }
 
 // flusher turns one session's tally into k6 samples once a second: counter
-// growth since the last flush, the process's online users, and every
-// latency recorded meanwhile.
+// growth since the last flush and the process's online users. Its latencies
+// go to the run's latencyReporter, which reports all sessions together.
 type flusher struct {
 	ms   *metricSet
 	ctx  context.Context
@@ -69,7 +81,7 @@ type flusher struct {
 	via  [verify.Kinds][2]*metrics.TagSet
 
 	last verify.Totals
-	buf  []float64 // reused by every flush (one goroutine flushes)
+	lat  *latencyReporter
 	done chan struct{}
 	wg   sync.WaitGroup
 }
@@ -83,6 +95,7 @@ func newFlusher(mi *ModuleInstance, run *Run, s *engine.Session) *flusher {
 		f.via[k][0] = f.kind[k].With("via", "push")
 		f.via[k][1] = f.kind[k].With("via", "pull")
 	}
+	f.lat = joinLatency(mi, run, &s.Tally, f.base, f.kind)
 	f.wg.Add(1)
 	return f
 }
@@ -105,6 +118,7 @@ func (f *flusher) loop() {
 func (f *flusher) stop() {
 	close(f.done)
 	f.wg.Wait()
+	f.lat.leave()
 }
 
 func (f *flusher) flush() {
@@ -132,14 +146,6 @@ func (f *flusher) flush() {
 		delta(f.ms.deliveries, f.via[k][1], cur.Pulled[k], l.Pulled[k])
 		delta(f.ms.duplicates, f.kind[k], cur.Duplicates[k], l.Duplicates[k])
 		delta(f.ms.outOfOrder, f.kind[k], cur.OutOfOrder[k], l.OutOfOrder[k])
-		f.buf = f.s.Tally.E2E[k].TakePending(f.buf)
-		for _, v := range f.buf {
-			add(f.ms.e2e, f.kind[k], v)
-		}
-		f.buf = f.s.Tally.Ack[k].TakePending(f.buf)
-		for _, v := range f.buf {
-			add(f.ms.ack, f.kind[k], v)
-		}
 	}
 	delta(f.ms.corrupted, f.base, cur.Corrupt, l.Corrupt)
 	delta(f.ms.connectErrors, f.base, cur.ConnectErrors, l.ConnectErrors)

@@ -1,6 +1,9 @@
 package verify
 
 import (
+	"math"
+	"sort"
+
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
@@ -33,6 +36,12 @@ func (h *Histogram) Merge(o *Histogram) {
 	h.h.Merge(o.h)
 	h.sum += o.sum
 	h.max = max(h.max, o.max)
+}
+
+// Reset empties h, keeping its memory.
+func (h *Histogram) Reset() {
+	h.h.Reset()
+	h.sum, h.max = 0, 0
 }
 
 // Count is the number of values.
@@ -77,4 +86,74 @@ func (e Encoded) Decode() (*Histogram, error) {
 		return nil, err
 	}
 	return &Histogram{h: h, sum: e.SumUs, max: e.MaxUs}, nil
+}
+
+// Native is a latency distribution in Prometheus native-histogram buckets,
+// in seconds: the buckets k6's remote-write output made of a Trend sample
+// (client_golang, NativeHistogramBucketFactor 1.1, i.e. schema 3 and the
+// default zero threshold), with the same count and sum. Bucket i holds
+// (2^((i-1)/8), 2^(i/8)] s; a fixed array from 1 µs to 2^24 s (194 days)
+// keeps its size independent of the number of values.
+type Native struct {
+	count, zero uint64
+	sum         float64
+	buckets     [nativeKeys]uint64
+}
+
+const (
+	// NativeSchema and NativeZeroThreshold describe every Native.
+	NativeSchema        = 3
+	NativeZeroThreshold = 2.938735877055719e-39 // client_golang's DefNativeHistogramZeroThreshold, 2^-128
+
+	nativeMinKey = -159 // the bucket of 1 µs
+	nativeMaxKey = 192  // 2^24 s; longer values count here
+	nativeKeys   = nativeMaxKey - nativeMinKey + 1
+)
+
+// nativeBounds are client_golang's schema 3 bounds of a frexp fraction, so
+// that a value lands in the bucket client_golang would pick, bit for bit.
+var nativeBounds = []float64{
+	0.5, 0.5452538663326288, 0.5946035575013605, 0.6484197773255048,
+	0.7071067811865475, 0.7711054127039704, 0.8408964152537144, 0.9170040432046711,
+}
+
+// Record adds one value in µs.
+func (n *Native) Record(us int64) {
+	v := float64(us) / 1000 / 1000 // as k6 made it: a sample in ms, adapted to seconds
+	n.count++
+	n.sum += v
+	if v <= NativeZeroThreshold {
+		n.zero++
+		return
+	}
+	frac, exp := math.Frexp(v)
+	key := sort.SearchFloat64s(nativeBounds, frac) + (exp-1)*len(nativeBounds)
+	n.buckets[min(max(key, nativeMinKey), nativeMaxKey)-nativeMinKey]++
+}
+
+// Merge adds o into n.
+func (n *Native) Merge(o *Native) {
+	n.count += o.count
+	n.zero += o.zero
+	n.sum += o.sum
+	for i, c := range o.buckets {
+		n.buckets[i] += c
+	}
+}
+
+// Reset empties n.
+func (n *Native) Reset() { *n = Native{} }
+
+// Count, ZeroCount and Sum (seconds) are the histogram's totals.
+func (n *Native) Count() uint64     { return n.count }
+func (n *Native) ZeroCount() uint64 { return n.zero }
+func (n *Native) Sum() float64      { return n.sum }
+
+// Buckets calls f for every non-empty positive bucket, by ascending key.
+func (n *Native) Buckets(f func(key int, count uint64)) {
+	for i, c := range n.buckets {
+		if c > 0 {
+			f(i+nativeMinKey, c)
+		}
+	}
 }

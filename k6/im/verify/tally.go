@@ -44,36 +44,25 @@ type Tally struct {
 }
 
 // Latency records one latency series: an HDR histogram (µs, 3 significant
-// digits) for the summary's percentiles, exact count, sum and max, and the
-// values not yet handed to k6.
+// digits; exact count, sum and max) for the summary and the k6 gauges, and
+// the same values in Prometheus native-histogram buckets for remote write.
+// Its size does not grow with the number of values.
 type Latency struct {
-	mu      sync.Mutex
-	h       *Histogram
-	pending []float64 // milliseconds
+	mu sync.Mutex
+	h  *Histogram
+	n  *Native
 }
 
 // Record adds one observation.
 func (l *Latency) Record(d time.Duration) {
-	us := d.Microseconds()
-	if us < 0 {
-		us = 0
-	}
+	us := max(d.Microseconds(), 0)
 	l.mu.Lock()
 	if l.h == nil {
-		l.h = NewHistogram()
+		l.h, l.n = NewHistogram(), new(Native)
 	}
 	l.h.Record(us)
-	l.pending = append(l.pending, float64(us)/1000)
+	l.n.Record(us)
 	l.mu.Unlock()
-}
-
-// TakePending returns the values recorded since the last call, in ms.
-func (l *Latency) TakePending(buf []float64) []float64 {
-	l.mu.Lock()
-	buf = append(buf[:0], l.pending...)
-	l.pending = l.pending[:0]
-	l.mu.Unlock()
-	return buf
 }
 
 // MergeInto adds this series into h.
@@ -81,6 +70,15 @@ func (l *Latency) MergeInto(h *Histogram) {
 	l.mu.Lock()
 	if l.h != nil {
 		h.Merge(l.h)
+	}
+	l.mu.Unlock()
+}
+
+// MergeNativeInto adds this series into n.
+func (l *Latency) MergeNativeInto(n *Native) {
+	l.mu.Lock()
+	if l.n != nil {
+		n.Merge(l.n)
 	}
 	l.mu.Unlock()
 }
