@@ -7,7 +7,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/imbench/imbench/k6/im/verify"
+	"github.com/imbench/imbench/internal/latency"
 )
 
 // Merge adds up the partial summaries of one run's k6 processes (one per
@@ -28,7 +28,7 @@ func Merge(parts []Summary) (Summary, error) {
 		ByType: map[string]int64{}}
 	out.Deliveries = DeliveriesSummary{ByType: map[string]DeliveriesByType{}}
 	out.Generator = GeneratorSummary{}
-	hists := map[string]*verify.Histogram{}
+	hists := map[string]*latency.Histogram{}
 	lastStart := out.StartedAt
 	var firstSec int64
 	perSec := map[int64]int64{}
@@ -110,7 +110,7 @@ func Merge(parts []Summary) (Summary, error) {
 				return Summary{}, fmt.Errorf("segment %s, %s histogram: %w", p.Segment, name, err)
 			}
 			if hists[name] == nil {
-				hists[name] = verify.NewHistogram()
+				hists[name] = latency.NewHistogram()
 			}
 			hists[name].Merge(h)
 		}
@@ -133,7 +133,7 @@ func Merge(parts []Summary) (Summary, error) {
 	if err := checkRanges(out.Generator.UserRanges, out.Users.Registered); err != nil {
 		return out, err
 	}
-	out.Histograms = map[string]verify.Encoded{}
+	out.Histograms = map[string]latency.Encoded{}
 	for name, h := range hists {
 		l := LatencyOf(h)
 		switch name {
@@ -183,7 +183,7 @@ func checkRanges(ranges [][2]uint32, users int) error {
 }
 
 // LatencyOf summarises a histogram, rounded to the µs.
-func LatencyOf(h *verify.Histogram) LatencySummary {
+func LatencyOf(h *latency.Histogram) LatencySummary {
 	r := func(v float64) float64 { return math.Round(v*1000) / 1000 }
 	return LatencySummary{Count: h.Count(), Avg: r(h.MeanMs()), P50: r(h.QuantileMs(0.5)), P95: r(h.QuantileMs(0.95)),
 		P99: r(h.QuantileMs(0.99)), Max: r(h.MaxMs())}

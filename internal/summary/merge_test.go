@@ -6,18 +6,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/imbench/imbench/k6/im/verify"
+	"github.com/imbench/imbench/internal/latency"
 )
 
 // Three processes' partial summaries merge into the figures one process
 // would have counted, latency percentiles included.
 func TestMergeAddsUpExactly(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	all := verify.NewHistogram()
+	all := latency.NewHistogram()
 	t0 := time.Unix(1_800_000_000, 0).UTC()
 	var parts []Summary
 	for i := 0; i < 3; i++ {
-		h := verify.NewHistogram()
+		h := latency.NewHistogram()
 		for j := 0; j < 1000*(i+1); j++ {
 			v := int64(rng.ExpFloat64() * 4000)
 			h.Record(v)
@@ -36,7 +36,7 @@ func TestMergeAddsUpExactly(t *testing.T) {
 		p.Deliveries.Expected, p.Deliveries.Received = 1000, 1000
 		p.Deliveries.Lost = []int64{5, -5, 2}[i] // a process's own figure need not add up; the sum does
 		p.Generator.UserRanges = [][2]uint32{{uint32(10 * i), uint32(10*i + 10)}}
-		p.Histograms = map[string]verify.Encoded{"e2e": enc}
+		p.Histograms = map[string]latency.Encoded{"e2e": enc}
 		parts = append(parts, p)
 	}
 	m, err := Merge(parts)

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/imbench/imbench/k6/im/verify"
+	"github.com/imbench/imbench/internal/latency"
 )
 
 // Summary is results/<run>/summary.json: every figure is counted in this run.
@@ -34,11 +34,11 @@ type Summary struct {
 		E2E LatencySummary `json:"e2e"`
 		Ack LatencySummary `json:"ack"`
 	} `json:"latency_ms"`
-	Generator  GeneratorSummary          `json:"generator"`
-	Versions   map[string]string         `json:"versions"`
-	Histograms map[string]verify.Encoded `json:"histograms,omitempty"` // e2e, ack: to merge partial summaries exactly
-	Parts      []string                  `json:"parts,omitempty"`      // the execution segments merged into this one
-	Warnings   []string                  `json:"warnings,omitempty"`
+	Generator  GeneratorSummary           `json:"generator"`
+	Versions   map[string]string          `json:"versions"`
+	Histograms map[string]latency.Encoded `json:"histograms,omitempty"` // e2e, ack: to merge partial summaries exactly
+	Parts      []string                   `json:"parts,omitempty"`      // the execution segments merged into this one
+	Warnings   []string                   `json:"warnings,omitempty"`
 }
 
 type UsersSummary struct {
@@ -89,7 +89,7 @@ type DeliveriesSummary struct {
 	Unexpected int64                       `json:"unexpected"`
 	Corrupted  int64                       `json:"corrupted"`
 	Foreign    int64                       `json:"foreign"`
-	LostSample []verify.LostDelivery       `json:"lost_sample,omitempty"`
+	LostSample []LostDelivery              `json:"lost_sample,omitempty"`
 	ByType     map[string]DeliveriesByType `json:"by_type"`
 }
 
@@ -164,4 +164,13 @@ func IntegrityText(s Summary) string {
 	}
 	return fmt.Sprintf("%.4f%% (%d of %d expected deliveries lost, %d corrupted)",
 		s.Integrity*100, d.Lost, d.Expected, d.Corrupted)
+}
+
+// LostDelivery names one expected delivery that never arrived: plan indexes
+// of receiver, sender and conversation, and the sender's message number.
+type LostDelivery struct {
+	Receiver uint32 `json:"receiver"`
+	Sender   uint32 `json:"sender"`
+	Conv     uint32 `json:"conv"`
+	N        uint32 `json:"n"`
 }

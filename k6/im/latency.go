@@ -9,6 +9,7 @@ import (
 	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
 	"go.k6.io/k6/metrics"
 
+	"github.com/imbench/imbench/internal/latency"
 	"github.com/imbench/imbench/k6/im/verify"
 )
 
@@ -33,9 +34,9 @@ type latencyReporter struct {
 	done   chan struct{}
 
 	flushMu sync.Mutex // one flush at a time; guards the scratch histograms
-	h       [verify.Kinds]*verify.Histogram
-	all     *verify.Histogram
-	n       [verify.Kinds]verify.Native
+	h       [verify.Kinds]*latency.Histogram
+	all     *latency.Histogram
+	n       [verify.Kinds]latency.Native
 }
 
 // latencyGroup is the sessions whose samples carry the same tags.
@@ -47,9 +48,9 @@ type latencyGroup struct {
 }
 
 func newLatencyReporter(ctx context.Context, ms *metricSet, out chan<- metrics.SampleContainer, rw *remoteWriter) *latencyReporter {
-	r := &latencyReporter{ms: ms, ctx: ctx, out: out, rw: rw, tick: time.Second, all: verify.NewHistogram()}
+	r := &latencyReporter{ms: ms, ctx: ctx, out: out, rw: rw, tick: time.Second, all: latency.NewHistogram()}
 	for k := range r.h {
-		r.h[k] = verify.NewHistogram()
+		r.h[k] = latency.NewHistogram()
 	}
 	return r
 }
@@ -195,7 +196,7 @@ func (r *latencyReporter) flush(final bool) {
 }
 
 // add appends the figures of h, if it holds any.
-func (lg *latencyGauges) add(out metrics.Samples, tags *metrics.TagSet, h *verify.Histogram, now time.Time) metrics.Samples {
+func (lg *latencyGauges) add(out metrics.Samples, tags *metrics.TagSet, h *latency.Histogram, now time.Time) metrics.Samples {
 	if h.Count() == 0 {
 		return out
 	}

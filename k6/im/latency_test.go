@@ -8,6 +8,7 @@ import (
 
 	"go.k6.io/k6/metrics"
 
+	"github.com/imbench/imbench/internal/latency"
 	"github.com/imbench/imbench/k6/im/verify"
 )
 
@@ -35,7 +36,7 @@ func TestLatencyKeepsNoSamples(t *testing.T) {
 	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 256<<10 {
 		t.Errorf("the heap grew by %d bytes over 2e6 values", grew)
 	}
-	h, n := verify.NewHistogram(), new(verify.Native)
+	h, n := latency.NewHistogram(), new(latency.Native)
 	l.MergeInto(h)
 	l.MergeNativeInto(n)
 	if h.Count() != recorded || n.Count() != uint64(recorded) {

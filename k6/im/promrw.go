@@ -16,7 +16,7 @@ import (
 	"go.k6.io/k6/metrics"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/imbench/imbench/k6/im/verify"
+	"github.com/imbench/imbench/internal/latency"
 )
 
 const (
@@ -184,12 +184,12 @@ func promLabels(tags *metrics.TagSet, name string) []*prompb.Label {
 
 // nativeHistogram encodes n as client_golang does (spans bridge gaps of up
 // to two empty buckets; counts as deltas), which is what k6's output sent.
-func nativeHistogram(n *verify.Native, ts int64) *prompb.Histogram {
+func nativeHistogram(n *latency.Native, ts int64) *prompb.Histogram {
 	h := &prompb.Histogram{
 		Count:         &prompb.Histogram_CountInt{CountInt: n.Count()},
 		Sum:           n.Sum(),
-		Schema:        verify.NativeSchema,
-		ZeroThreshold: verify.NativeZeroThreshold,
+		Schema:        latency.NativeSchema,
+		ZeroThreshold: latency.NativeZeroThreshold,
 		ZeroCount:     &prompb.Histogram_ZeroCountInt{ZeroCountInt: n.ZeroCount()},
 		Timestamp:     ts,
 	}

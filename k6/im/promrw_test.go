@@ -12,13 +12,12 @@ import (
 	"time"
 
 	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
+	"github.com/imbench/imbench/internal/latency"
 	"github.com/klauspost/compress/snappy"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"go.k6.io/k6/metrics"
 	"google.golang.org/protobuf/proto"
-
-	"github.com/imbench/imbench/k6/im/verify"
 )
 
 // The buckets must be those k6's output made of the old Trend samples:
@@ -26,7 +25,7 @@ import (
 func TestNativeHistogramMatchesK6Output(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	ref := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "x", NativeHistogramBucketFactor: 1.1})
-	var n verify.Native
+	var n latency.Native
 	record := func(us int64) {
 		n.Record(us)
 		ref.Observe(float64(us) / 1000 / 1000) // k6: a Trend sample in ms, then adaptUnit
@@ -146,7 +145,7 @@ func TestRemoteWritePayload(t *testing.T) {
 	w := newRemoteWriter([]string{"k6"}, []string{"K6_PROMETHEUS_RW_SERVER_URL=" + f.URL, "K6_PROMETHEUS_RW_HEADERS_X-Scope-OrgID=imbench",
 		"K6_PROMETHEUS_RW_USERNAME=u", "K6_PROMETHEUS_RW_PASSWORD=p"}, t.Errorf)
 	tags := metrics.NewRegistry().RootTagSet().With("run_id", "r1").With("group", "").With("conv_type", "single")
-	var n verify.Native
+	var n latency.Native
 	for _, us := range []int64{0, 1500, 2500, 2_000_000} {
 		n.Record(us)
 	}
@@ -189,7 +188,7 @@ func TestRemoteWriteFailuresAreCountedAndLoggedOnce(t *testing.T) {
 	w := newRemoteWriter([]string{"k6"}, []string{"K6_PROMETHEUS_RW_SERVER_URL=" + f.URL}, func(format string, args ...any) {
 		logged = append(logged, format)
 	})
-	var n verify.Native
+	var n latency.Native
 	n.Record(1000)
 	for i := 0; i < 3; i++ {
 		w.write([]*prompb.TimeSeries{{Labels: promLabels(metrics.NewRegistry().RootTagSet(), "k6_x_seconds"),

@@ -13,6 +13,7 @@ import (
 
 	"github.com/grafana/sobek"
 
+	"github.com/imbench/imbench/internal/latency"
 	"github.com/imbench/imbench/internal/summary"
 	"github.com/imbench/imbench/k6/im/plan"
 	"github.com/imbench/imbench/k6/im/verify"
@@ -71,7 +72,7 @@ func (r *Run) BuildSummary() summary.Summary {
 		s.Integrity = math.Round(float64(d.Expected-d.Lost)/float64(d.Expected)*1e6) / 1e6
 	}
 
-	e2e, ack := verify.NewHistogram(), verify.NewHistogram()
+	e2e, ack := latency.NewHistogram(), latency.NewHistogram()
 	var gen summary.GeneratorSummary
 	for _, sess := range r.Shared.Sessions() {
 		for k := 0; k < verify.Kinds; k++ {
@@ -83,8 +84,8 @@ func (r *Run) BuildSummary() summary.Summary {
 	}
 	s.Latency.E2E, s.Latency.Ack = summary.LatencyOf(e2e), summary.LatencyOf(ack)
 	s.Latency.E2E.Negative = t.NegativeE2E
-	s.Histograms = map[string]verify.Encoded{}
-	for name, h := range map[string]*verify.Histogram{"e2e": e2e, "ack": ack} {
+	s.Histograms = map[string]latency.Encoded{}
+	for name, h := range map[string]*latency.Histogram{"e2e": e2e, "ack": ack} {
 		if enc, err := h.Encode(); err == nil {
 			s.Histograms[name] = enc
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/imbench/imbench/internal/latency"
 	"github.com/imbench/imbench/k6/im/engine"
 	"github.com/imbench/imbench/k6/im/openim"
 	"github.com/imbench/imbench/k6/im/plan"
@@ -31,7 +32,7 @@ func smallPlan(t *testing.T, prefix string) *plan.Plan {
 type outcome struct {
 	totals verify.Totals
 	rec    verify.Reconciliation
-	e2e    *verify.Histogram
+	e2e    *latency.Histogram
 	peak   int64
 }
 
@@ -87,7 +88,7 @@ func run(t *testing.T, tg *reftest.Target, p *plan.Plan, vus int, opts engine.Op
 		}()
 	}
 	wg.Wait()
-	out := outcome{totals: sh.Totals(), e2e: verify.NewHistogram(), peak: sh.Peak()}
+	out := outcome{totals: sh.Totals(), e2e: latency.NewHistogram(), peak: sh.Peak()}
 	in, ob := map[uint32]*verify.Inbox{}, map[uint32]*verify.Outbox{}
 	for _, s := range sh.Sessions() {
 		for _, u := range s.Users() {

@@ -1,16 +1,12 @@
 package verify
 
 import (
+	"github.com/imbench/imbench/internal/summary"
 	"github.com/imbench/imbench/k6/im/plan"
 )
 
 // LostDelivery names one expected delivery that never arrived.
-type LostDelivery struct {
-	Receiver uint32 `json:"receiver"`
-	Sender   uint32 `json:"sender"`
-	Conv     uint32 `json:"conv"`
-	N        uint32 `json:"n"`
-}
+type LostDelivery = summary.LostDelivery
 
 // Reconciliation is the end-of-test account of one process's users.
 type Reconciliation struct {

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/imbench/imbench/internal/latency"
 	"github.com/imbench/imbench/k6/im/plan"
 )
 
@@ -49,8 +50,8 @@ type Tally struct {
 // Its size does not grow with the number of values.
 type Latency struct {
 	mu sync.Mutex
-	h  *Histogram
-	n  *Native
+	h  *latency.Histogram
+	n  *latency.Native
 }
 
 // Record adds one observation.
@@ -58,7 +59,7 @@ func (l *Latency) Record(d time.Duration) {
 	us := max(d.Microseconds(), 0)
 	l.mu.Lock()
 	if l.h == nil {
-		l.h, l.n = NewHistogram(), new(Native)
+		l.h, l.n = latency.NewHistogram(), new(latency.Native)
 	}
 	l.h.Record(us)
 	l.n.Record(us)
@@ -66,7 +67,7 @@ func (l *Latency) Record(d time.Duration) {
 }
 
 // MergeInto adds this series into h.
-func (l *Latency) MergeInto(h *Histogram) {
+func (l *Latency) MergeInto(h *latency.Histogram) {
 	l.mu.Lock()
 	if l.h != nil {
 		h.Merge(l.h)
@@ -75,7 +76,7 @@ func (l *Latency) MergeInto(h *Histogram) {
 }
 
 // MergeNativeInto adds this series into n.
-func (l *Latency) MergeNativeInto(n *Native) {
+func (l *Latency) MergeNativeInto(n *latency.Native) {
 	l.mu.Lock()
 	if l.n != nil {
 		n.Merge(l.n)

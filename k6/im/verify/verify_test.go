@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/imbench/imbench/internal/latency"
 	"github.com/imbench/imbench/k6/im/plan"
 )
 
@@ -101,7 +102,7 @@ func TestDeliveriesDuplicatesAndOrder(t *testing.T) {
 		t.Fatalf("counts pushed %d dup %d ooo %d overlap %d", h.tl.Pushed[k].Load(), h.tl.Duplicates[k].Load(),
 			h.tl.OutOfOrder[k].Load(), h.tl.Overlap.Load())
 	}
-	var hist Histogram = *NewHistogram()
+	var hist latency.Histogram = *latency.NewHistogram()
 	h.tl.E2E[k].MergeInto(&hist)
 	if hist.Count() != 3 || hist.MeanMs() != 5 {
 		t.Fatalf("latency count %d mean %v, want 3 at 5 ms", hist.Count(), hist.MeanMs())

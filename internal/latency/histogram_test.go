@@ -1,4 +1,4 @@
-package verify
+package latency
 
 import (
 	"math"

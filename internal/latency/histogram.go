@@ -1,4 +1,7 @@
-package verify
+// Package latency holds latency distributions: HDR histograms (exact
+// count, mean and max; quantiles to 3 significant digits) that merge across
+// processes, and the native-histogram buckets Prometheus takes.
+package latency
 
 import (
 	"math"
