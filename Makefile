@@ -1,7 +1,7 @@
 # imbench: `make up && make run-scenario` is the main job, `make test` the tests.
 #
 #   make up                          build the tools once (.tools/), start the native stack
-#   make run-scenario [SCENARIO=openim/test1] [TARGET=reference|openim] [SCALE=0.5] [RATE=] [VUS=] [SEGMENTS=]
+#   make run-scenario [SCENARIO=openim/test1] [TARGET=reference|openim] [SCALE=0.5] [RATE=] [DURATION=] [VUS=] [SEGMENTS=]
 #   make report [RUN=<run id>]       results/<run>/report.md and report.html (run-scenario writes them too)
 #   make compare A=<run id> B=<run id> [THRESHOLD=10]   exit 3 when B is worse than A
 #   make bench [ONLY=density,stock,delivery,distributed] [RATES=50,400]   generator figures, results/bench/*.json
@@ -19,6 +19,7 @@ SCENARIO ?= openim/test1
 TARGET   ?= reference
 SCALE    ?=
 RATE     ?=
+DURATION ?=
 VUS      ?=
 SEGMENTS ?=
 RUN      ?=
@@ -106,7 +107,7 @@ status: $(BIN)/imbench
 
 run-scenario: tools
 	@$(BIN)/imbench run -scenario '$(SCENARIO)' -target '$(TARGET)' \
-	  $(if $(SCALE),-scale '$(SCALE)') $(if $(RATE),-rate '$(RATE)') $(if $(VUS),-vus '$(VUS)') \
+	  $(if $(SCALE),-scale '$(SCALE)') $(if $(RATE),-rate '$(RATE)') $(if $(DURATION),-duration '$(DURATION)') $(if $(VUS),-vus '$(VUS)') \
 	  $(if $(SEGMENTS),-segments '$(SEGMENTS)')
 
 generate:

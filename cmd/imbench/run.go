@@ -77,6 +77,7 @@ func parseRun(args []string) (*runConfig, error) {
 		target   = fs.String("target", "reference", "target profile under targets/")
 		scale    = fs.String("scale", "", "scales users and messages; 1 is the seed's size")
 		rate     = fs.String("rate", "", "messages per second, overriding the scenario's pacing")
+		duration = fs.String("duration", "", "send for this long instead of the scenario's message counts (workload scenarios)")
 		vus      = fs.String("vus", "", "k6 VUs sharing the users")
 		segments = fs.Int("segments", 1, "k6 processes, each running one execution segment of the users")
 		runID    = fs.String("run-id", "", "run id (default: generated)")
@@ -126,6 +127,12 @@ func parseRun(args []string) (*runConfig, error) {
 			return nil, badInput("VUS must be a whole number, got %q", raw)
 		}
 		env["IM_"+name] = raw
+	}
+	if *duration != "" {
+		if d, err := time.ParseDuration(*duration); err != nil || d <= 0 || d > 30*24*time.Hour {
+			return nil, badInput("DURATION must be a duration such as 10m or 24h, got %q", *duration)
+		}
+		env["IM_DURATION"] = *duration
 	}
 	rc.runID = *runID
 	if rc.runID == "" {
