@@ -1,0 +1,53 @@
+package openim_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/imbench/imbench/k6/im/conformance"
+	"github.com/imbench/imbench/k6/im/engine"
+	"github.com/imbench/imbench/targets/reference/core"
+	"github.com/imbench/imbench/targets/reference/reftest"
+)
+
+// The shared suite, against the reference target's OpenIM front end, in
+// both envelopes.
+func TestConformance(t *testing.T) {
+	conformance.Run(t, conformance.Harness{
+		System: "openim",
+		Start:  startReference,
+		WrongCredentials: func(tgt engine.Target) engine.Target {
+			tgt.Options = map[string]any{"secret": "wrong"}
+			return tgt
+		},
+		Variants: map[string]map[string]any{"gob": {"envelope": "gob"}, "json": {"envelope": "json"}},
+	})
+}
+
+type reference struct{ tg *reftest.Target }
+
+func (r reference) Target() engine.Target {
+	return engine.Target{Name: "reference", System: "openim",
+		Endpoints: map[string]string{"api": r.tg.APIURL, "ws": r.tg.WSURL},
+		Options:   map[string]any{"secret": r.tg.Secret}}
+}
+
+func (r reference) Counter(t testing.TB, name string) float64 { return r.tg.Counter(t, name) }
+
+func startReference(t testing.TB, f conformance.Faults) conformance.Server {
+	faults := core.Faults{Lose: f.Lose, SkipPush: f.SkipPush, Duplicate: f.Duplicate, Reorder: f.Reorder,
+		ReorderHold: f.ReorderHold, Delay: f.Delay, DisconnectEvery: f.DisconnectEvery,
+		DisconnectCount: f.DisconnectCount, Seed: f.Seed}
+	var tg *reftest.Target
+	if f.Gateways > 0 {
+		tg = reftest.StartCluster(t, faults, f.Gateways)
+	} else {
+		tg = reftest.StartWith(t, faults, f.ReadTimeout)
+	}
+	if f.DisconnectEvery > 0 {
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		go tg.Core.RunDisconnects(ctx)
+	}
+	return reference{tg}
+}
