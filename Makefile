@@ -97,7 +97,7 @@ tools: $(BIN)/k6 $(BIN)/imbench-target $(BIN)/imbench
 ## The main job ----------------------------------------------------------------
 
 up: tools stack-tools
-	@$(BIN)/imbench up $(if $(filter openim,$(TARGET)),-target openim)
+	@$(BIN)/imbench up -target '$(TARGET)' 
 
 down:
 	@if [ -x $(BIN)/imbench ]; then $(BIN)/imbench down; else echo "nothing to stop"; fi

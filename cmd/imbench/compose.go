@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"time"
+
+	"github.com/imbench/imbench/internal/profile"
 )
 
 // With a Docker engine, the stack is compose/docker-compose.yml: the
@@ -33,30 +35,39 @@ func compose(args ...string) error {
 	return cmd.Run()
 }
 
-func composeUp(withTarget bool) error {
+// composeUp starts the stack with the target's compose profile, named as
+// its folder under targets/.
+func composeUp(target string) error {
 	if os.Getenv("GRAFANA_ADMIN_PASSWORD") == "" {
 		return badInput("set GRAFANA_ADMIN_PASSWORD: compose gives Grafana no default password")
 	}
-	profile := "openim"
-	if withTarget {
-		profile = "reference"
+	if target == "reference" {
 		secret, err := targetSecret(true)
 		if err != nil {
 			return err
 		}
 		os.Setenv("IMBENCH_TARGET_SECRET", secret)
 	}
-	if err := compose("--profile", profile, "up", "-d", "--build", "--wait"); err != nil {
+	if err := compose("--profile", target, "up", "-d", "--build", "--wait"); err != nil {
 		return fmt.Errorf("docker compose up: %w", err)
 	}
 	fmt.Println("stack mode: compose; Grafana at http://127.0.0.1:3000 (user admin), Prometheus at http://127.0.0.1:9090")
 	return nil
 }
 
-func composeDown() error {
-	return compose("--profile", "reference", "--profile", "openim", "down")
-}
+func composeDown() error { return composeAll("down") }
 
-func composeStatus() error {
-	return compose("--profile", "reference", "--profile", "openim", "ps")
+func composeStatus() error { return composeAll("ps") }
+
+// composeAll runs a compose command over every target's profile.
+func composeAll(cmd string) error {
+	profiles, err := profile.Load("targets")
+	if err != nil {
+		return err
+	}
+	var args []string
+	for _, name := range profile.Names(profiles) {
+		args = append(args, "--profile", name)
+	}
+	return compose(append(args, cmd)...)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -29,7 +30,8 @@ const scenarioDir = "k6/scenarios"
 type runConfig struct {
 	scenario, script string
 	target           profile.Profile
-	api, ws, secret  string
+	endpoints        profile.Endpoints // by name, each overridable by IM_<NAME>_URL
+	secret           string
 	admin            string
 	allowRemote      bool
 	runID            string
@@ -141,8 +143,11 @@ func parseRun(args []string) (*runConfig, error) {
 		return nil, badInput("run id %q must not contain ':', '|', '/', quotes or spaces", rc.runID)
 	}
 
-	rc.api = envOr("IM_API_URL", p.API)
-	rc.ws = envOr("IM_WS_URL", p.WS)
+	rc.endpoints = profile.Endpoints{}
+	for name, def := range p.Endpoints {
+		rc.endpoints[name] = envOr(profile.EnvName(name), def)
+		env[profile.EnvName(name)] = rc.endpoints[name]
+	}
 	rc.admin = envOr("IM_ADMIN_USER", p.Admin)
 	rc.allowRemote = os.Getenv("IM_ALLOW_REMOTE") == "1"
 	rc.secret = os.Getenv("IM_SECRET")
@@ -154,7 +159,7 @@ func parseRun(args []string) (*runConfig, error) {
 	if rc.secret == "" {
 		return nil, badInput("target %s needs its admin secret in IM_SECRET", p.Name)
 	}
-	env["IM_TARGET"], env["IM_PROTOCOL"], env["IM_API_URL"], env["IM_WS_URL"] = p.Name, p.System, rc.api, rc.ws
+	env["IM_TARGET"], env["IM_PROTOCOL"] = p.Name, p.System
 	env["IM_SECRET"], env["IM_ADMIN_USER"], env["IM_RUN_ID"] = rc.secret, rc.admin, rc.runID
 	env["IM_RESULTS_DIR"] = rc.resultsDir
 	env["IM_IMBENCH_VERSION"] = imbenchVersion()
@@ -183,6 +188,15 @@ func scenarios() ([]string, error) {
 	return out, nil
 }
 
+// where names the target's endpoints, for the log.
+func (rc *runConfig) where() string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(rc.endpoints)) {
+		parts = append(parts, rc.endpoints[name])
+	}
+	return strings.Join(parts, ", ")
+}
+
 // preflight proves the target answers and accepts the secret, before any
 // load: the target's protocol driver checks it.
 func preflight(rc *runConfig) error {
@@ -190,7 +204,7 @@ func preflight(rc *runConfig) error {
 		return fmt.Errorf("%s is not built: run make up", rc.k6)
 	}
 	t := engine.Target{Name: rc.target.Name, System: rc.target.System, AllowRemote: rc.allowRemote,
-		Endpoints: map[string]string{"api": rc.api, "ws": rc.ws},
+		Endpoints: rc.endpoints,
 		Options:   map[string]any{"secret": rc.secret, "admin": rc.admin}}
 	_, proto, err := t.Open()
 	if err != nil {
@@ -225,7 +239,7 @@ func runK6(rc *runConfig) (int, error) {
 		run := []string{"compose", "-f", composeFile, "--profile", "runner", "run", "--rm",
 			"--user", fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())}
 		for _, kv := range rc.env {
-			if !strings.HasPrefix(kv, "IM_API_URL=") && !strings.HasPrefix(kv, "IM_WS_URL=") {
+			if name, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(name, "IM_") || !strings.HasSuffix(name, "_URL") {
 				run = append(run, "-e", strings.SplitN(kv, "=", 2)[0]) // value passed through the environment
 			}
 		}
@@ -239,7 +253,7 @@ func runK6(rc *runConfig) (int, error) {
 	}
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	fmt.Printf("imbench: run %s: %s on %s (%s)\n", rc.runID, rc.scenario, rc.target.Name, rc.api)
+	fmt.Printf("imbench: run %s: %s on %s (%s)\n", rc.runID, rc.scenario, rc.target.Name, rc.where())
 	for _, n := range obs.notes {
 		fmt.Println("imbench:", n)
 	}

@@ -32,7 +32,7 @@ func runSegments(rc *runConfig) (int, error) {
 		return 0, err
 	}
 	n := rc.segments
-	fmt.Printf("imbench: run %s: %s on %s (%s), %d k6 processes\n", rc.runID, rc.scenario, rc.target.Name, rc.api, n)
+	fmt.Printf("imbench: run %s: %s on %s (%s), %d k6 processes\n", rc.runID, rc.scenario, rc.target.Name, rc.where(), n)
 	vus := envValue(rc.env, "IM_VUS")
 	if vus == "" {
 		vus = strconv.Itoa(n) // one VU per process

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/imbench/imbench/internal/profile"
 )
 
 // Paths the Makefile and the CLI agree on, relative to the project root.
@@ -202,28 +204,33 @@ func targetSecret(create bool) (string, error) {
 	return secret, os.WriteFile(path, []byte("IMBENCH_TARGET_SECRET="+secret+"\n"), 0o600)
 }
 
-func stackFlags(name string, args []string) (withTarget bool, err error) {
+func stackFlags(name string, args []string) (string, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	target := fs.String("target", "reference", "reference: start the reference target too; openim: a real OpenIM is the target")
+	target := fs.String("target", "reference", "a profile under targets/: reference starts the reference target too; any other is a real server")
 	if err := fs.Parse(args); err != nil {
-		return false, usageError{err}
+		return "", usageError{err}
 	}
-	switch *target {
-	case "reference", "":
-		return true, nil
-	case "openim":
-		return false, nil
+	if *target == "" {
+		*target = "reference"
 	}
-	return false, badInput("unknown target %q (want reference or openim)", *target)
+	profiles, err := profile.Load("targets")
+	if err != nil {
+		return "", err
+	}
+	if _, ok := profiles[*target]; !ok {
+		return "", badInput("unknown target %q (known: %s)", *target, strings.Join(profile.Names(profiles), ", "))
+	}
+	return *target, nil
 }
 
 func cmdUp(args []string) error {
-	withTarget, err := stackFlags("up", args)
+	target, err := stackFlags("up", args)
+	withTarget := target == "reference"
 	if err != nil {
 		return err
 	}
 	if dockerAnswers() {
-		return composeUp(withTarget)
+		return composeUp(target)
 	}
 	svcs, err := services(true, withTarget)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -24,8 +25,7 @@ type Profile struct {
 	Name              string    `yaml:"name"`
 	System            string    `yaml:"system"`
 	Description       string    `yaml:"description"`
-	API               string    `yaml:"api"`
-	WS                string    `yaml:"ws"`
+	Endpoints         Endpoints `yaml:"endpoints"` // by the protocol's names, e.g. api, ws
 	Admin             string    `yaml:"admin"`
 	SecretEnv         string    `yaml:"secret_env"`
 	Metrics           []string  `yaml:"metrics"`
@@ -33,6 +33,13 @@ type Profile struct {
 	DiscoveryServices []string  `yaml:"discovery_services"`
 	Processes         []Process `yaml:"processes"`
 }
+
+// Endpoints are a target's endpoints by name.
+type Endpoints map[string]string
+
+// EnvName is the environment variable that overrides endpoint name:
+// IM_API_URL for api, IM_WS_URL for ws.
+func EnvName(endpoint string) string { return "IM_" + strings.ToUpper(endpoint) + "_URL" }
 
 // Load reads every profile under dir (the targets/ folder).
 func Load(dir string) (map[string]Profile, error) {

@@ -12,7 +12,7 @@ func TestProfilesLoad(t *testing.T) {
 	}
 	for _, name := range []string{"reference", "openim"} {
 		p, ok := ps[name]
-		if !ok || p.System != "openim" || p.API == "" || p.WS == "" || len(p.Processes) == 0 {
+		if !ok || p.System != "openim" || p.Endpoints["api"] == "" || p.Endpoints["ws"] == "" || len(p.Processes) == 0 {
 			t.Fatalf("profile %s: %+v", name, p)
 		}
 	}
