@@ -20,8 +20,8 @@ import (
 // with `senders` concurrent senders (integration_test runs 20).
 type Integration struct {
 	Kind               string  `js:"kind" json:"kind,omitempty"`
-	Name               string  `js:"name" json:"name"`
-	Purpose            string  `js:"purpose" json:"purpose"`
+	Name               string  `js:"name" json:"name,omitempty"`
+	Purpose            string  `js:"purpose" json:"purpose,omitempty"`
 	Users              int     `js:"users" json:"users"`
 	SuperUsers         int     `js:"superUsers" json:"superUsers"`
 	LargeGroups        int     `js:"largeGroups" json:"largeGroups"`
@@ -34,10 +34,10 @@ type Integration struct {
 	Senders            int     `js:"senders" json:"senders"`
 	IntervalMs         int     `js:"intervalMs" json:"intervalMs"`
 	Rate               float64 `js:"rate" json:"rate"` // overrides senders*1000/intervalMs when > 0
-	Scale              float64 `js:"scale" json:"scale"`
-	BodySize           int     `js:"bodySize" json:"bodySize"`
-	Prefix             string  `js:"prefix" json:"prefix"`
-	RunID              string  `js:"runId" json:"runId"` // ids default to "<runId>_u<n>", fresh users for every run
+	Scale              float64 `js:"scale" json:"scale,omitempty"`
+	BodySize           int     `js:"bodySize" json:"bodySize,omitempty"`
+	Prefix             string  `js:"prefix" json:"prefix,omitempty"`
+	RunID              string  `js:"runId" json:"runId,omitempty"` // ids default to "<runId>_u<n>", fresh users for every run
 }
 
 // Scaled applies Scale: users, super users and messages per conversation
