@@ -57,7 +57,7 @@ declare module 'k6/x/im' {
     duration?: string;
     /** message text size in bytes */
     bodySize?: number;
-    classes: Array<GroupsClass | PairsClass | IntegrationClass>;
+    classes: Array<GroupsClass | PairsClass | ChatroomClass | IntegrationClass>;
   }
 
   /**
@@ -115,6 +115,22 @@ declare module 'k6/x/im' {
     pairs?: number;
     senders?: number;
     receivers?: number;
+  }
+
+  /**
+   * Chatrooms of `members` users, all online; nobody is in a room until
+   * joining at run time. The first `senders` join before sending and send,
+   * taking turns; the others join then too, or `joinRate` a second from the
+   * start of sending. A message is expected at the members present when it
+   * was sent; what they miss is reported as a rate (rooms keep no history).
+   * Needs a protocol that carries chatrooms. Rates per room.
+   */
+  export interface ChatroomClass extends Pace {
+    kind: 'chatroom';
+    rooms?: number;
+    members: number;
+    senders?: number;
+    joinRate?: number;
   }
 
   /** OpenIM's integration_test as a class (IntegrationOptions without the workload's fields). */
@@ -234,10 +250,13 @@ declare module 'k6/x/im' {
   }
 
   export interface FinishResult {
+    /** deliveries expected, received and lost: one-to-one and groups */
     expected: number;
     received: number;
     lost: number;
     unexpected: number;
+    /** chatrooms: deliveries to members present at sending that did not arrive (a rate, not a failure) */
+    roomMissed: number;
   }
 
   export function target(options: TargetOptions): Target;

@@ -79,6 +79,15 @@ func Merge(parts []Summary) (Summary, error) {
 		d.Duplicates += pd.Duplicates
 		d.OutOfOrder += pd.OutOfOrder
 		d.Lost += pd.Lost
+		if r := pd.Rooms; r != nil {
+			if d.Rooms == nil {
+				d.Rooms = &RoomsSummary{}
+			}
+			d.Rooms.Expected += r.Expected
+			d.Rooms.Received += r.Received
+			d.Rooms.Missed += r.Missed
+			d.Rooms.BeforeJoin += r.BeforeJoin
+		}
 		d.Unexpected += pd.Unexpected
 		d.Corrupted += pd.Corrupted
 		d.Foreign += pd.Foreign
@@ -146,6 +155,9 @@ func Merge(parts []Summary) (Summary, error) {
 		if e, err := h.Encode(); err == nil {
 			out.Histograms[name] = e
 		}
+	}
+	if out.Deliveries.Rooms != nil {
+		out.Deliveries.Rooms.SetRate()
 	}
 	out.Integrity = 0
 	if out.Deliveries.Expected > 0 {

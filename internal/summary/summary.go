@@ -6,6 +6,7 @@ package summary
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -91,6 +92,25 @@ type DeliveriesSummary struct {
 	Foreign    int64                       `json:"foreign"`
 	LostSample []LostDelivery              `json:"lost_sample,omitempty"`
 	ByType     map[string]DeliveriesByType `json:"by_type"`
+	Rooms      *RoomsSummary               `json:"rooms,omitempty"` // not in the figures above
+}
+
+// RoomsSummary is the chatrooms' account. A chatroom keeps no history and
+// may drop by design, so what its members missed is a rate, not a loss.
+type RoomsSummary struct {
+	Expected   int64   `json:"expected"` // members present when each message was sent
+	Received   int64   `json:"received"`
+	Missed     int64   `json:"missed"`
+	MissRate   float64 `json:"miss_rate"`
+	BeforeJoin int64   `json:"before_join"` // arrived at members who joined after it was sent
+}
+
+// SetRate computes the miss rate.
+func (r *RoomsSummary) SetRate() {
+	r.MissRate = 0
+	if r.Expected > 0 {
+		r.MissRate = math.Round(float64(r.Missed)/float64(r.Expected)*1e6) / 1e6
+	}
 }
 
 type DeliveriesByType struct {
@@ -143,6 +163,10 @@ func (s Summary) Table() string {
 		s.Messages.Sent, s.Messages.Acked, s.Messages.SendFailed, d.Received, d.Pushed, d.ByPull))
 	row("Message Integrity", IntegrityText(s))
 	row("Duplicates / Out of order", fmt.Sprintf("%d / %d", d.Duplicates, d.OutOfOrder))
+	if r := d.Rooms; r != nil {
+		row("Chatrooms", fmt.Sprintf("%d of %d deliveries to members present at sending arrived, %.2f%% missed (%d); %d sent before a member joined",
+			r.Received, r.Expected, r.MissRate*100, r.Missed, r.BeforeJoin))
+	}
 	e := s.Latency.E2E
 	row("Average Latency", fmt.Sprintf("%.3f seconds", e.Avg/1000))
 	row("Maximum Latency", fmt.Sprintf("%.3f seconds", e.Max/1000))

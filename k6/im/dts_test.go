@@ -88,7 +88,7 @@ func TestClassDeclarationsMatchTheKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for iface, v := range map[string]any{"GroupsClass": plan.Groups{}, "PairsClass": plan.Pairs{}} {
+	for iface, v := range map[string]any{"GroupsClass": plan.Groups{}, "PairsClass": plan.Pairs{}, "ChatroomClass": plan.Chatroom{}} {
 		body := block(t, string(raw), iface)
 		fields := matches(body, `(?m)^\s*(?:/\*\*.*\*/\s*)?(?:readonly )?(\w+)\??:`)
 		var tags []string
@@ -103,8 +103,15 @@ func TestClassDeclarationsMatchTheKinds(t *testing.T) {
 		if !equal(tags, fields) {
 			t.Errorf("%s: Go has %v, .d.ts has %v", iface, sorted(tags), sorted(fields))
 		}
-		if !strings.Contains(string(raw), "interface "+iface+" extends Pace, Presence {") {
-			t.Errorf("%s must extend Pace, Presence", iface)
+		embeds := []string{}
+		for i := 0; i < typ.NumField(); i++ {
+			if typ.Field(i).Anonymous {
+				embeds = append(embeds, typ.Field(i).Name)
+			}
+		}
+		sort.Strings(embeds)
+		if want := "interface " + iface + " extends " + strings.Join(embeds, ", ") + " {"; !strings.Contains(string(raw), want) {
+			t.Errorf("%s: want %q", iface, want)
 		}
 	}
 }

@@ -56,7 +56,7 @@ func TestReporterGaugesAndRemoteWrite(t *testing.T) {
 		newRemoteWriter([]string{"k6", "run", "-o", "experimental-prometheus-rw"}, []string{"K6_PROMETHEUS_RW_SERVER_URL=" + f.URL}, t.Errorf))
 	r.tick = time.Hour // flushes only when the test says
 	base := reg.RootTagSet().With("run_id", "r1").With("scenario", "openim/test1")
-	kind := [verify.Kinds]*metrics.TagSet{base.With("conv_type", "single"), base.With("conv_type", "group")}
+	kind := [verify.Kinds]*metrics.TagSet{base.With("conv_type", "single"), base.With("conv_type", "group"), base.With("conv_type", "room")}
 
 	// Two VUs' sessions with the same tags make one series each.
 	var a, b verify.Tally
@@ -142,7 +142,7 @@ func TestReporterWithoutPrometheusOnlyFeedsK6(t *testing.T) {
 	r := newLatencyReporter(context.Background(), ms, out, newRemoteWriter([]string{"k6", "run", "s.js"}, nil, t.Errorf))
 	base := reg.RootTagSet().With("run_id", "r1")
 	var tally verify.Tally
-	r.join(&tally, base, [verify.Kinds]*metrics.TagSet{base.With("conv_type", "single"), base.With("conv_type", "group")})
+	r.join(&tally, base, [verify.Kinds]*metrics.TagSet{base.With("conv_type", "single"), base.With("conv_type", "group"), base.With("conv_type", "room")})
 	tally.Ack[1].Record(5 * time.Millisecond)
 	r.leave() // the last session to leave flushes
 	if r.rw != nil || len(out) != 1 || len((<-out).GetSamples()) != 10 {

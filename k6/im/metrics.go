@@ -20,7 +20,7 @@ type metricSet struct {
 	online                                       *metrics.Metric // gauge: users online in this k6 process
 	sent, acked, sendFailures                    *metrics.Metric
 	deliveries, expected, duplicates, outOfOrder *metrics.Metric
-	lost, corrupted                              *metrics.Metric
+	lost, roomMissed, corrupted                  *metrics.Metric
 	connectErrors, disconnects, reconnects       *metrics.Metric
 	logins, pulls                                *metrics.Metric
 	e2e, ack                                     latencyGauges
@@ -55,6 +55,7 @@ func newMetricSet(r *metrics.Registry) (*metricSet, error) {
 		duplicates:    get("im_duplicates", metrics.Counter),
 		outOfOrder:    get("im_out_of_order", metrics.Counter),
 		lost:          get("im_lost", metrics.Counter),
+		roomMissed:    get("im_room_missed", metrics.Counter),
 		corrupted:     get("im_corrupted", metrics.Counter),
 		connectErrors: get("im_connect_errors", metrics.Counter),
 		disconnects:   get("im_disconnects", metrics.Counter),

@@ -272,6 +272,9 @@ func (mi *ModuleInstance) open(ph *PlanHandle, t *engine.Target, v sobek.Value, 
 		logger.Infof("%s on %s (%s): %d users, %d groups, %d friendships, %d messages at %.0f msg/s",
 			ph.Name, t.Name, t.System, ph.Users, ph.Groups, ph.Friends, ph.Messages, ph.Rate)
 	}
+	if run.Segments > 1 && len(run.Plan.Rooms) > 0 {
+		return nil, fmt.Errorf("%s: chatroom classes run in one k6 process: who was present at each send is known only there", what)
+	}
 	if run.Segments > 1 && run.StartAt.IsZero() {
 		return nil, fmt.Errorf("%s: a run split over %d execution segments needs IM_START_AT, the common start its processes keep time from", what, run.Segments)
 	}
@@ -336,6 +339,7 @@ type FinishResult struct {
 	Received   int64 `js:"received"`
 	Lost       int64 `js:"lost"`
 	Unexpected int64 `js:"unexpected"`
+	RoomMissed int64 `js:"roomMissed"` // chatrooms: deliveries to members present at sending that did not arrive
 }
 
 // Finish reconciles expected against received deliveries and emits im_lost.
@@ -354,16 +358,20 @@ func (mi *ModuleInstance) Finish(v sobek.Value) (FinishResult, error) {
 			tags := st.Tags.GetCurrentValues().Tags
 			var samples metrics.Samples
 			now := time.Now()
-			for k := 0; k < verify.Kinds; k++ {
-				samples = append(samples, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: mi.metrics.lost,
+			for _, kind := range run.Plan.Kinds() {
+				k, m := verify.KindIndex(kind), mi.metrics.lost
+				if k == verify.RoomIndex {
+					m = mi.metrics.roomMissed // a chatroom's misses are a rate, not a loss
+				}
+				samples = append(samples, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: m,
 					Tags: run.tags(tags).With("conv_type", verify.KindName(k))}, Time: now, Value: float64(rec.Lost[k])})
 			}
 			metrics.PushIfNotDone(mi.vu.Context(), st.Samples, samples)
 		}
 	}
 	t := run.Shared.Totals()
-	return FinishResult{Expected: verify.Sum(t.Expected), Received: verify.Sum(t.Pushed) + verify.Sum(t.Pulled),
-		Lost: verify.Sum(rec.Lost), Unexpected: verify.Sum(rec.Unexpected)}, nil
+	return FinishResult{Expected: verify.Owed(t.Expected), Received: verify.Owed(t.Pushed) + verify.Owed(t.Pulled),
+		Lost: verify.Owed(rec.Lost), Unexpected: verify.Sum(rec.Unexpected), RoomMissed: rec.Lost[verify.RoomIndex]}, nil
 }
 
 // reconciled computes the reconciliation once; fresh is true the first time.

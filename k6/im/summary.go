@@ -53,19 +53,28 @@ func (r *Run) BuildSummary() summary.Summary {
 	for _, sess := range r.Shared.Sessions() {
 		m.MaxSendLagMs = math.Max(m.MaxSendLagMs, float64(sess.MaxSendLag().Microseconds())/1000)
 	}
-	for k := 0; k < verify.Kinds; k++ {
+	for _, kind := range p.Kinds() {
+		k := verify.KindIndex(kind)
 		m.ByType[verify.KindName(k)] = t.Sent[k]
 	}
 	s.Messages = m
 
-	d := summary.DeliveriesSummary{Expected: verify.Sum(t.Expected), Pushed: verify.Sum(t.Pushed), ByPull: verify.Sum(t.Pulled),
-		ByGapPull: verify.Sum(t.GapPulled), Duplicates: verify.Sum(t.Duplicates), OutOfOrder: verify.Sum(t.OutOfOrder),
-		Lost: verify.Sum(rec.Lost), Unexpected: verify.Sum(rec.Unexpected), Corrupted: t.Corrupt, Foreign: t.Foreign,
+	// Chatrooms are counted apart: what their members miss is a rate.
+	d := summary.DeliveriesSummary{Expected: verify.Owed(t.Expected), Pushed: verify.Owed(t.Pushed), ByPull: verify.Owed(t.Pulled),
+		ByGapPull: verify.Owed(t.GapPulled), Duplicates: verify.Sum(t.Duplicates), OutOfOrder: verify.Sum(t.OutOfOrder),
+		Lost: verify.Owed(rec.Lost), Unexpected: verify.Sum(rec.Unexpected), Corrupted: t.Corrupt, Foreign: t.Foreign,
 		LostSample: rec.Sample, ByType: map[string]summary.DeliveriesByType{}}
 	d.Received = d.Pushed + d.ByPull
-	for k := 0; k < verify.Kinds; k++ {
+	for _, kind := range p.Kinds() {
+		k := verify.KindIndex(kind)
 		d.ByType[verify.KindName(k)] = summary.DeliveriesByType{Expected: t.Expected[k], Received: t.Pushed[k] + t.Pulled[k],
 			Duplicates: t.Duplicates[k], OutOfOrder: t.OutOfOrder[k], Lost: rec.Lost[k]}
+	}
+	if len(p.Rooms) > 0 {
+		r := verify.RoomIndex
+		d.Rooms = &summary.RoomsSummary{Expected: t.Expected[r], Received: t.Pushed[r] + t.Pulled[r], Missed: rec.Lost[r],
+			BeforeJoin: t.BeforeJoin}
+		d.Rooms.SetRate()
 	}
 	s.Deliveries = d
 	if d.Expected > 0 {

@@ -42,6 +42,25 @@ func Run(t *testing.T, h Harness) {
 	t.Run("disconnect", func(t *testing.T) { testDisconnect(t, h) })
 	t.Run("heartbeats", func(t *testing.T) { testHeartbeats(t, h) })
 	t.Run("gateways", func(t *testing.T) { testGateways(t, h) })
+	t.Run("chatroom", func(t *testing.T) { testChatroom(t, h) })
+}
+
+// Chatroom members joining while messages flow get exactly what was sent
+// once they were in; what a lossy room drops is counted as missed. Skipped
+// by a protocol that carries no chatrooms.
+func testChatroom(t *testing.T, h Harness) {
+	room := `{"kind":"chatroom","rooms":2,"members":12,"senders":2,"joinRate":50,"rate":100,"messages":10}`
+	srv := h.Start(t, Faults{})
+	o := run(t, srv.Target(), build(t, "room", room), 1, engine.Options{})
+	r := verify.RoomIndex
+	if o.totals.Expected[r] == 0 || o.rec.Lost[r] != 0 || o.totals.Pushed[r] != o.totals.Expected[r] {
+		t.Fatalf("clean room: expected %d, pushed %d, missed %d", o.totals.Expected[r], o.totals.Pushed[r], o.rec.Lost[r])
+	}
+	srv = h.Start(t, Faults{Lose: 0.05, Seed: 13})
+	o = run(t, srv.Target(), build(t, "roomlose", room), 1, engine.Options{})
+	if lost := int64(srv.Counter(t, LostCounter)); lost == 0 || o.rec.Lost[r] != lost || verify.Owed(o.rec.Lost) != 0 {
+		t.Fatalf("lossy room: target lost %d, verifier missed %d (owed lost %d)", lost, o.rec.Lost[r], verify.Owed(o.rec.Lost))
+	}
 }
 
 func withOptions(tgt engine.Target, opts map[string]any) engine.Target {

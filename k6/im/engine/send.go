@@ -39,6 +39,10 @@ func (s *Session) Send(start time.Time, deadline time.Duration) SendResult {
 	stop := time.NewTimer(time.Until(start.Add(p.Duration()).Add(deadline)))
 	defer stop.Stop()
 	s.work.Store(1) // the schedule below is one producer until it ends
+	if err := s.joinRooms(start, stop.C); err != nil {
+		s.sh.warn("%v", err)
+		return s.endSend(res)
+	}
 	s.startClosed(start, &res)
 	if wait := time.Until(start); wait > 0 {
 		select {
@@ -230,7 +234,11 @@ func (u *User) acked(m plan.Msg, k int, sentAt time.Time, err error) {
 	if err == nil {
 		s.Tally.Ack[k].Record(time.Since(sentAt))
 		u.out.Ack(m.Conv, m.N)
-		s.Tally.Expected[k].Add(int64(s.sh.Plan.ExpectedRecipients(m)))
+		expected := s.sh.Plan.ExpectedRecipients(m)
+		if k == verify.RoomIndex {
+			expected = s.sh.rooms.present(m.Conv, sentAt.UnixMicro()) - 1 // the sender is in
+		}
+		s.Tally.Expected[k].Add(int64(expected))
 		s.Tally.Acked[k].Add(1)
 	} else {
 		s.Tally.SendFailed[k].Add(1)

@@ -64,6 +64,7 @@ type Shared struct {
 	lastChange atomic.Int64 // unix ns of the last delivery or finished pull
 
 	meter Meter
+	rooms rooms
 
 	mu       sync.Mutex
 	sessions []*Session

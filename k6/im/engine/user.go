@@ -29,6 +29,7 @@ type User struct {
 	until    time.Time          // closed pacing: no new message after this
 	pumping  bool               // a goroutine is sending the user's messages
 	repump   bool               // look again before that goroutine stops
+	rooms    []uint32           // chatrooms joined
 
 	gapTimer  bool
 	gapConvs  map[uint32]struct{}
@@ -84,6 +85,9 @@ func (u *User) login(ctx context.Context, recover bool) error {
 		}
 	}
 	u.sync(ctx, c, recover)
+	if recover {
+		u.rejoin(ctx)
+	}
 	u.pump()
 	return nil
 }
@@ -148,8 +152,8 @@ func (u *User) Arrive(a verify.Arrival) {
 	now := time.Now()
 	_, gap := s.sh.Checker.Receive(u.inbox, a, now, &s.Tally)
 	s.sh.touchAt(now)
-	if a.Pulled || a.Seq == 0 || !gap {
-		return
+	if a.Pulled || a.Seq == 0 || !gap || s.sh.Plan.Convs[a.Conv].Kind == plan.Room {
+		return // a chatroom keeps no history to pull
 	}
 	u.mu.Lock()
 	if u.gapConvs == nil {

@@ -17,17 +17,21 @@ import (
 	"time"
 )
 
-// ConvKind tells a one-to-one conversation from a group.
+// ConvKind tells a one-to-one conversation from a group and a chatroom.
 type ConvKind uint8
 
 const (
 	Single ConvKind = 1
 	Group  ConvKind = 3
+	Room   ConvKind = 4 // a chatroom: members join at run time, no history
 )
 
 func (k ConvKind) String() string {
-	if k == Group {
+	switch k {
+	case Group:
 		return "group"
+	case Room:
+		return "room"
 	}
 	return "single"
 }
@@ -41,11 +45,22 @@ const (
 	Late                   // logs in after sending ends and pulls what it missed
 )
 
-// Conv is a conversation: two friends, or a group.
+// Conv is a conversation: two friends, a group, or a chatroom.
 type Conv struct {
 	Kind  ConvKind
 	Peers [2]uint32 // Single: the two users, lower index first
-	Group int32     // Group: index into Plan.Groups
+	Group int32     // Group: index into Plan.Groups; Room: into Plan.Rooms
+}
+
+// RoomSpec is a chatroom: nobody is a member until joining at run time.
+// Its first Senders members send; the others join JoinEvery apart from the
+// start of sending (0: all before it).
+type RoomSpec struct {
+	Key       string
+	Conv      uint32 // its conversation
+	Members   []uint32
+	Senders   int
+	JoinEvery time.Duration
 }
 
 // GroupSpec is a group the setup creates.
@@ -74,6 +89,7 @@ type Plan struct {
 	Login    []Login
 	Friends  [][2]uint32
 	Groups   []GroupSpec
+	Rooms    []RoomSpec
 	Convs    []Conv
 	Streams  []*Stream       // one per workload class
 	Rate     float64         // planned messages per second of the open streams
@@ -94,8 +110,11 @@ func (p *Plan) GroupID(g int32) string { return p.Prefix + p.Groups[g].Key }
 // Members lists the users of conversation c.
 func (p *Plan) Members(c uint32) []uint32 {
 	cv := &p.Convs[c]
-	if cv.Kind == Group {
+	switch cv.Kind {
+	case Group:
 		return p.Groups[cv.Group].Members
+	case Room:
+		return p.Rooms[cv.Group].Members
 	}
 	return cv.Peers[:]
 }
@@ -104,8 +123,13 @@ func (p *Plan) Members(c uint32) []uint32 {
 // whether deliveries to u are expected.
 func (p *Plan) Reachable(u uint32) bool { return p.Login[u] != Never }
 
-// ExpectedRecipients counts the users other than the sender who should get m.
+// ExpectedRecipients counts the users other than the sender who should get
+// m. A chatroom's recipients are those present when m was sent: the engine
+// counts them; here they are 0.
 func (p *Plan) ExpectedRecipients(m Msg) int {
+	if p.Convs[m.Conv].Kind == Room {
+		return 0
+	}
 	p.reachOnce.Do(func() {
 		p.reach = make([]int32, len(p.Convs))
 		for c := range p.Convs {
@@ -201,17 +225,14 @@ func (p *Plan) Schedule() iter.Seq2[Msg, time.Duration] {
 
 // Kinds lists the conversation kinds the plan uses.
 func (p *Plan) Kinds() []ConvKind {
-	var single, group bool
-	for i := range p.Convs {
-		single = single || p.Convs[i].Kind == Single
-		group = group || p.Convs[i].Kind == Group
-	}
 	var out []ConvKind
-	if single {
-		out = append(out, Single)
-	}
-	if group {
-		out = append(out, Group)
+	for _, k := range []ConvKind{Single, Group, Room} {
+		for i := range p.Convs {
+			if p.Convs[i].Kind == k {
+				out = append(out, k)
+				break
+			}
+		}
 	}
 	return out
 }
@@ -262,6 +283,14 @@ func (b *builder) friend(a, c uint32) uint32 {
 	idx := uint32(len(b.p.Convs))
 	b.p.Convs = append(b.p.Convs, Conv{Kind: Single, Peers: [2]uint32{a, c}, Group: -1})
 	b.p.pairConv[pairKey(a, c)] = idx
+	return idx
+}
+
+func (b *builder) room(r RoomSpec) uint32 {
+	idx := uint32(len(b.p.Convs))
+	r.Conv = idx
+	b.p.Rooms = append(b.p.Rooms, r)
+	b.p.Convs = append(b.p.Convs, Conv{Kind: Room, Group: int32(len(b.p.Rooms) - 1)})
 	return idx
 }
 

@@ -16,7 +16,8 @@ const (
 	OutOfOrder                // first arrival, pushed after a later message of the same sender and conversation
 	Duplicate                 // pushed again after it had already arrived
 	Overlap                   // a pulled copy of something already here: the sync's overlap, not a fault
-	Self                      // the sender's own copy (OpenIM's sender sync)
+	Self                      // the sender's own copy (a server's sender sync)
+	BeforeJoin                // a chatroom message sent before this user joined: not expected
 	Foreign                   // not a message of this run
 	Corrupt                   // bytes or routing differ from what was sent
 )
@@ -58,9 +59,10 @@ type Inbox struct {
 }
 
 type convIn struct {
-	seqs   seqSet
-	maxSeq uint64
-	from   map[uint32]*senderIn
+	seqs     seqSet
+	maxSeq   uint64
+	from     map[uint32]*senderIn
+	joinedUs int64 // chatroom: when this user joined (µs), 0 before
 }
 
 type senderIn struct {
@@ -129,6 +131,9 @@ func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *
 		return Corrupt
 	case b.Sender == me:
 		return Self
+	case ck.Plan.Convs[b.Conv].Kind == plan.Room && (cv.joinedUs == 0 || b.CreateUs < cv.joinedUs):
+		t.BeforeJoin.Add(1)
+		return BeforeJoin
 	}
 	k := KindIndex(ck.Plan.Convs[b.Conv].Kind)
 	if cv.from == nil {
@@ -170,6 +175,20 @@ func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *
 		t.E2E[k].Record(d)
 	}
 	return out
+}
+
+// Join records that the user joined chatroom c at atUs (µs): messages
+// sent from then on are expected, through later drops and joins again (what
+// a drop makes it miss is a chatroom's loss). It reports the first join.
+func (in *Inbox) Join(c uint32, atUs int64) (first bool) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	cv := in.conv(c)
+	if cv.joinedUs != 0 {
+		return false
+	}
+	cv.joinedUs = atUs
+	return true
 }
 
 // Gaps lists up to limit seqs of conversation c that are missing below the

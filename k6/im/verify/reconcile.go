@@ -53,7 +53,7 @@ func Reconcile(p *plan.Plan, expected [Kinds]int64, inboxes map[uint32]*Inbox, o
 	for k := range r.Lost {
 		r.Lost[k] = expected[k] - r.Matched[k]
 	}
-	if r.Lost[0]+r.Lost[1] > 0 && sampleMax > 0 {
+	if Owed(r.Lost) > 0 && sampleMax > 0 {
 		r.Sample = sampleLost(p, inboxes, outboxes, sampleMax)
 	}
 	return r
@@ -72,6 +72,9 @@ func sampleLost(p *plan.Plan, inboxes map[uint32]*Inbox, outboxes map[uint32]*Ou
 		}
 		ob.mu.Unlock()
 		for c, set := range acked {
+			if p.Convs[c].Kind == plan.Room {
+				continue // who was present is not known here; misses are a rate
+			}
 			members := p.Members(c)
 			set.each(func(n uint64) bool {
 				for _, r := range members {

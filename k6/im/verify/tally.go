@@ -9,24 +9,25 @@ import (
 	"github.com/imbench/imbench/k6/im/plan"
 )
 
-// Kinds indexes per-conversation-kind counters: 0 single, 1 group.
-const Kinds = 2
+// Kinds indexes per-conversation-kind counters: 0 single, 1 group, 2 room.
+const Kinds = 3
+
+// RoomIndex is the chatrooms' slot: their misses are a rate, not a loss.
+const RoomIndex = 2
 
 // KindIndex maps a conversation kind to its counter slot.
 func KindIndex(k plan.ConvKind) int {
-	if k == plan.Group {
+	switch k {
+	case plan.Group:
 		return 1
+	case plan.Room:
+		return RoomIndex
 	}
 	return 0
 }
 
 // KindName is the metric tag value of slot i.
-func KindName(i int) string {
-	if i == 1 {
-		return "group"
-	}
-	return "single"
-}
+func KindName(i int) string { return [Kinds]string{"single", "group", "room"}[i] }
 
 // Tally counts what one VU's users did and saw. Message counters are split by
 // conversation kind; the k6 layer turns their growth into metric samples and
@@ -36,6 +37,7 @@ type Tally struct {
 	Pushed, Pulled, Duplicates, OutOfOrder  [Kinds]atomic.Int64
 	GapPulled                               [Kinds]atomic.Int64 // the part of Pulled that filled a seq gap
 	Corrupt, Foreign, Overlap               atomic.Int64
+	BeforeJoin                              atomic.Int64 // chatroom messages sent before the receiver joined
 	ConnectErrors, Disconnects, Kicks       atomic.Int64
 	Reconnects, LoginsImmediate, LoginsLate atomic.Int64
 	PullRequests, HeartbeatsSent            atomic.Int64
@@ -90,6 +92,7 @@ type Totals struct {
 	Pushed, Pulled, GapPulled               [Kinds]int64
 	Duplicates, OutOfOrder                  [Kinds]int64
 	Corrupt, Foreign, Overlap               int64
+	BeforeJoin                              int64
 	ConnectErrors, Disconnects, Kicks       int64
 	Reconnects, LoginsImmediate, LoginsLate int64
 	PullRequests, HeartbeatsSent            int64
@@ -112,6 +115,7 @@ func (t *Totals) Add(x *Tally) {
 	t.Corrupt += x.Corrupt.Load()
 	t.Foreign += x.Foreign.Load()
 	t.Overlap += x.Overlap.Load()
+	t.BeforeJoin += x.BeforeJoin.Load()
 	t.ConnectErrors += x.ConnectErrors.Load()
 	t.Disconnects += x.Disconnects.Load()
 	t.Kicks += x.Kicks.Load()
@@ -124,4 +128,8 @@ func (t *Totals) Add(x *Tally) {
 }
 
 // Sum adds up a per-kind counter.
-func Sum(a [Kinds]int64) int64 { return a[0] + a[1] }
+func Sum(a [Kinds]int64) int64 { return a[0] + a[1] + a[RoomIndex] }
+
+// Owed adds up the kinds whose every expected delivery must arrive: all
+// but chatrooms.
+func Owed(a [Kinds]int64) int64 { return Sum(a) - a[RoomIndex] }

@@ -236,3 +236,34 @@ func TestSeqSet(t *testing.T) {
 		t.Fatalf("should have collapsed: %+v", a)
 	}
 }
+
+// A chatroom message sent before the receiver joined is neither a delivery
+// nor expected; one sent after is a delivery like any other.
+func TestChatroomMessagesBeforeTheJoinDoNotCount(t *testing.T) {
+	w := plan.Workload{Name: "t", Classes: nil}
+	w.Classes = append(w.Classes, []byte(`{"kind":"chatroom","members":3,"rate":1,"messages":2}`))
+	p, err := w.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck := Checker{Run: []byte("r1"), Plan: p}
+	in, tl := NewInbox(1), &Tally{}
+	created := int64(1_700_000_000_000_000)
+	arrive := func(n uint32, createUs int64) Outcome {
+		text := AppendBody(nil, "r1", 0, 0, n, createUs, 64)
+		o, _ := ck.Receive(in, Arrival{Conv: 0, Seq: uint64(n), Sender: 0, Text: text, CreateMs: createUs / 1000}, time.UnixMicro(createUs+1000), tl)
+		return o
+	}
+	if o := arrive(1, created); o != BeforeJoin {
+		t.Fatalf("before any join: %v", o)
+	}
+	if !in.Join(0, created+10) || in.Join(0, created+99) {
+		t.Fatal("only the first join counts")
+	}
+	if o := arrive(2, created+5); o != BeforeJoin {
+		t.Fatalf("sent before the join: %v", o)
+	}
+	if o := arrive(3, created+10); o != Delivered || tl.Pushed[RoomIndex].Load() != 1 || tl.BeforeJoin.Load() != 2 {
+		t.Fatalf("after the join: %v, pushed %d, before join %d", o, tl.Pushed[RoomIndex].Load(), tl.BeforeJoin.Load())
+	}
+}
