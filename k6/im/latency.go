@@ -55,24 +55,19 @@ func newLatencyReporter(ctx context.Context, ms *metricSet, out chan<- metrics.S
 	return r
 }
 
-var latencyReporters = struct {
-	sync.Mutex
-	m map[*Run]*latencyReporter
-}{m: map[*Run]*latencyReporter{}}
-
 // joinLatency adds a session to its run's reporter in this process. The
 // reporter outlives its sessions, so that the cumulative figures stay whole
 // if sessions come and go.
 func joinLatency(mi *ModuleInstance, run *Run, t *verify.Tally, base *metrics.TagSet, kind [verify.Kinds]*metrics.TagSet) *latencyReporter {
-	latencyReporters.Lock()
-	r := latencyReporters.m[run]
+	run.mu.Lock()
+	r := run.latency
 	if r == nil {
 		st := mi.vu.State()
 		warnf := st.Logger.WithField("run_id", run.ID).Warnf
 		r = newLatencyReporter(mi.vu.Context(), mi.metrics, st.Samples, newRemoteWriter(os.Args, os.Environ(), warnf))
-		latencyReporters.m[run] = r
+		run.latency = r
 	}
-	latencyReporters.Unlock()
+	run.mu.Unlock()
 	r.join(t, base, kind)
 	return r
 }

@@ -173,6 +173,7 @@ type Run struct {
 	mu        sync.Mutex
 	endedAt   time.Time
 	reconcile *verify.Reconciliation
+	latency   *latencyReporter // this process's, once a session flushes
 }
 
 // SetupData is what setup() returns to every VU.
