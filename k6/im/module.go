@@ -1,9 +1,12 @@
-// Package im is the k6 JavaScript module k6/x/im: a scenario describes users,
-// groups and a send plan in JS; Go holds the users' connections, sends at the
-// plan's rate and verifies every delivery. Files: module.go (registration and
-// exports), target.go (where the server is), run.go (setup, teardown, the
-// per-process run state), session.go (a VU's users), metrics.go (k6 metrics),
-// summary.go (end-of-test table and summary.json).
+// Package im is the k6 JavaScript module k6/x/im: a scenario states a
+// workload in JS; Go holds the users' connections, sends at the plan's pace
+// and verifies every delivery. It knows no protocol: drivers register
+// themselves with the engine by name. Files: module.go (registration and
+// exports), target.go (where the server is), run.go (workloads, setup,
+// teardown, the per-process run state), session.go (a VU's users),
+// metrics.go (k6 metrics), latency.go and promrw.go (latency from the
+// histograms, to k6 and to Prometheus), summary.go (end-of-test table and
+// summary.json).
 package im
 
 import (
