@@ -59,8 +59,8 @@ func (r *Report) resultsTable() table {
 	add("User Count", fmt.Sprintf("%s users, %s logged in at once, %s logged in later",
 		num(float64(u.Registered)), num(float64(u.Logins-u.LateLogins)), num(float64(u.LateLogins))))
 	add("Group Count & Size", groupsText(s.Groups))
-	add("Message Rate", fmt.Sprintf("Peak %s msg/s, average %s msg/s (planned %s msg/s)",
-		num(float64(m.PeakPerSecond)), dec(m.AvgPerSecond, 1), dec(m.PlannedRate, 0)))
+	add("Message Rate", fmt.Sprintf("Peak %s msg/s, average %s msg/s (%s)",
+		num(float64(m.PeakPerSecond)), dec(m.AvgPerSecond, 1), summary.PlannedText(m)))
 	add("Total Messages", fmt.Sprintf("%s sent (%s acknowledged, %s failed); %s deliveries: %s pushed, %s pulled",
 		num(float64(m.Sent)), num(float64(m.Acked)), num(float64(m.SendFailed)), num(float64(d.Received)),
 		num(float64(d.Pushed)), num(float64(d.ByPull))))

@@ -69,7 +69,8 @@ type MessagesSummary struct {
 	SendFailed     int64            `json:"send_failed"`
 	PeakPerSecond  int64            `json:"peak_per_second"`
 	AvgPerSecond   float64          `json:"avg_per_second"`
-	PlannedRate    float64          `json:"planned_rate"`
+	PlannedRate    float64          `json:"planned_rate"`            // of the open classes
+	Closed         bool             `json:"closed_pacing,omitempty"` // some classes send as fast as acknowledged
 	MaxSendLagMs   float64          `json:"max_send_lag_ms"`
 	PerSecond      []int64          `json:"per_second"`
 	PerSecondStart int64            `json:"per_second_start"`
@@ -157,7 +158,7 @@ func (s Summary) Table() string {
 	}
 	sort.Strings(sizes)
 	row("Group Count & Size", fmt.Sprintf("%d groups (%s), %d friendships", s.Groups.Count, strings.Join(sizes, ", "), s.Groups.Friendships))
-	row("Message Rate", fmt.Sprintf("Peak %d msg/s, average %.1f msg/s (planned %.0f msg/s)", s.Messages.PeakPerSecond, s.Messages.AvgPerSecond, s.Messages.PlannedRate))
+	row("Message Rate", fmt.Sprintf("Peak %d msg/s, average %.1f msg/s (%s)", s.Messages.PeakPerSecond, s.Messages.AvgPerSecond, PlannedText(s.Messages)))
 	d := s.Deliveries
 	row("Total Messages", fmt.Sprintf("%d sent, %d acknowledged, %d failed; %d deliveries (%d pushed, %d pulled)",
 		s.Messages.Sent, s.Messages.Acked, s.Messages.SendFailed, d.Received, d.Pushed, d.ByPull))
@@ -175,6 +176,17 @@ func (s Summary) Table() string {
 	row("Ack avg / p99 / max", fmt.Sprintf("%.1f / %.1f / %.1f ms", a.Avg, a.P99, a.Max))
 	row("Connections", fmt.Sprintf("%d connect errors, %d disconnects, %d reconnects", u.ConnectErrors, u.Disconnects, u.Reconnects))
 	return b.String()
+}
+
+// PlannedText says what rate was planned.
+func PlannedText(m MessagesSummary) string {
+	switch {
+	case m.Closed && m.PlannedRate > 0:
+		return fmt.Sprintf("planned %.0f msg/s, and closed classes as fast as acknowledged", m.PlannedRate)
+	case m.Closed:
+		return "as fast as acknowledged"
+	}
+	return fmt.Sprintf("planned %.0f msg/s", m.PlannedRate)
 }
 
 // IntegrityText says how complete delivery was, as the seed says it.

@@ -50,6 +50,9 @@ func (r *Run) BuildSummary() summary.Summary {
 		m.FirstSendMs, m.LastSendMs = first.UnixMilli(), last.UnixMilli()
 	}
 	m.AvgPerSecond = summary.AvgRate(m.Sent, m.FirstSendMs, m.LastSendMs)
+	for _, st := range p.Streams {
+		m.Closed = m.Closed || !st.Open()
+	}
 	for _, sess := range r.Shared.Sessions() {
 		m.MaxSendLagMs = math.Max(m.MaxSendLagMs, float64(sess.MaxSendLag().Microseconds())/1000)
 	}
