@@ -4,7 +4,7 @@
 #   make run-scenario [SCENARIO=openim/test1] [TARGET=reference|openim] [SCALE=0.5] [RATE=] [DURATION=] [VUS=] [SEGMENTS=]
 #   make report [RUN=<run id>]       results/<run>/report.md and report.html (run-scenario writes them too)
 #   make compare A=<run id> B=<run id> [THRESHOLD=10]   exit 3 when B is worse than A
-#   make bench [ONLY=density,stock,delivery,distributed] [RATES=50,400]   generator figures, results/bench/*.json
+#   make bench [ONLY=density,stock,delivery,distributed,flat] [RATES=50,400] [FLAT=10m]   generator figures, results/bench/*.json
 #   make status | make down
 #   make test                        everything CI runs
 #   make proto                       regenerate wire/openim/pb from its .proto
@@ -114,9 +114,10 @@ generate:
 	go run ./cmd/imbench generate
 
 # The generator's density, CPU per delivery and 100,000 users, each against
-# a baseline measured in the same run. Soft limits go up to the hard ones.
+# a baseline measured in the same run, and its memory over a long run at a
+# fixed rate (FLAT: how long). Soft limits go up to the hard ones.
 bench: tools $(BIN)/k6-stock
-	@ulimit -n $$(ulimit -Hn) && $(BIN)/imbench bench $(if $(ONLY),-only '$(ONLY)') $(if $(RATES),-rates '$(RATES)')
+	@ulimit -n $$(ulimit -Hn) && $(BIN)/imbench bench $(if $(ONLY),-only '$(ONLY)') $(if $(RATES),-rates '$(RATES)') $(if $(FLAT),-flat '$(FLAT)')
 
 report: $(BIN)/imbench
 	@$(BIN)/imbench report $(if $(RUN),-run '$(RUN)')

@@ -11,10 +11,11 @@ import (
 
 // procSample is what /proc says about a process at one moment.
 type procSample struct {
-	at  time.Time
-	rss int64   // bytes
-	cpu float64 // user+system seconds since start
-	fds int
+	at      time.Time
+	rss     int64   // bytes
+	cpu     float64 // user+system seconds since start
+	fds     int
+	threads int
 }
 
 const clockTicks = 100 // sysconf(_SC_CLK_TCK) on Linux
@@ -29,6 +30,8 @@ func sampleProc(pid int) (procSample, error) {
 		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
 			kb, _ := strconv.ParseInt(strings.Fields(v)[0], 10, 64)
 			s.rss = kb * 1024
+		} else if v, ok := strings.CutPrefix(line, "Threads:"); ok {
+			s.threads, _ = strconv.Atoi(strings.TrimSpace(v))
 		}
 	}
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -57,6 +60,7 @@ func sampleAll(pids []int) (procSample, error) {
 		total.rss += s.rss
 		total.cpu += s.cpu
 		total.fds += s.fds
+		total.threads += s.threads
 	}
 	return total, nil
 }

@@ -7,10 +7,14 @@
 //   - one pair sending as fast as the server acknowledges, 4 in flight.
 // Every delivery to a user who is online, or logs in later, is verified.
 // IM_DURATION (e.g. 10m) sends for that long instead of the message counts;
-// IM_RATE sets the open classes' total rate, each keeping its share.
+// IM_RATE sets the open classes' total rate, each keeping its share;
+// IM_MIX_CLOSED is the closed-loop pair's messages in flight (default 4; 0
+// leaves the pair out, so that every message goes at the set rate).
 import im from 'k6/x/im';
 import { planKnobs } from '../lib/env.js';
 import { scenario, integrity } from '../lib/scenario.js';
+
+const CLOSED = Number(__ENV.IM_MIX_CLOSED ?? 4);
 
 export const plan = im.workload({
   name: 'openim/mix',
@@ -19,7 +23,7 @@ export const plan = im.workload({
   classes: [
     { kind: 'groups', groups: 50, members: 40, online: 5, ratePerMinute: 30, messages: 6 },
     { kind: 'pairs', pairs: 200, lateShare: 1, ratePerMinute: 6, messages: 2 },
-    { kind: 'pairs', pairs: 1, allOnline: true, inFlight: 4, messages: 200 },
+    ...(CLOSED > 0 ? [{ kind: 'pairs', pairs: 1, allOnline: true, inFlight: CLOSED, messages: 200 }] : []),
   ],
   ...planKnobs(__ENV),
 });

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/imbench/imbench/internal/summary"
+)
+
+type deliveryResult struct {
+	Users             int     `json:"users"`
+	Rate              float64 `json:"messages_per_second"`
+	Deliveries        int64   `json:"deliveries_measured"`
+	CPUSeconds        float64 `json:"cpu_seconds"`
+	CPUMicrosPerDeliv float64 `json:"cpu_us_per_verified_delivery"`
+	Lost              int64   `json:"lost"`
+	Integrity         float64 `json:"integrity"`
+}
+
+// delivery measures generator CPU per verified delivery: a group of 200,
+// all online, at a fixed rate, sampled over 30 s of steady sending.
+func (b *bench) delivery(rate float64) (*deliveryResult, error) {
+	const users = 200
+	msgs := int(rate*45) / users // about 45 s of sending
+	fmt.Printf("imbench bench: delivery: %d users in one group, %.0f msg/s, every message verified at %d members\n", users, rate, users-1)
+	bt, err := startTargets(0)
+	if err != nil {
+		return nil, err
+	}
+	defer bt.stop()
+	runID, done, err := b.runScenario(bt, "openim/fanout", 1, map[string]string{"IM_USERS": strconv.Itoa(users),
+		"IM_MESSAGES": strconv.Itoa(msgs), "IM_RATE": strconv.FormatFloat(rate, 'f', -1, 64), "IM_SCALE": "1"})
+	if err != nil {
+		return nil, err
+	}
+	res := &deliveryResult{Users: users, Rate: rate}
+	const sentName, pushedName = "group_chat_msg_process_success_total", "imbench_target_pushes_total"
+	sent := func() float64 { return metric(bt.metrics, sentName) }
+	if !waitFor(5*time.Minute, func() bool { return sent() > 0 }) {
+		<-done
+		return nil, errors.New("no message was sent")
+	}
+	time.Sleep(5 * time.Second)
+	pids := pidsWith("k6", "run_id="+runID)
+	s1, err := sampleAll(pids)
+	if err != nil {
+		return nil, err
+	}
+	c1 := metrics(bt.metrics, pushedName, sentName)
+	time.Sleep(30 * time.Second)
+	s2, err := sampleAll(pids)
+	if err != nil {
+		return nil, err
+	}
+	c2 := metrics(bt.metrics, pushedName, sentName)
+	res.Deliveries = int64((c2[0] - c1[0]) - (c2[1] - c1[1])) // every push but the sender's own copy
+	res.CPUSeconds = round6(s2.cpu - s1.cpu)
+	if res.Deliveries > 0 {
+		res.CPUMicrosPerDeliv = round2(res.CPUSeconds * 1e6 / float64(res.Deliveries))
+	}
+	if err := <-done; err != nil {
+		return res, err
+	}
+	if sum, err := summary.Load(filepath.Join(b.resultsDir, runID, "summary.json")); err == nil {
+		res.Lost, res.Integrity = sum.Deliveries.Lost, sum.Integrity
+	}
+	return res, nil
+}

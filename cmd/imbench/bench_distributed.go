@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/imbench/imbench/internal/summary"
+)
+
+type distributedResult struct {
+	UsersPlanned      int     `json:"users_planned"`
+	UsersHeld         int64   `json:"users_held"`
+	Processes         int     `json:"k6_processes"`
+	Gateways          int     `json:"target_gateways"`
+	GeneratorRSSBytes int64   `json:"generator_rss_bytes"`
+	RSSPerUserBytes   float64 `json:"generator_rss_per_user_bytes"`
+	HeartbeatTimeouts int64   `json:"heartbeat_timeouts"`
+	Disconnects       int64   `json:"disconnects"`
+	SecondsToOnline   float64 `json:"seconds_to_online"`
+}
+
+// distributed holds total users at once: procs k6 processes on execution
+// segments, against a core and enough gateways that none holds more than
+// 15,000 connections.
+func (b *bench) distributed(total, procs int) (*distributedResult, error) {
+	gateways := (total + 14999) / 15000
+	fmt.Printf("imbench bench: distributed: %d users over %d k6 processes and %d target gateways\n", total, procs, gateways)
+	bt, err := startTargets(gateways)
+	if err != nil {
+		return nil, err
+	}
+	defer bt.stop()
+	res := &distributedResult{UsersPlanned: total, Processes: procs, Gateways: gateways}
+	began := time.Now()
+	runID, done, err := b.runScenario(bt, "openim/hold", procs, map[string]string{"IM_USERS": strconv.Itoa(total),
+		"IM_HOLD": b.hold.String(), "IM_SCALE": "1", "IM_LOGIN_WINDOW": "150s", "IM_VUS": strconv.Itoa(procs)})
+	if err != nil {
+		return nil, err
+	}
+	online := func() int64 { return int64(metric([]string{bt.core}, "online_user_num")) }
+	var peak int64
+	var rss int64
+	finished := false
+	for !finished {
+		select {
+		case err = <-done:
+			finished = true
+		case <-time.After(2 * time.Second):
+			n := online()
+			if n > peak {
+				peak = n
+				if res.SecondsToOnline == 0 && int(n) >= total {
+					res.SecondsToOnline = round2(time.Since(began).Seconds())
+				}
+				if s, err := sampleAll(pidsWith("k6", "run_id="+runID)); err == nil {
+					rss = max(rss, s.rss)
+				}
+			}
+		}
+	}
+	res.UsersHeld = peak
+	res.GeneratorRSSBytes = rss
+	if peak > 0 {
+		res.RSSPerUserBytes = round2(float64(rss) / float64(peak))
+	}
+	res.HeartbeatTimeouts = int64(metric(bt.metrics, "imbench_target_heartbeat_timeouts_total"))
+	if sum, rerr := summary.Load(filepath.Join(b.resultsDir, runID, "summary.json")); rerr == nil {
+		res.Disconnects = sum.Users.Disconnects
+	}
+	return res, err
+}

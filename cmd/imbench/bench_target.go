@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// benchTarget is a reference target started by the bench: one process, or a
+// core and gateways.
+type benchTarget struct {
+	api     string
+	ws      []string
+	metrics []string // of every process
+	core    string   // the process that counts online users
+	procs   []*exec.Cmd
+	secret  string
+}
+
+func localAddr() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func (bt *benchTarget) start(args ...string) error {
+	cmd := exec.Command(filepath.Join(toolsBin, "imbench-target"), args...)
+	cmd.Env = append(os.Environ(), "IMBENCH_TARGET_SECRET="+bt.secret)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	bt.procs = append(bt.procs, cmd)
+	return nil
+}
+
+func (bt *benchTarget) stop() {
+	for _, p := range bt.procs {
+		p.Process.Signal(syscall.SIGTERM)
+	}
+	for _, p := range bt.procs {
+		done := make(chan struct{})
+		go func() { p.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			p.Process.Kill()
+		}
+	}
+}
+
+// startTargets starts one all-in-one target (gateways 0) or a core and n
+// gateways.
+func startTargets(gateways int) (*benchTarget, error) {
+	bt := &benchTarget{api: localAddr(), secret: fmt.Sprintf("bench-%d", time.Now().UnixNano())}
+	met := localAddr()
+	bt.metrics, bt.core = []string{met}, met
+	args := []string{"-api", bt.api, "-metrics", met, "-max-conns", "1000000"}
+	link := localAddr()
+	if gateways == 0 {
+		ws := localAddr()
+		bt.ws = []string{"ws://" + ws}
+		args = append(args, "-ws", ws)
+	} else {
+		args = append(args, "-role", "core", "-cluster", link)
+	}
+	if err := bt.start(args...); err != nil {
+		return nil, err
+	}
+	if err := waitHealthy("http://"+bt.api+"/healthz", 30*time.Second); err != nil {
+		bt.stop()
+		return nil, err
+	}
+	for range gateways {
+		ws, gm := localAddr(), localAddr()
+		bt.ws = append(bt.ws, "ws://"+ws)
+		bt.metrics = append(bt.metrics, gm)
+		if err := bt.start("-role", "gateway", "-ws", ws, "-metrics", gm, "-cluster", link); err != nil {
+			bt.stop()
+			return nil, err
+		}
+	}
+	for _, m := range bt.metrics {
+		if err := waitHealthy("http://"+m+"/metrics", 30*time.Second); err != nil {
+			bt.stop()
+			return nil, err
+		}
+	}
+	return bt, nil
+}
+
+func waitHealthy(url string, limit time.Duration) error {
+	if !waitEvery(100*time.Millisecond, limit, func() bool { return healthy(url) }) {
+		return fmt.Errorf("%s did not answer within %s", url, limit)
+	}
+	return nil
+}
+
+// metric sums a series family (optionally with a label selector prefix,
+// e.g. `x{result="ok"}`) over the given /metrics endpoints.
+func metric(endpoints []string, name string) float64 { return metrics(endpoints, name)[0] }
+
+// metrics is metric for several families, from one scrape of each endpoint.
+func metrics(endpoints []string, names ...string) []float64 {
+	sums := make([]float64, len(names))
+	for _, ep := range endpoints {
+		resp, err := http.Get("http://" + ep + "/metrics")
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			for i, name := range names {
+				if strings.HasPrefix(line, name+" ") || strings.HasPrefix(line, name+"{") {
+					f := strings.Fields(line)
+					v, _ := strconv.ParseFloat(f[len(f)-1], 64)
+					sums[i] += v
+				}
+			}
+		}
+		resp.Body.Close()
+	}
+	return sums
+}
+
+// waitFor polls until cond holds, or the limit passes.
+func waitFor(limit time.Duration, cond func() bool) bool {
+	return waitEvery(500*time.Millisecond, limit, cond)
+}
+
+// waitEvery checks cond every interval until it holds or limit has passed.
+func waitEvery(interval, limit time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return true
+		}
+		time.Sleep(interval)
+	}
+	return false
+}
