@@ -1,5 +1,6 @@
-// Command imbench-target is imbench's reference IM server: an in-memory
-// server speaking OpenIM's gateway protocol and setup REST routes, with
+// Command imbench-target is imbench's reference IM server: an in-memory,
+// protocol-free core (package core) behind a protocol front end that serves
+// its REST API and WebSocket gateway (package openim: OpenIM's), with
 // Prometheus metrics and faults that can be switched on to prove that a
 // benchmark notices them.
 //
@@ -41,15 +42,15 @@ func run(args []string) error {
 	var (
 		role        = fs.String("role", "all", "all: one process; core: state and REST API, serving gateways; gateway: WebSocket connections, linked to a core")
 		clusterAddr = fs.String("cluster", "127.0.0.1:10100", "where the core listens for gateways (core) or is found (gateway)")
-		apiAddr     = fs.String("api", "127.0.0.1:10002", "openim-api REST `address`")
-		wsAddr      = fs.String("ws", "127.0.0.1:10001", "msggateway WebSocket `address`")
+		apiAddr     = fs.String("api", "127.0.0.1:10002", "REST API `address`")
+		wsAddr      = fs.String("ws", "127.0.0.1:10001", "WebSocket gateway `address`")
 		metricsAddr = fs.String("metrics", "127.0.0.1:12002", "Prometheus /metrics `address`")
 		allowRemote = fs.Bool("allow-remote", false, "allow listening on addresses outside 127.0.0.0/8")
 		secret      = fs.String("secret", "", "admin secret (required)")
 		admin       = fs.String("admin", "imAdmin", "admin user id")
 		maxConns    = fs.Int("max-conns", 100000, "connection limit (websocketMaxConnNum)")
 		logFormat   = fs.String("log-format", "text", "log format: text or json")
-		readTimeout = fs.Duration("read-timeout", openim.PongWait, "drop a connection silent this long (msggateway's pongWait)")
+		readTimeout = fs.Duration("read-timeout", openim.PongWait, "drop a connection silent this long (the gateway's read deadline)")
 		lokiURL     = fs.String("loki", "", "also push the log to this Loki push URL (…/loki/api/v1/push)")
 		f           core.Faults
 	)
@@ -101,6 +102,7 @@ func run(args []string) error {
 	log := slog.New(h).With("service", "imbench-target", "role", *role)
 
 	m := core.NewMetrics()
+	front := openim.New(m, log)
 	servers := map[string]*http.Server{
 		*metricsAddr: {Handler: promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}), ReadHeaderTimeout: 10 * time.Second},
 	}
@@ -121,12 +123,10 @@ func run(args []string) error {
 			return err
 		}
 		backend = c
-		servers[*apiAddr] = &http.Server{Handler: openim.NewAPI(c, m), ReadHeaderTimeout: 10 * time.Second}
+		servers[*apiAddr] = &http.Server{Handler: front.API(c), ReadHeaderTimeout: 10 * time.Second}
 	}
 	if *role != "core" {
-		gw := openim.NewGateway(backend, m, log)
-		gw.ReadTimeout = *readTimeout
-		servers[*wsAddr] = &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second}
+		servers[*wsAddr] = &http.Server{Handler: front.Gateway(backend, *readTimeout), ReadHeaderTimeout: 10 * time.Second}
 	}
 	if *role == "core" {
 		l, err := net.Listen("tcp", *clusterAddr)

@@ -1,5 +1,5 @@
-// Package cluster spreads the reference target over processes, as OpenIM
-// spreads msggateway instances: one core process owns the state (accounts,
+// Package cluster spreads the reference target over processes, as IM
+// servers spread their gateways: one core process owns the state (accounts,
 // groups, conversations, seqs, faults) and serves the REST API; gateway
 // processes hold the WebSocket connections and reach the core over a link.
 // A process can hold at most ~19k sockets here (20,000 open files), so
@@ -29,17 +29,17 @@ const (
 )
 
 type request struct {
-	ID       uint64
-	Op       op
-	Token    string
-	User     string
-	Platform int
-	Session  uint64
-	Msg      *core.Message
-	Conv     string
-	Begin    int64
-	End      int64
-	Num      int64
+	ID      uint64
+	Op      op
+	Token   string
+	User    string
+	Device  int
+	Session uint64
+	Msg     *core.Message
+	Conv    core.ConvKey
+	Begin   int64
+	End     int64
+	Num     int64
 }
 
 type kind uint8
@@ -55,13 +55,31 @@ type message struct {
 	ID      uint64 // of the request answered; 0 for pushes, kicks, closes
 	Kind    kind
 	Session uint64
-	Err     *core.Error
+	Err     *core.Error // the core's refusals are all *core.Error, so they cross as such
 	Msg     *core.Message
-	Msgs    []*core.Message
-	IsEnd   bool
-	EndSeq  int64
-	Seqs    map[string]int64
+	Page    core.Page
+	Seqs    map[core.ConvKey]int64
 	At      time.Time
+}
+
+// err is the answer's error: nil, not a nil *core.Error, when there is none.
+func (m message) err() error {
+	if m.Err == nil {
+		return nil
+	}
+	return m.Err
+}
+
+// refusal turns an error of the core into what crosses the link.
+func refusal(err error) *core.Error {
+	if err == nil {
+		return nil
+	}
+	var ce *core.Error
+	if errors.As(err, &ce) {
+		return ce
+	}
+	return core.ErrUnavailable.With("%s", err)
 }
 
 var errLinkDown = errors.New("cluster: link to the core is down")

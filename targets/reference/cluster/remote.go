@@ -96,9 +96,7 @@ func (r *Remote) readLoop() {
 	}
 }
 
-func linkDown() *core.Error {
-	return &core.Error{Code: 500, Msg: "ServerInternalError", Dlt: errLinkDown.Error()}
-}
+func linkDown() *core.Error { return core.ErrUnavailable.With("%s", errLinkDown) }
 
 func (r *Remote) write(q *request) error {
 	r.wmu.Lock()
@@ -135,28 +133,28 @@ func (r *Remote) call(q request) message {
 		return m
 	case <-time.After(30 * time.Second):
 		forget()
-		return message{Err: &core.Error{Code: 500, Msg: "ServerInternalError", Dlt: "cluster: core did not answer"}}
+		return message{Err: core.ErrUnavailable.With("cluster: core did not answer")}
 	}
 }
 
 // CheckLogin implements core.Backend.
-func (r *Remote) CheckLogin(token, userID string, platform int) *core.Error {
-	return r.call(request{Op: opLogin, Token: token, User: userID, Platform: platform}).Err
+func (r *Remote) CheckLogin(token, userID string, device int) error {
+	return r.call(request{Op: opLogin, Token: token, User: userID, Device: device}).err()
 }
 
 // Attach implements core.Backend.
-func (r *Remote) Attach(s *core.Session) *core.Error {
+func (r *Remote) Attach(s *core.Session) error {
 	r.mu.Lock()
 	r.next++
 	id := r.next
 	r.sessions[id] = s
 	r.ids[s] = id
 	r.mu.Unlock()
-	m := r.call(request{Op: opAttach, Session: id, User: s.User, Platform: s.Platform, Token: s.Token})
+	m := r.call(request{Op: opAttach, Session: id, User: s.User, Device: s.Device, Token: s.Token})
 	if m.Err != nil {
 		r.forget(s)
 	}
-	return m.Err
+	return m.err()
 }
 
 func (r *Remote) forget(s *core.Session) uint64 {
@@ -176,18 +174,18 @@ func (r *Remote) Detach(s *core.Session) {
 }
 
 // Send implements core.Backend.
-func (r *Remote) Send(msg *core.Message) (*core.Message, *core.Error) {
+func (r *Remote) Send(msg *core.Message) (*core.Message, error) {
 	m := r.call(request{Op: opSend, Msg: msg})
-	return m.Msg, m.Err
+	return m.Msg, m.err()
 }
 
 // MaxSeqs implements core.Backend.
-func (r *Remote) MaxSeqs(userID string) map[string]int64 {
+func (r *Remote) MaxSeqs(userID string) map[core.ConvKey]int64 {
 	return r.call(request{Op: opMaxSeqs, User: userID}).Seqs
 }
 
 // Pull implements core.Backend.
-func (r *Remote) Pull(userID, convID string, begin, end, num int64) ([]*core.Message, bool, int64) {
-	m := r.call(request{Op: opPull, User: userID, Conv: convID, Begin: begin, End: end, Num: num})
-	return m.Msgs, m.IsEnd, m.EndSeq
+func (r *Remote) Pull(userID string, k core.ConvKey, begin, end, num int64) (core.Page, error) {
+	m := r.call(request{Op: opPull, User: userID, Conv: k, Begin: begin, End: end, Num: num})
+	return m.Page, m.err()
 }

@@ -57,14 +57,14 @@ func serveGateway(conn net.Conn, c *core.Core, log *slog.Logger) {
 		}
 		switch r.Op {
 		case opAttach: // in order with detach
-			s := core.NewSession(r.User, r.Platform, r.Token, &remoteOutlet{g: g, id: r.Session})
+			s := core.NewSession(r.User, r.Device, r.Token, &remoteOutlet{g: g, id: r.Session})
 			err := c.Attach(s)
 			if err == nil {
 				g.mu.Lock()
 				g.sessions[r.Session] = s
 				g.mu.Unlock()
 			}
-			g.send(message{ID: r.ID, Kind: kindReply, Err: err})
+			g.send(message{ID: r.ID, Kind: kindReply, Err: refusal(err)})
 		case opDetach:
 			g.mu.Lock()
 			s := g.sessions[r.Session]
@@ -81,16 +81,18 @@ func serveGateway(conn net.Conn, c *core.Core, log *slog.Logger) {
 
 func (g *gatewayLink) answer(r request) {
 	m := message{ID: r.ID, Kind: kindReply}
+	var err error
 	switch r.Op {
 	case opLogin:
-		m.Err = g.c.CheckLogin(r.Token, r.User, r.Platform)
+		err = g.c.CheckLogin(r.Token, r.User, r.Device)
 	case opSend:
-		m.Msg, m.Err = g.c.Send(r.Msg)
+		m.Msg, err = g.c.Send(r.Msg)
 	case opMaxSeqs:
 		m.Seqs = g.c.MaxSeqs(r.User)
 	case opPull:
-		m.Msgs, m.IsEnd, m.EndSeq = g.c.Pull(r.User, r.Conv, r.Begin, r.End, r.Num)
+		m.Page, err = g.c.Pull(r.User, r.Conv, r.Begin, r.End, r.Num)
 	}
+	m.Err = refusal(err)
 	g.send(m)
 }
 

@@ -51,17 +51,16 @@ func (f Faults) Active() bool {
 
 type faultState struct {
 	cfg Faults
-	m   *Metrics
 	mu  sync.Mutex
 	rng *rand.Rand
 }
 
-func newFaultState(cfg Faults, m *Metrics) *faultState {
+func newFaultState(cfg Faults) *faultState {
 	seed := cfg.Seed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
-	return &faultState{cfg: cfg, m: m, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	return &faultState{cfg: cfg, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 }
 
 func (f *faultState) roll(p float64) bool {
@@ -105,8 +104,8 @@ func (c *Core) Drop(n int) int {
 	f := c.faults
 	c.mu.RLock()
 	var all []*Session
-	for _, byPlatform := range c.online {
-		for _, s := range byPlatform {
+	for _, byDevice := range c.online {
+		for _, s := range byDevice {
 			all = append(all, s)
 		}
 	}

@@ -1,109 +1,109 @@
 package core
 
 import (
+	"sync/atomic"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
-// Metrics are the target's Prometheus series. Where OpenIM has a metric for
-// the same thing, the name is OpenIM's (openim.md §4.2); the rest, and every
-// fault counter, are imbench_target_*.
+// Metrics are the target's Prometheus series under imbench's own names
+// (imbench_target_*), the same whatever protocol is spoken, and Counts: what
+// every IM system counts under names of its own, which a front end exports
+// under its system's names on the same Registry.
 type Metrics struct {
 	Registry *prometheus.Registry
+	Counts   Counts
 
-	onlineUsers  prometheus.Gauge
-	connections  prometheus.Gauge
-	userLogins   prometheus.Counter
-	userRegister prometheus.Counter
-	singleOK     prometheus.Counter
-	singleFailed prometheus.Counter
-	groupOK      prometheus.Counter
-	groupFailed  prometheus.Counter
-	longTimePush prometheus.Counter
-	stored       prometheus.Counter
-	pulled       prometheus.Counter
-	pushes       prometheus.Counter
-	wsLogins     *prometheus.CounterVec
-	hbTimeouts   prometheus.Counter
-	APICount     *prometheus.CounterVec
-	HTTPCount    *prometheus.CounterVec
+	connections prometheus.Gauge
+	stored      prometheus.Counter
+	pulled      prometheus.Counter
+	pushes      prometheus.Counter
+	logins      *prometheus.CounterVec
+	hbTimeouts  prometheus.Counter
 
-	faultLostMsgs    *prometheus.CounterVec
-	faultLostDeliv   *prometheus.CounterVec
-	faultSkipped     *prometheus.CounterVec
-	faultDuplicated  *prometheus.CounterVec
-	faultReordered   *prometheus.CounterVec
-	faultDelayed     *prometheus.CounterVec
+	faultLostMsgs    [lastKind + 1]prometheus.Counter
+	faultLostDeliv   [lastKind + 1]prometheus.Counter
+	faultSkipped     [lastKind + 1]prometheus.Counter
+	faultDuplicated  [lastKind + 1]prometheus.Counter
+	faultReordered   [lastKind + 1]prometheus.Counter
+	faultDelayed     [lastKind + 1]prometheus.Counter
 	faultDisconnects prometheus.Counter
 }
 
-// NewMetrics registers every series in a fresh registry, with the Go and
-// process collectors.
+// Counts are the core's counts that each system names its own way.
+type Counts struct {
+	registered atomic.Uint64
+	online     atomic.Int64
+	accepted   [lastKind + 1]atomic.Uint64
+	refused    [lastKind + 1]atomic.Uint64
+}
+
+// Registered is how many users were registered.
+func (c *Counts) Registered() uint64 { return c.registered.Load() }
+
+// OnlineUsers is how many distinct users have a connection.
+func (c *Counts) OnlineUsers() int64 { return c.online.Load() }
+
+// Accepted is how many messages of kind k were accepted.
+func (c *Counts) Accepted(k Kind) uint64 { return c.accepted[k].Load() }
+
+// Refused is how many messages of kind k were refused by the conversation
+// (unknown user or group, sender not a member).
+func (c *Counts) Refused(k Kind) uint64 { return c.refused[k].Load() }
+
+// convType is imbench's conv_type label of a kind, as the generator's
+// metrics have it.
+var convType = [lastKind + 1]string{Direct: "single", Group: "group"}
+
+// NewMetrics registers every imbench_target_* series in a fresh registry,
+// with the Go and process collectors.
 func NewMetrics() *Metrics {
 	r := prometheus.NewRegistry()
 	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	f := promFactory{r}
-	kind := []string{"conv_type"}
-	return &Metrics{
-		Registry:     r,
-		onlineUsers:  f.gauge("online_user_num", "Distinct users with at least one connection."),
-		connections:  f.gauge("imbench_target_connections", "Open WebSocket connections."),
-		userLogins:   f.counter("user_login_total", "Admin token grants (what OpenIM v3.8.3 counts under this name)."),
-		userRegister: f.counter("user_register_total", "Users registered."),
-		singleOK:     f.counter("single_chat_msg_process_success_total", "One-to-one messages accepted."),
-		singleFailed: f.counter("single_chat_msg_process_failed_total", "One-to-one messages refused."),
-		groupOK:      f.counter("group_chat_msg_process_success_total", "Group messages accepted."),
-		groupFailed:  f.counter("group_chat_msg_process_failed_total", "Group messages refused."),
-		longTimePush: f.counter("msg_long_time_push_total", "Pushes written more than 10 s after the message's send time."),
-		stored:       f.counter("imbench_target_messages_stored_total", "Messages stored (seq assigned)."),
-		pulled:       f.counter("imbench_target_messages_pulled_total", "Messages returned by pulls."),
-		pushes:       f.counter("imbench_target_pushes_total", "Push frames written to connections."),
-		wsLogins:     f.counterVec("imbench_target_ws_logins_total", "WebSocket logins by result.", []string{"result"}),
-		hbTimeouts:   f.counter("imbench_target_heartbeat_timeouts_total", "Connections closed because the client stayed silent past the 30 s read deadline."),
-		APICount:     f.counterVec("api_count", "REST calls by path and OpenIM errCode.", []string{"path", "method", "code"}),
-		HTTPCount:    f.counterVec("http_count", "REST calls by path and HTTP status.", []string{"path", "method", "status"}),
+	m := &Metrics{
+		Registry:    r,
+		connections: f.gauge("imbench_target_connections", "Open connections."),
+		stored:      f.counter("imbench_target_messages_stored_total", "Messages stored (seq assigned)."),
+		pulled:      f.counter("imbench_target_messages_pulled_total", "Messages returned by pulls."),
+		pushes:      f.counter("imbench_target_pushes_total", "Push frames written to connections."),
+		logins:      f.counterVec("imbench_target_ws_logins_total", "WebSocket logins by result.", "result"),
+		hbTimeouts:  f.counter("imbench_target_heartbeat_timeouts_total", "Connections closed because the client stayed silent past the read deadline."),
 
-		faultLostMsgs:    f.counterVec("imbench_target_fault_lost_messages_total", "Messages acknowledged but dropped (lose fault).", kind),
-		faultLostDeliv:   f.counterVec("imbench_target_fault_lost_deliveries_total", "Deliveries those lost messages owed: recipients other than the sender.", kind),
-		faultSkipped:     f.counterVec("imbench_target_fault_skipped_pushes_total", "Pushes not sent although the message was stored (skip-push fault).", kind),
-		faultDuplicated:  f.counterVec("imbench_target_fault_duplicated_pushes_total", "Pushes sent a second time (duplicate fault).", kind),
-		faultReordered:   f.counterVec("imbench_target_fault_reordered_pushes_total", "Pushes overtaken by the sender's next message in the conversation (reorder fault).", kind),
-		faultDelayed:     f.counterVec("imbench_target_fault_delayed_pushes_total", "Pushes held back by the added delay.", kind),
 		faultDisconnects: f.counter("imbench_target_fault_disconnects_total", "Connections dropped on purpose (disconnect fault)."),
 	}
-}
-
-func (m *Metrics) msgSucceeded(kind string) {
-	if kind == "group" {
-		m.groupOK.Inc()
-	} else {
-		m.singleOK.Inc()
+	byKind := func(dst *[lastKind + 1]prometheus.Counter, name, help string) {
+		v := f.counterVec(name, help, "conv_type")
+		for k := Direct; k <= lastKind; k++ {
+			dst[k] = v.WithLabelValues(convType[k]) // exported from the start: a zero is a zero, not a missing series
+		}
 	}
+	byKind(&m.faultLostMsgs, "imbench_target_fault_lost_messages_total", "Messages acknowledged but dropped (lose fault).")
+	byKind(&m.faultLostDeliv, "imbench_target_fault_lost_deliveries_total", "Deliveries those lost messages owed: recipients other than the sender.")
+	byKind(&m.faultSkipped, "imbench_target_fault_skipped_pushes_total", "Pushes not sent although the message was stored (skip-push fault).")
+	byKind(&m.faultDuplicated, "imbench_target_fault_duplicated_pushes_total", "Pushes sent a second time (duplicate fault).")
+	byKind(&m.faultReordered, "imbench_target_fault_reordered_pushes_total", "Pushes overtaken by the sender's next message in the conversation (reorder fault).")
+	byKind(&m.faultDelayed, "imbench_target_fault_delayed_pushes_total", "Pushes held back by the added delay.")
+	return m
 }
 
-func (m *Metrics) msgFailed(kind string) {
-	if kind == "group" {
-		m.groupFailed.Inc()
-	} else {
-		m.singleFailed.Inc()
-	}
+func (m *Metrics) setOnline(users, conns int) {
+	m.Counts.online.Store(int64(users))
+	m.connections.Set(float64(conns))
 }
 
-func (m *Metrics) lost(kind string, deliveries int) {
-	m.faultLostMsgs.WithLabelValues(kind).Inc()
-	m.faultLostDeliv.WithLabelValues(kind).Add(float64(deliveries))
+func (m *Metrics) lost(k Kind, deliveries int) {
+	m.faultLostMsgs[k].Inc()
+	m.faultLostDeliv[k].Add(float64(deliveries))
 }
 
-// PushWritten counts a written push frame, and a late one as OpenIM does.
-func (m *Metrics) PushWritten(p *Push, nowMs int64) {
-	m.pushes.Inc()
-	if nowMs-p.Msg.SendTime > 10_000 {
-		m.longTimePush.Inc()
-	}
-}
+// PushWritten counts a push frame a front end wrote to a connection.
+func (m *Metrics) PushWritten() { m.pushes.Inc() }
 
-// Login counts a WebSocket login attempt.
-func (m *Metrics) Login(result string) { m.wsLogins.WithLabelValues(result).Inc() }
+// Login counts a login attempt by its result: "ok", or the refusal as the
+// front end's protocol codes it.
+func (m *Metrics) Login(result string) { m.logins.WithLabelValues(result).Inc() }
 
 // HeartbeatTimeout counts a connection dropped for silence.
 func (m *Metrics) HeartbeatTimeout() { m.hbTimeouts.Inc() }
@@ -122,14 +122,8 @@ func (f promFactory) counter(name, help string) prometheus.Counter {
 	return c
 }
 
-func (f promFactory) counterVec(name, help string, labels []string) *prometheus.CounterVec {
+func (f promFactory) counterVec(name, help string, labels ...string) *prometheus.CounterVec {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
 	f.r.MustRegister(c)
-	// Export every conversation kind from the start, so a zero is a zero and
-	// not a missing series.
-	if len(labels) == 1 && labels[0] == "conv_type" {
-		c.WithLabelValues("single")
-		c.WithLabelValues("group")
-	}
 	return c
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/imbench/imbench/targets/reference/core"
+	wire "github.com/imbench/imbench/wire/openim"
 )
 
 // API serves the openim-api routes imbench's setup uses. Like openim-api,
@@ -15,12 +16,12 @@ import (
 // and every answer is HTTP 200 with {errCode, errMsg, errDlt, data}.
 type API struct {
 	Core    *core.Core
-	Metrics *core.Metrics
+	Metrics *Metrics
 	mux     *http.ServeMux
 }
 
 // NewAPI builds the route table.
-func NewAPI(c *core.Core, m *core.Metrics) *API {
+func NewAPI(c *core.Core, m *Metrics) *API {
 	a := &API{Core: c, Metrics: m, mux: http.NewServeMux()}
 	a.route("/auth/get_admin_token", false, a.adminToken)
 	a.route("/auth/get_user_token", true, a.userToken)
@@ -29,7 +30,7 @@ func NewAPI(c *core.Core, m *core.Metrics) *API {
 	a.route("/friend/import_friend", true, a.importFriend)
 	a.route("/group/create_group", true, a.createGroup)
 	a.route("/group/invite_user_to_group", true, a.invite)
-	a.route("/msg/get_server_time", true, func(*http.Request, []byte) (any, *core.Error) {
+	a.route("/msg/get_server_time", true, func(*http.Request, []byte) (any, error) {
 		return map[string]int64{"serverTime": time.Now().UnixMilli()}, nil
 	})
 	a.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
@@ -45,43 +46,48 @@ func NewAPI(c *core.Core, m *core.Metrics) *API {
 
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTTP(w, r) }
 
-type handler func(r *http.Request, body []byte) (any, *core.Error)
+type handler func(r *http.Request, body []byte) (any, error)
 
 func (a *API) route(path string, admin bool, h handler) {
 	a.mux.HandleFunc("POST "+path, func(w http.ResponseWriter, r *http.Request) {
-		data, cerr := a.serve(r, admin, h)
+		data, err := a.serve(r, admin, h)
 		env := map[string]any{"errCode": 0, "errMsg": "", "errDlt": ""}
-		if cerr != nil {
-			env["errCode"], env["errMsg"], env["errDlt"] = cerr.Code, cerr.Msg, cerr.Dlt
+		if err != nil {
+			ref := refusalOf(err)
+			env["errCode"], env["errMsg"], env["errDlt"] = ref.Code, ref.Msg, ref.Dlt
 		} else if data != nil {
 			env["data"] = data
 		}
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(env)
-		a.Metrics.APICount.WithLabelValues(path, r.Method, strconv.Itoa(env["errCode"].(int))).Inc()
-		a.Metrics.HTTPCount.WithLabelValues(path, r.Method, "200").Inc()
+		a.Metrics.apiCount.WithLabelValues(path, r.Method, strconv.Itoa(env["errCode"].(int))).Inc()
+		a.Metrics.httpCount.WithLabelValues(path, r.Method, "200").Inc()
 	})
 }
 
-func (a *API) serve(r *http.Request, admin bool, h handler) (any, *core.Error) {
+func (a *API) serve(r *http.Request, admin bool, h handler) (any, error) {
 	if r.Header.Get("operationID") == "" {
-		return nil, &core.Error{Code: core.CodeArgs, Msg: "ArgsError", Dlt: "header must have operationID"}
+		return nil, refuse(wire.CodeArgs, "header must have operationID")
 	}
 	if admin {
-		if err := a.Core.RequireAdmin(r.Header.Get("token")); err != nil {
+		t := r.Header.Get("token")
+		if t == "" {
+			return nil, refuse(wire.CodeArgs, "header must have token")
+		}
+		if err := a.Core.RequireAdmin(t); err != nil {
 			return nil, err
 		}
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 	if err != nil {
-		return nil, &core.Error{Code: core.CodeArgs, Msg: "ArgsError", Dlt: err.Error()}
+		return nil, refuse(wire.CodeArgs, "%s", err)
 	}
 	return h(r, body)
 }
 
-func decode(body []byte, v any) *core.Error {
+func decode(body []byte, v any) error {
 	if err := json.Unmarshal(body, v); err != nil {
-		return &core.Error{Code: core.CodeArgs, Msg: "ArgsError", Dlt: err.Error()}
+		return refuse(wire.CodeArgs, "%s", err)
 	}
 	return nil
 }
@@ -93,7 +99,7 @@ type tokenResp struct {
 
 const tokenExpiry = 90 * 24 * 3600 // share.yml tokenPolicy.expire: 90 days
 
-func (a *API) adminToken(_ *http.Request, body []byte) (any, *core.Error) {
+func (a *API) adminToken(_ *http.Request, body []byte) (any, error) {
 	var req struct {
 		Secret string `json:"secret"`
 		UserID string `json:"userID"`
@@ -101,20 +107,24 @@ func (a *API) adminToken(_ *http.Request, body []byte) (any, *core.Error) {
 	if err := decode(body, &req); err != nil {
 		return nil, err
 	}
-	t, err := a.Core.AdminToken(req.Secret, req.UserID)
+	t, err := a.Core.AdminToken(req.Secret, req.UserID, wire.PlatformAdmin)
 	if err != nil {
 		return nil, err
 	}
+	a.Metrics.adminLogins.Inc() // as OpenIM v3.8.3 counts user_login_total
 	return tokenResp{t, tokenExpiry}, nil
 }
 
-func (a *API) userToken(_ *http.Request, body []byte) (any, *core.Error) {
+func (a *API) userToken(_ *http.Request, body []byte) (any, error) {
 	var req struct {
 		UserID     string `json:"userID"`
 		PlatformID int    `json:"platformID"`
 	}
 	if err := decode(body, &req); err != nil {
 		return nil, err
+	}
+	if !wire.ValidPlatform(req.PlatformID) {
+		return nil, refuse(wire.CodeArgs, "platformID %d invalid", req.PlatformID)
 	}
 	t, err := a.Core.UserToken(req.UserID, req.PlatformID)
 	if err != nil {
@@ -123,7 +133,7 @@ func (a *API) userToken(_ *http.Request, body []byte) (any, *core.Error) {
 	return tokenResp{t, tokenExpiry}, nil
 }
 
-func (a *API) register(_ *http.Request, body []byte) (any, *core.Error) {
+func (a *API) register(_ *http.Request, body []byte) (any, error) {
 	var req struct {
 		Users []struct {
 			UserID string `json:"userID"`
@@ -136,10 +146,10 @@ func (a *API) register(_ *http.Request, body []byte) (any, *core.Error) {
 	for i, u := range req.Users {
 		ids[i] = u.UserID
 	}
-	return nil, a.Core.Register(ids)
+	return nil, existsAs(a.Core.Register(ids), wire.CodeRegistered)
 }
 
-func (a *API) accountCheck(_ *http.Request, body []byte) (any, *core.Error) {
+func (a *API) accountCheck(_ *http.Request, body []byte) (any, error) {
 	var req struct {
 		CheckUserIDs []string `json:"checkUserIDs"`
 	}
@@ -162,7 +172,7 @@ func (a *API) accountCheck(_ *http.Request, body []byte) (any, *core.Error) {
 	return map[string]any{"results": out}, nil
 }
 
-func (a *API) importFriend(_ *http.Request, body []byte) (any, *core.Error) {
+func (a *API) importFriend(_ *http.Request, body []byte) (any, error) {
 	var req struct {
 		OwnerUserID   string   `json:"ownerUserID"`
 		FriendUserIDs []string `json:"friendUserIDs"`
@@ -170,10 +180,10 @@ func (a *API) importFriend(_ *http.Request, body []byte) (any, *core.Error) {
 	if err := decode(body, &req); err != nil {
 		return nil, err
 	}
-	return nil, a.Core.ImportFriends(req.OwnerUserID, req.FriendUserIDs)
+	return nil, existsAs(a.Core.Befriend(req.OwnerUserID, req.FriendUserIDs), wire.CodeRelationship)
 }
 
-func (a *API) createGroup(_ *http.Request, body []byte) (any, *core.Error) {
+func (a *API) createGroup(_ *http.Request, body []byte) (any, error) {
 	var req struct {
 		OwnerUserID   string   `json:"ownerUserID"`
 		MemberUserIDs []string `json:"memberUserIDs"`
@@ -187,16 +197,19 @@ func (a *API) createGroup(_ *http.Request, body []byte) (any, *core.Error) {
 	if err := decode(body, &req); err != nil {
 		return nil, err
 	}
+	if req.GroupInfo.GroupType != wire.GroupTypeWorking {
+		return nil, refuse(wire.CodeArgs, "groupType %d not supported", req.GroupInfo.GroupType)
+	}
 	members := append(append([]string(nil), req.AdminUserIDs...), req.MemberUserIDs...)
-	id, err := a.Core.CreateGroup(req.GroupInfo.GroupID, req.OwnerUserID, members, req.GroupInfo.GroupType)
+	id, err := a.Core.CreateGroup(req.GroupInfo.GroupID, req.OwnerUserID, members)
 	if err != nil {
-		return nil, err
+		return nil, existsAs(err, wire.CodeGroupExisted)
 	}
 	return map[string]any{"groupInfo": map[string]any{"groupID": id, "groupName": req.GroupInfo.GroupName,
-		"ownerUserID": req.OwnerUserID, "memberCount": len(members) + 1, "groupType": 2}}, nil
+		"ownerUserID": req.OwnerUserID, "memberCount": len(members) + 1, "groupType": wire.GroupTypeWorking}}, nil
 }
 
-func (a *API) invite(_ *http.Request, body []byte) (any, *core.Error) {
+func (a *API) invite(_ *http.Request, body []byte) (any, error) {
 	var req struct {
 		GroupID        string   `json:"groupID"`
 		InvitedUserIDs []string `json:"invitedUserIDs"`
@@ -204,5 +217,5 @@ func (a *API) invite(_ *http.Request, body []byte) (any, *core.Error) {
 	if err := decode(body, &req); err != nil {
 		return nil, err
 	}
-	return nil, a.Core.Invite(req.GroupID, req.InvitedUserIDs)
+	return nil, a.Core.AddMembers(req.GroupID, req.InvitedUserIDs)
 }

@@ -20,17 +20,19 @@ type Target struct {
 	APIURL, WSURL string
 	Secret        string
 	Core          *core.Core
-	Metrics       *core.Metrics
+	Metrics       *core.Metrics // every series of the core's process, the front end's included
+
+	front *openim.FrontEnd
 }
 
 // Start serves a fresh target until the test ends.
 func Start(t testing.TB, faults core.Faults) *Target { return StartWith(t, faults, 0) }
 
-// StartWith also sets the gateway's read deadline (0: OpenIM's 30 s).
+// StartWith also sets the gateway's read deadline (0: the front end's).
 func StartWith(t testing.TB, faults core.Faults, readTimeout time.Duration) *Target {
 	t.Helper()
 	tg := startCore(t, faults)
-	tg.WSURL = serveGateway(t, tg.Core, tg.Metrics, readTimeout)
+	tg.WSURL = serveGateway(t, tg.front, tg.Core, readTimeout)
 	return tg
 }
 
@@ -51,31 +53,30 @@ func StartCluster(t testing.TB, faults core.Faults, n int) *Target {
 		if err != nil {
 			t.Fatal(err)
 		}
-		urls = append(urls, serveGateway(t, remote, core.NewMetrics(), 0))
+		urls = append(urls, serveGateway(t, frontEnd(core.NewMetrics()), remote, 0))
 	}
 	tg.WSURL = strings.Join(urls, ",")
 	return tg
 }
 
+func frontEnd(m *core.Metrics) *openim.FrontEnd { return openim.New(m, slog.New(slog.DiscardHandler)) }
+
 // startCore serves the state and the REST API; no gateway yet.
 func startCore(t testing.TB, faults core.Faults) *Target {
 	m := core.NewMetrics()
+	front := frontEnd(m)
 	c, err := core.New(core.Config{Secret: "test-secret", Faults: faults, Log: slog.New(slog.DiscardHandler)}, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := httptest.NewServer(openim.NewAPI(c, m))
+	api := httptest.NewServer(front.API(c))
 	t.Cleanup(api.Close)
-	return &Target{APIURL: api.URL, Secret: "test-secret", Core: c, Metrics: m}
+	return &Target{APIURL: api.URL, Secret: "test-secret", Core: c, Metrics: m, front: front}
 }
 
 // serveGateway serves a WebSocket gateway over backend and returns its URL.
-func serveGateway(t testing.TB, backend core.Backend, m *core.Metrics, readTimeout time.Duration) string {
-	gw := openim.NewGateway(backend, m, slog.New(slog.DiscardHandler))
-	if readTimeout > 0 {
-		gw.ReadTimeout = readTimeout
-	}
-	ws := httptest.NewServer(gw)
+func serveGateway(t testing.TB, front *openim.FrontEnd, backend core.Backend, readTimeout time.Duration) string {
+	ws := httptest.NewServer(front.Gateway(backend, readTimeout))
 	t.Cleanup(func() {
 		ws.CloseClientConnections()
 		ws.Close()

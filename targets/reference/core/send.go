@@ -1,0 +1,101 @@
+package core
+
+import "time"
+
+type recipient struct {
+	user string
+	sess *Session
+}
+
+// Send validates, stores and fans out one message, returning it as stored
+// (seq and time filled). The sender's own connections get the message too,
+// so the sender's other devices stay in sync; faults never touch those.
+func (c *Core) Send(m *Message) (*Message, error) {
+	if m.Sender == "" {
+		return nil, ErrBadArgs.With("a message needs a sender")
+	}
+	kind := m.Conv.Kind
+	if !kind.valid() {
+		return nil, ErrBadArgs.With("conversation kind %d", kind)
+	}
+	c.mu.RLock()
+	members, err := c.membersLocked(m.Conv, m.Sender)
+	if err != nil {
+		c.mu.RUnlock()
+		c.metrics.Counts.refused[kind].Add(1)
+		return nil, err
+	}
+	var targets []recipient
+	for _, u := range members {
+		for _, s := range c.online[u] {
+			targets = append(targets, recipient{u, s})
+		}
+	}
+	cv := c.convs[m.Conv]
+	c.mu.RUnlock()
+	if cv == nil {
+		cv = c.openConv(m.Conv)
+	}
+
+	m.Time = time.Now().UnixMilli()
+	if c.faults.lose() {
+		c.metrics.lost(kind, len(members)-1)
+		c.metrics.Counts.accepted[kind].Add(1)
+		return m, nil // acknowledged, never stored, never pushed
+	}
+
+	cv.mu.Lock()
+	m.Seq = int64(len(cv.msgs)) + 1
+	cv.msgs = append(cv.msgs, m)
+	p := &Push{Msg: m}
+	for _, t := range targets {
+		c.deliver(t.sess, p, t.user == m.Sender)
+	}
+	cv.mu.Unlock()
+	c.metrics.Counts.accepted[kind].Add(1)
+	c.metrics.stored.Inc()
+	return m, nil
+}
+
+// membersLocked returns who is in conversation k, if sender may write there.
+func (c *Core) membersLocked(k ConvKey, sender string) ([]string, error) {
+	switch k.Kind {
+	case Direct:
+		if sender != k.ID && sender != k.Peer {
+			return nil, ErrNotMember.With("%s is not in the conversation of %s and %s", sender, k.ID, k.Peer)
+		}
+		for _, u := range []string{k.ID, k.Peer} {
+			if c.users[u] == nil {
+				return nil, ErrUnknownUser.With("user %s", u)
+			}
+		}
+		if k.ID == k.Peer {
+			return []string{k.ID}, nil
+		}
+		return []string{k.ID, k.Peer}, nil
+	default:
+		g := c.groups[k.ID]
+		if g == nil {
+			return nil, ErrUnknownGroup.With("group %s", k.ID)
+		}
+		if !g.members[sender] {
+			return nil, ErrNotMember.With("%s is not in group %s", sender, k.ID)
+		}
+		return g.list, nil
+	}
+}
+
+func (c *Core) openConv(k ConvKey) *Conv {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cv := c.convs[k]; cv != nil {
+		return cv
+	}
+	cv := &Conv{key: k}
+	c.convs[k] = cv
+	if k.Kind == Direct {
+		c.users[k.ID].direct[k] = cv
+		c.users[k.Peer].direct[k] = cv
+	}
+	return cv
+}

@@ -1,0 +1,90 @@
+package openim
+
+import (
+	"bytes"
+	"compress/gzip"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/imbench/imbench/targets/reference/core"
+	wire "github.com/imbench/imbench/wire/openim"
+	"github.com/imbench/imbench/wire/openim/pb"
+)
+
+// pushFrames is what this front end keeps in a push's slot: the
+// PushMessages protobuf made once, then one frame per envelope and
+// compression, each made when a recipient first needs it. Every recipient
+// on this process shares them, so a fan-out encodes each variant once and
+// every member's connection gets the very same bytes.
+type pushFrames struct {
+	data     []byte // PushMessages
+	sendTime int64
+	err      error
+	variants [4]struct {
+		once sync.Once
+		b    []byte
+		err  error
+	}
+}
+
+// variantOf numbers the four frame variants: gob, gob+gzip, json, json+gzip.
+func variantOf(env wire.Envelope, gz bool) int {
+	v := 0
+	if env == wire.JSON {
+		v = 2
+	}
+	if gz {
+		v++
+	}
+	return v
+}
+
+var variantArgs = [4]struct {
+	env wire.Envelope
+	gz  bool
+}{{wire.Gob, false}, {wire.Gob, true}, {wire.JSON, false}, {wire.JSON, true}}
+
+func framesOf(p *core.Push) *pushFrames {
+	return p.Slot(newPushFrames).(*pushFrames)
+}
+
+func newPushFrames(m *core.Message) any {
+	f := &pushFrames{}
+	md, err := msgData(m)
+	if err != nil {
+		f.err = err
+		return f
+	}
+	f.sendTime = md.SendTime
+	f.data, f.err = proto.Marshal(&pb.PushMessages{Msgs: map[string]*pb.PullMsgs{convID(m.Conv): {Msgs: []*pb.MsgData{md}}}})
+	return f
+}
+
+// frame returns variant v of the push frame.
+func (f *pushFrames) frame(v int) ([]byte, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	fv := &f.variants[v]
+	fv.once.Do(func() {
+		fv.b, fv.err = encodeFrame(&wire.Resp{ReqIdentifier: wire.PushMsg, Data: f.data}, variantArgs[v].env, variantArgs[v].gz)
+	})
+	return fv.b, fv.err
+}
+
+// encodeFrame encodes an envelope as msggateway does: a fresh encoder per
+// frame, then standard gzip over the whole of it.
+func encodeFrame(r *wire.Resp, env wire.Envelope, gz bool) ([]byte, error) {
+	b, err := env.EncodeResp(r)
+	if err != nil || !gz {
+		return b, err
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(b)
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
