@@ -30,11 +30,8 @@ type SendResult struct {
 func (s *Session) Send(start time.Time, deadline time.Duration) SendResult {
 	p := s.sh.Plan
 	var res SendResult
-	local := func(u uint32) bool { return u >= s.Lo && u < s.Hi }
-	for m := range p.Schedule() {
-		if local(m.Sender) {
-			res.Planned++
-		}
+	for _, st := range p.Streams {
+		res.Planned += int(st.PlannedFor(s.Lo, s.Hi))
 	}
 	stop := time.NewTimer(time.Until(start.Add(p.Duration()).Add(deadline)))
 	defer stop.Stop()
@@ -43,7 +40,7 @@ func (s *Session) Send(start time.Time, deadline time.Duration) SendResult {
 		s.sh.warn("%v", err)
 		return s.endSend(res)
 	}
-	s.startClosed(start, &res)
+	s.startClosed(start)
 	if wait := time.Until(start); wait > 0 {
 		select {
 		case <-time.After(wait):
@@ -90,7 +87,7 @@ func (s *Session) schedule(start time.Time, stop <-chan time.Time) {
 
 // startClosed gives each local sender of a closed stream its cursor; each
 // counts as a producer until its cursor runs out or its time ends.
-func (s *Session) startClosed(start time.Time, res *SendResult) {
+func (s *Session) startClosed(start time.Time) {
 	for _, st := range s.sh.Plan.Streams {
 		if st.Open() {
 			continue
@@ -107,21 +104,10 @@ func (s *Session) startClosed(start time.Time, res *SendResult) {
 			usr.mu.Lock()
 			usr.cursor, usr.until, usr.limit = st.Cursor(u), until, st.InFlight
 			usr.mu.Unlock()
-			if st.Until == 0 {
-				res.Planned += countCursor(st.Cursor(u))
-			}
 			s.work.Add(1)
 			s.closed = append(s.closed, usr)
 		}
 	}
-}
-
-func countCursor(c *plan.SenderCursor) int {
-	n := 0
-	for _, ok := c.Next(); ok; _, ok = c.Next() {
-		n++
-	}
-	return n
 }
 
 // finish ends one unit of work: a message answered, or a producer done.

@@ -176,3 +176,27 @@ func (s *Stream) Senders() []uint32 {
 	sortU32(out)
 	return out
 }
+
+// PlannedFor counts the messages senders [lo, hi) send in the stream (0 for
+// a closed stream bounded by time only), without walking them.
+func (s *Stream) PlannedFor(lo, hi uint32) int64 {
+	if !s.Open() && s.Until > 0 {
+		return 0
+	}
+	var n int64
+	for _, l := range s.lanes {
+		for _, sg := range l {
+			S := uint32(len(sg.senders))
+			for i, u := range sg.senders {
+				if u < lo || u >= hi {
+					continue
+				}
+				n += int64(sg.count / S)
+				if s.Open() && uint32(i) < sg.count%S {
+					n++ // open: senders take turns, the first ones once more
+				}
+			}
+		}
+	}
+	return n
+}

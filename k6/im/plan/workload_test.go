@@ -220,3 +220,46 @@ func TestIntegrationIsAClassLikeAnyOther(t *testing.T) {
 		t.Fatalf("recorded workload %s (%v)", alone.Workload, err)
 	}
 }
+
+func TestPlannedForCountsWithoutWalking(t *testing.T) {
+	p := build(t, workload(t,
+		`{"kind":"groups","groups":3,"members":5,"senders":2,"allOnline":true,"rate":10,"duration":"1.5s"}`,
+		`{"kind":"pairs","pairs":4,"inFlight":2,"messages":3}`,
+		`{"kind":"integration","users":12,"superUsers":2,"largeGroups":1,"commonGroups":1,"commonGroupMembers":3,"loginRatio":0.5,"singleMessages":2,"groupMessages":3,"rate":50}`))
+	for _, r := range [][2]uint32{{0, uint32(p.Users)}, {0, 7}, {7, 20}, {3, 4}} {
+		want := map[bool]int64{}
+		for m := range p.Schedule() {
+			want[true] += b2i(m.Sender >= r[0] && m.Sender < r[1])
+		}
+		for _, st := range p.Streams {
+			if st.Open() {
+				continue
+			}
+			for _, u := range st.Senders() {
+				if u < r[0] || u >= r[1] {
+					continue
+				}
+				for c := st.Cursor(u); ; {
+					if _, ok := c.Next(); !ok {
+						break
+					}
+					want[true]++
+				}
+			}
+		}
+		var got int64
+		for _, st := range p.Streams {
+			got += st.PlannedFor(r[0], r[1])
+		}
+		if got != want[true] {
+			t.Fatalf("users %v: counted %d, walked %d", r, got, want[true])
+		}
+	}
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
