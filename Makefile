@@ -5,6 +5,7 @@
 #   make report [RUN=<run id>]       results/<run>/report.md and report.html (run-scenario writes them too)
 #   make compare A=<run id> B=<run id> [THRESHOLD=10]   exit 3 when B is worse than A
 #   make bench [ONLY=density,stock,delivery,distributed,flat] [RATES=50,400] [FLAT=10m]   generator figures, results/bench/*.json
+#   make scenarios                   every scenario, what it reproduces and its purpose
 #   make status | make down
 #   make test                        everything CI runs
 #   make proto                       regenerate wire/openim/pb from its .proto
@@ -34,7 +35,7 @@ GO_SOURCES := go.mod go.sum $(shell find . -name '*.go' -not -name '*_test.go' -
 PROTOC_GEN_GO_VERSION := v1.36.11
 PROMETHEUS_VERSION    := 3.10.0
 
-.PHONY: help up down status run-scenario report compare bench test tools stack-tools apt proto check-proto fmt-check generate promtool-test
+.PHONY: help up down status scenarios run-scenario report compare bench test tools stack-tools apt proto check-proto fmt-check generate promtool-test
 
 help:
 	@sed -n '1,9p' Makefile | sed 's/^# \{0,1\}//'
@@ -104,6 +105,9 @@ down:
 
 status: $(BIN)/imbench
 	@$(BIN)/imbench status
+
+scenarios: $(BIN)/imbench
+	@$(BIN)/imbench scenarios
 
 run-scenario: tools
 	@$(BIN)/imbench run -scenario '$(SCENARIO)' -target '$(TARGET)' \

@@ -295,6 +295,7 @@ func TestBadInputStopsBeforeLoad(t *testing.T) {
 		want string
 	}{
 		{"unknown scenario", tg.env(), []string{"-scenario", "openim/nope"}, `unknown scenario "openim/nope"`},
+		{"misspelt scenario", tg.env(), []string{"-scenario", "openim/tset1"}, `did you mean openim/test1?`},
 		{"scale not a number", tg.env(), []string{"-scenario", "openim/test1", "-scale", "abc"}, `SCALE must be a positive number, got "abc"`},
 		{"unknown target", tg.env(), []string{"-scenario", "openim/test1", "-target", "nope"}, `unknown target "nope"`},
 		{"wrong secret", []string{"IM_API_URL=" + tg.api, "IM_WS_URL=" + tg.ws, "IM_SECRET=wrong"},

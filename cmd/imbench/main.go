@@ -14,6 +14,7 @@ const usage = `usage: imbench <command> [flags]
   up        start the native services (reference target), wait until healthy
   down      stop what up started
   status    show each service, its health and URL
+  scenarios list the scenarios
   run       run a scenario: imbench run -scenario openim/test1 [-target reference] [-scale 0.5]
   report    write results/<run>/report.md and report.html: imbench report [-run ID] [-refresh]
   compare   compare two runs: imbench compare -a ID -b ID [-threshold 10]; exit 3 if B is worse
@@ -42,6 +43,8 @@ func main() {
 		err = cmdStatus(os.Args[2:])
 	case "run":
 		code, err = cmdRun(os.Args[2:])
+	case "scenarios":
+		err = cmdScenarios(os.Args[2:])
 	case "generate":
 		err = cmdGenerate(os.Args[2:])
 	case "bench":

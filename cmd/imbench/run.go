@@ -24,8 +24,6 @@ import (
 	_ "github.com/imbench/imbench/k6/im/openim" // registers the protocol
 )
 
-const scenarioDir = "k6/scenarios"
-
 // runConfig is one `imbench run`, validated.
 type runConfig struct {
 	scenario, script string
@@ -102,6 +100,9 @@ func parseRun(args []string) (*runConfig, error) {
 	}
 	rc.script = filepath.Join(scenarioDir, rc.scenario+".js")
 	if !slices.Contains(known, rc.scenario) {
+		if near, ok := nearest(rc.scenario, known); ok {
+			return nil, badInput("unknown scenario %q: did you mean %s? (make scenarios lists them)", rc.scenario, near)
+		}
 		return nil, badInput("unknown scenario %q (known: %s)", rc.scenario, strings.Join(known, ", "))
 	}
 	profiles, err := profile.Load("targets")
@@ -168,24 +169,6 @@ func parseRun(args []string) (*runConfig, error) {
 	}
 	sort.Strings(rc.env)
 	return rc, nil
-}
-
-// scenarios lists <system>/<test> for every k6/scenarios/<system>/<test>.js.
-func scenarios() ([]string, error) {
-	files, err := filepath.Glob(filepath.Join(scenarioDir, "*", "*.js"))
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, f := range files {
-		sys := filepath.Base(filepath.Dir(f))
-		if sys == "lib" {
-			continue
-		}
-		out = append(out, sys+"/"+strings.TrimSuffix(filepath.Base(f), ".js"))
-	}
-	sort.Strings(out)
-	return out, nil
 }
 
 // where names the target's endpoints, for the log.

@@ -422,3 +422,12 @@ func checkHoles(t *testing.T, s *stack) {
 		t.Errorf("%d charts named incomplete after Prometheus was down 30 s:\n%s", n, md)
 	}
 }
+
+func TestNearestNameIsAMisspellingOnly(t *testing.T) {
+	known := []string{"openim/test1", "openim/hold", "wukongim/send"}
+	for in, want := range map[string]string{"openim/tset1": "openim/test1", "wukongim/sned": "wukongim/send", "openim/hodl": "openim/hold", "fanout": ""} {
+		if got, _ := nearest(in, known); got != want {
+			t.Errorf("%s: %q, want %q", in, got, want)
+		}
+	}
+}
