@@ -37,7 +37,7 @@ func (b *bench) delivery(rate float64) (*deliveryResult, error) {
 		return nil, err
 	}
 	res := &deliveryResult{Users: users, Rate: rate}
-	const sentName, pushedName = "group_chat_msg_process_success_total", "imbench_target_pushes_total"
+	const sentName, pushedName = "imbench_target_messages_stored_total", "imbench_target_pushes_total"
 	sent := func() float64 { return metric(bt.metrics, sentName) }
 	if !waitFor(5*time.Minute, func() bool { return sent() > 0 }) {
 		<-done

@@ -39,7 +39,7 @@ func (b *bench) distributed(total, procs int) (*distributedResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	online := func() int64 { return int64(metric([]string{bt.core}, "online_user_num")) }
+	online := func() int64 { return int64(metric([]string{bt.core}, "imbench_target_connections")) }
 	var peak int64
 	var rss int64
 	finished := false

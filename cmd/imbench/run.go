@@ -149,6 +149,7 @@ func parseRun(args []string) (*runConfig, error) {
 		rc.endpoints[name] = envOr(profile.EnvName(name), def)
 		env[profile.EnvName(name)] = rc.endpoints[name]
 	}
+	env["IM_ENDPOINTS"] = strings.Join(slices.Sorted(maps.Keys(rc.endpoints)), ",")
 	rc.admin = envOr("IM_ADMIN_USER", p.Admin)
 	rc.allowRemote = os.Getenv("IM_ALLOW_REMOTE") == "1"
 	rc.secret = os.Getenv("IM_SECRET")

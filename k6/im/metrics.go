@@ -13,7 +13,7 @@ import (
 
 // metricSet holds the im_* metrics. Every sample carries run_id, target,
 // system and scenario (the plan's name, e.g. openim/test1); message metrics
-// also conv_type (single|group), deliveries also via (push|pull). Latency
+// also conv_type (single|group|room), deliveries also via (push|pull). Latency
 // reaches k6 as gauges of the process's histograms (see latency.go), not as
 // one Trend sample per delivery, which k6 would keep for the whole run.
 type metricSet struct {

@@ -1,13 +1,11 @@
 package im
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +14,7 @@ import (
 	"go.k6.io/k6/metrics"
 
 	"github.com/imbench/imbench/internal/runid"
+	"github.com/imbench/imbench/internal/strictjson"
 	"github.com/imbench/imbench/k6/im/engine"
 	"github.com/imbench/imbench/k6/im/plan"
 	"github.com/imbench/imbench/k6/im/verify"
@@ -50,15 +49,9 @@ func (mi *ModuleInstance) Workload(v sobek.Value) (*PlanHandle, error) {
 	if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
 		return nil, errors.New("im.workload: a workload object is required")
 	}
-	raw, err := json.Marshal(v.Export())
-	if err != nil {
-		return nil, fmt.Errorf("im.workload: %w", err)
-	}
 	var w plan.Workload
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&w); err != nil {
-		return nil, fmt.Errorf("im.workload: %s", strings.TrimPrefix(err.Error(), "json: "))
+	if err := strictjson.Convert(v.Export(), &w); err != nil {
+		return nil, fmt.Errorf("im.workload: %w", err)
 	}
 	return mi.build("im.workload", w)
 }
@@ -250,7 +243,7 @@ func (mi *ModuleInstance) open(ph *PlanHandle, t *engine.Target, v sobek.Value, 
 	if err != nil {
 		return nil, err
 	}
-	if eopts.PingInterval > spec.PingLimit {
+	if spec.PingLimit > 0 && eopts.PingInterval > spec.PingLimit {
 		return nil, fmt.Errorf("pingInterval %s: %s closes connections that stay silent; ping at most every %s", eopts.PingInterval, spec.Name, spec.PingLimit)
 	}
 	if err := spec.CanCarry(ph.p); err != nil {
@@ -280,7 +273,7 @@ func (mi *ModuleInstance) open(ph *PlanHandle, t *engine.Target, v sobek.Value, 
 		return nil, fmt.Errorf("%s: a run split over %d execution segments needs IM_START_AT, the common start its processes keep time from", what, run.Segments)
 	}
 	pctx, cancel := context.WithTimeout(mi.vu.Context(), 30*time.Second)
-	err = d.Preflight(pctx)
+	err = proto.Preflight(pctx)
 	cancel()
 	if err != nil {
 		return nil, err

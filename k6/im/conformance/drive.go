@@ -58,9 +58,6 @@ func run(t testing.TB, tgt engine.Target, p *plan.Plan, vus int, opts engine.Opt
 	d := driver(t, tgt, p)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := d.Preflight(ctx); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := d.Setup(ctx, func(string) {}); err != nil {
 		t.Fatal(err)
 	}

@@ -11,13 +11,9 @@ import (
 	"github.com/imbench/imbench/k6/im/verify"
 )
 
-// Driver speaks one IM system's protocol for one plan.
+// Driver speaks one IM system's protocol for one plan (Protocol.Preflight
+// checks the target before one is made).
 type Driver interface {
-	// System names the protocol, e.g. "openim".
-	System() string
-	// Preflight checks that the target answers and accepts the admin
-	// credentials; it changes nothing on the target.
-	Preflight(ctx context.Context) error
 	// Setup creates the plan's users, friendships and groups.
 	Setup(ctx context.Context, progress func(string)) (SetupReport, error)
 	// Connect logs user u in and starts delivering its traffic to h.

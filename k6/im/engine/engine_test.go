@@ -35,8 +35,6 @@ type fakeConn struct {
 	alive atomic.Bool
 }
 
-func (h *hub) System() string                  { return "fake" }
-func (h *hub) Preflight(context.Context) error { return nil }
 func (h *hub) Setup(context.Context, func(string)) (engine.SetupReport, error) {
 	return engine.SetupReport{}, nil
 }

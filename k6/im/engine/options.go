@@ -1,10 +1,9 @@
 package engine
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"strings"
+
+	"github.com/imbench/imbench/internal/strictjson"
 )
 
 // DecodeOptions copies a target's options into dst, a protocol's options
@@ -14,14 +13,8 @@ func DecodeOptions(system string, opts map[string]any, dst any) error {
 	if len(opts) == 0 {
 		return nil
 	}
-	raw, err := json.Marshal(opts)
-	if err != nil {
+	if err := strictjson.Convert(opts, dst); err != nil {
 		return fmt.Errorf("%s options: %w", system, err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
-		return fmt.Errorf("%s options: %s", system, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return nil
 }

@@ -19,7 +19,8 @@ type Spec struct {
 	Name string
 	// Endpoints names the endpoints a target must give, e.g. "api", "ws".
 	Endpoints []string
-	// PingLimit is the longest heartbeat period the server tolerates.
+	// PingLimit is the longest heartbeat period the server tolerates (0:
+	// no limit).
 	PingLimit time.Duration
 	// Carries lists the conversation kinds the protocol can deliver.
 	Carries []plan.ConvKind
@@ -47,8 +48,8 @@ var registry = struct {
 func Register(s Spec) {
 	registry.Lock()
 	defer registry.Unlock()
-	if s.Name == "" || s.Open == nil {
-		panic("engine.Register: a spec needs a name and Open")
+	if s.Name == "" || s.Open == nil || len(s.Endpoints) == 0 {
+		panic("engine.Register: a spec needs a name, endpoints and Open")
 	}
 	if _, dup := registry.specs[s.Name]; dup {
 		panic("engine.Register: protocol " + s.Name + " registered twice")

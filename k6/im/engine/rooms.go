@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/imbench/imbench/k6/im/plan"
+	"golang.org/x/sync/errgroup"
 )
 
 // RoomConn is a connection that can join chatrooms; a protocol that
@@ -69,9 +71,9 @@ func (u *User) join(ctx context.Context, conv uint32) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	if at := time.Now().UnixMicro(); u.inbox.Join(conv, at) {
-		u.s.sh.rooms.joined(conv, at)
-	}
+	// Taken and registered under the inbox's lock: no arrival is classified
+	// against a join time the senders' count does not know yet.
+	u.inbox.Join(conv, func(at int64) { u.s.sh.rooms.joined(conv, at) })
 	u.mu.Lock()
 	u.rooms = append(u.rooms, conv)
 	u.mu.Unlock()
@@ -79,49 +81,60 @@ func (u *User) join(ctx context.Context, conv uint32) error {
 }
 
 // joinRooms has the session's chatroom members join: senders, and members
-// who join at once, before start; the others JoinEvery apart from start,
-// in the background until stop.
-func (s *Session) joinRooms(start time.Time, stop <-chan time.Time) error {
+// who join at once, before start, LoginParallel at a time; the others
+// JoinEvery apart from start, in the background until ctx ends. A member
+// who cannot join is warned about and left out: what it misses is not
+// expected of it.
+func (s *Session) joinRooms(ctx context.Context, start time.Time) {
 	p := s.sh.Plan
-	var later []func()
+	type join struct {
+		u    *User
+		room *plan.RoomSpec
+		at   time.Time
+	}
+	var later []join
+	var g errgroup.Group
+	g.SetLimit(s.sh.Opts.LoginParallel)
 	for ri := range p.Rooms {
 		r := &p.Rooms[ri]
-		conv := r.Conv
 		for k, m := range r.Members {
 			if m < s.Lo || m >= s.Hi {
 				continue
 			}
 			u := s.users[m-s.Lo]
-			if k < r.Senders || r.JoinEvery == 0 {
-				ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
-				err := u.join(ctx, conv)
-				cancel()
-				if err != nil {
-					return fmt.Errorf("%s joining chatroom %s: %w", p.UserID(m), r.Key, err)
-				}
+			if k >= r.Senders && r.JoinEvery > 0 {
+				later = append(later, join{u, r, start.Add(time.Duration(k-r.Senders) * r.JoinEvery)})
 				continue
 			}
-			at := start.Add(time.Duration(k-r.Senders) * r.JoinEvery)
-			later = append(later, func() {
-				select {
-				case <-time.After(time.Until(at)):
-				case <-stop:
-					return
-				case <-s.ctx.Done():
-					return
-				}
-				ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
-				defer cancel()
-				if err := u.join(ctx, conv); err != nil {
-					s.sh.warn("%s joining chatroom %s: %v", p.UserID(m), r.Key, err)
-				}
+			g.Go(func() error {
+				u.joinOrWarn(ctx, r)
+				return nil
 			})
 		}
 	}
-	for _, f := range later {
-		go f()
+	_ = g.Wait()
+	if len(later) == 0 {
+		return
 	}
-	return nil
+	sort.Slice(later, func(i, j int) bool { return later[i].at.Before(later[j].at) })
+	go func() {
+		for _, j := range later {
+			select {
+			case <-time.After(time.Until(j.at)):
+			case <-ctx.Done():
+				return
+			}
+			go j.u.joinOrWarn(ctx, j.room)
+		}
+	}()
+}
+
+func (u *User) joinOrWarn(ctx context.Context, r *plan.RoomSpec) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := u.join(ctx, r.Conv); err != nil && ctx.Err() == nil {
+		u.s.sh.warn("%s joining chatroom %s: %v", u.s.sh.Plan.UserID(u.idx), r.Key, err)
+	}
 }
 
 // rejoin enters again the chatrooms a user was in before its connection

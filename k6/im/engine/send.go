@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -26,42 +27,52 @@ type SendResult struct {
 // messages in flight, the next sent as soon as one is acknowledged.
 //
 // Send returns when every message was acknowledged or failed, or at
-// deadline after the plan's sending time (messages not sent by then fail).
+// deadline after the plan's sending time; messages not sent by then fail,
+// but for those of classes bounded by time, whose time was up.
 func (s *Session) Send(start time.Time, deadline time.Duration) SendResult {
 	p := s.sh.Plan
 	var res SendResult
 	for _, st := range p.Streams {
 		res.Planned += int(st.PlannedFor(s.Lo, s.Hi))
 	}
-	stop := time.NewTimer(time.Until(start.Add(p.Duration()).Add(deadline)))
-	defer stop.Stop()
+	ctx, cancel := context.WithDeadline(s.ctx, start.Add(sendingTime(p)).Add(deadline))
+	defer cancel()  // also ends chatroom joins still to come
 	s.work.Store(1) // the schedule below is one producer until it ends
-	if err := s.joinRooms(start, stop.C); err != nil {
-		s.sh.warn("%v", err)
-		return s.endSend(res)
-	}
+	s.joinRooms(ctx, start)
 	s.startClosed(start)
 	if wait := time.Until(start); wait > 0 {
 		select {
 		case <-time.After(wait):
-		case <-s.ctx.Done():
+		case <-ctx.Done():
 		}
 	}
 	for _, u := range s.closed {
 		u.pump()
 	}
-	s.schedule(start, stop.C)
+	s.schedule(ctx, start)
 	s.finish()
 	select {
 	case <-s.sendAll:
-	case <-stop.C:
-	case <-s.ctx.Done():
+	case <-ctx.Done():
 	}
 	return s.endSend(res)
 }
 
+// sendingTime bounds the send phase: the plan's pace, or, with a closed
+// class bounded by its counts alone, as long as a run may take.
+func sendingTime(p *plan.Plan) time.Duration {
+	for _, st := range p.Streams {
+		if !st.Open() && st.Until == 0 {
+			return maxSendingTime
+		}
+	}
+	return p.Duration()
+}
+
+const maxSendingTime = 24 * time.Hour
+
 // schedule queues the open streams' local messages as they fall due.
-func (s *Session) schedule(start time.Time, stop <-chan time.Time) {
+func (s *Session) schedule(ctx context.Context, start time.Time) {
 	for m, off := range s.sh.Plan.Schedule() {
 		if m.Sender < s.Lo || m.Sender >= s.Hi {
 			continue
@@ -70,9 +81,7 @@ func (s *Session) schedule(start time.Time, stop <-chan time.Time) {
 		if wait := time.Until(due); wait > time.Millisecond {
 			select {
 			case <-time.After(wait):
-			case <-stop:
-				return
-			case <-s.ctx.Done():
+			case <-ctx.Done():
 				return
 			}
 		}
@@ -96,13 +105,14 @@ func (s *Session) startClosed(start time.Time) {
 		if st.Until > 0 {
 			until = start.Add(st.Until)
 		}
-		for _, u := range st.Senders() {
-			if u < s.Lo || u >= s.Hi {
+		for u := s.Lo; u < s.Hi; u++ {
+			c, ok := st.Cursor(u)
+			if !ok {
 				continue
 			}
 			usr := s.users[u-s.Lo]
 			usr.mu.Lock()
-			usr.cursor, usr.until, usr.limit = st.Cursor(u), until, st.InFlight
+			usr.cursor, usr.until, usr.limit = c, until, st.InFlight
 			usr.mu.Unlock()
 			s.work.Add(1)
 			s.closed = append(s.closed, usr)
@@ -117,15 +127,23 @@ func (s *Session) finish() {
 	}
 }
 
-// endSend fails what is still queued and reports the phase.
+// endSend fails what is still queued, and what a closed class bounded by
+// its counts had still to send, and reports the phase.
 func (s *Session) endSend(res SendResult) SendResult {
 	for _, u := range s.users {
 		u.mu.Lock()
-		left := u.queue
+		left, cur, timed := u.queue, u.cursor, !u.until.IsZero()
 		u.queue, u.cursor = nil, nil
 		u.mu.Unlock()
 		for _, it := range left {
 			s.Tally.SendFailed[verify.KindIndex(s.sh.Plan.Convs[it.m.Conv].Kind)].Add(1)
+		}
+		for cur != nil && !timed {
+			m, ok := cur.Next()
+			if !ok {
+				break
+			}
+			s.Tally.SendFailed[verify.KindIndex(s.sh.Plan.Convs[m.Conv].Kind)].Add(1)
 		}
 	}
 	var acked, failed int64
@@ -232,7 +250,14 @@ func (u *User) acked(m plan.Msg, k int, sentAt time.Time, err error) {
 	}
 	u.mu.Lock()
 	u.inflight--
+	closed := u.limit > 0
 	u.mu.Unlock()
 	s.finish()
+	if closed {
+		// Acknowledgements arrive on a read loop that serves thousands of
+		// connections; up to InFlight writes must not hold it.
+		go u.pump()
+		return
+	}
 	u.pump()
 }

@@ -131,9 +131,6 @@ func New(cfg Config, p *plan.Plan) (*Driver, error) {
 	return d, nil
 }
 
-// System implements engine.Driver.
-func (d *Driver) System() string { return "openim" }
-
 // GatewayOf is the WebSocket URL user u logs in at.
 func (d *Driver) GatewayOf(u uint32) string { return d.gateways[int(u)%len(d.gateways)] }
 

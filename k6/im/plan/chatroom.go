@@ -63,6 +63,10 @@ func (c *Chatroom) setRate(r float64)           { c.setTotal(r, c.Rooms) }
 func (c *Chatroom) setDuration(d time.Duration) { c.Pace.setDuration(d) }
 
 func (c *Chatroom) build(b *builder, base uint32) (*Stream, error) {
+	count, err := c.perConversation(c.Senders, c.Rooms)
+	if err != nil {
+		return nil, err
+	}
 	var every time.Duration
 	if c.JoinRate > 0 {
 		every = time.Duration(float64(time.Second) / c.JoinRate)
@@ -77,7 +81,7 @@ func (c *Chatroom) build(b *builder, base uint32) (*Stream, error) {
 		}
 		r := b.room(RoomSpec{Key: "r" + strconv.FormatUint(uint64(base), 10) + "_" + strconv.Itoa(i),
 			Members: members, Senders: c.Senders, JoinEvery: every})
-		lanes = append(lanes, lane{{conv: r, senders: members[:c.Senders], count: c.perConversation(c.Senders, c.Rooms)}})
+		lanes = append(lanes, lane{{conv: r, senders: members[:c.Senders], count: count}})
 	}
 	return c.stream(lanes, c.Rooms), nil
 }

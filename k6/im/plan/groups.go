@@ -53,6 +53,10 @@ func (g *Groups) setRate(r float64)           { g.setTotal(r, g.Groups) }
 func (g *Groups) setDuration(d time.Duration) { g.Pace.setDuration(d) }
 
 func (g *Groups) build(b *builder, base uint32) (*Stream, error) {
+	count, err := g.perConversation(g.Senders, g.Groups)
+	if err != nil {
+		return nil, err
+	}
 	lanes := make([]lane, 0, g.Groups)
 	for i := 0; i < g.Groups; i++ {
 		first := base + uint32(i*g.Members)
@@ -66,7 +70,7 @@ func (g *Groups) build(b *builder, base uint32) (*Stream, error) {
 		}
 		g.Presence.assign(b, members[g.Senders:])
 		c := b.group(GroupSpec{Key: "g" + strconv.FormatUint(uint64(base), 10) + "_" + strconv.Itoa(i), Owner: first, Members: members})
-		lanes = append(lanes, lane{{conv: c, senders: senders, count: g.perConversation(g.Senders, g.Groups)}})
+		lanes = append(lanes, lane{{conv: c, senders: senders, count: count}})
 	}
 	return g.stream(lanes, g.Groups), nil
 }

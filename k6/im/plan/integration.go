@@ -48,14 +48,13 @@ func (in Integration) Scaled() Integration {
 	if s == 0 || s == 1 {
 		return in
 	}
-	scale := func(v, min int) int { return max(min, int(math.Round(float64(v)*s))) }
-	in.Users = scale(in.Users, 2)
-	in.SuperUsers = min(scale(in.SuperUsers, 1), in.Users)
+	in.Users = scaled(in.Users, s, 2)
+	in.SuperUsers = min(scaled(in.SuperUsers, s, 1), in.Users)
 	if in.LargeGroupMembers > 0 {
-		in.LargeGroupMembers = min(scale(in.LargeGroupMembers, 2), in.Users)
+		in.LargeGroupMembers = min(scaled(in.LargeGroupMembers, s, 2), in.Users)
 	}
-	in.SingleMessages = scale(in.SingleMessages, 1)
-	in.GroupMessages = scale(in.GroupMessages, 1)
+	in.SingleMessages = scaled(in.SingleMessages, s, 1)
+	in.GroupMessages = scaled(in.GroupMessages, s, 1)
 	return in
 }
 
@@ -87,6 +86,9 @@ func init() {
 		var in Integration
 		if err := strict(raw, &in); err != nil {
 			return nil, err
+		}
+		if in.Name != "" || in.Purpose != "" || in.Scale != 0 || in.BodySize != 0 || in.Prefix != "" || in.RunID != "" {
+			return nil, errors.New("name, purpose, scale, bodySize, prefix and runId belong to the workload, not to a class")
 		}
 		in.Scale = scale
 		in = in.Scaled()

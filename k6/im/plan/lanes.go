@@ -102,21 +102,27 @@ func (s *Stream) Open() bool { return s.InFlight == 0 }
 func (s *Stream) Messages() iter.Seq2[Msg, time.Duration] {
 	return func(yield func(Msg, time.Duration) bool) {
 		cur := make([]laneCursor, len(s.lanes))
-		live := len(s.lanes)
+		// Lanes that ran out leave the round, in order: a round costs the
+		// lanes still sending, not all of them.
+		live := make([]int, len(s.lanes))
+		for i := range live {
+			live[i] = i
+		}
 		var k int64
-		for live > 0 {
-			live = 0
-			for i, l := range s.lanes {
-				m, ok := cur[i].next(l)
+		for len(live) > 0 {
+			next := live[:0]
+			for _, i := range live {
+				m, ok := cur[i].next(s.lanes[i])
 				if !ok {
 					continue
 				}
-				live++
+				next = append(next, i)
 				if !yield(m, s.due(k)) {
 					return
 				}
 				k++
 			}
+			live = next
 		}
 	}
 }
@@ -131,8 +137,11 @@ type SenderCursor struct {
 	more bool
 }
 
-// Cursor starts sender u's messages (none when u sends nothing here).
-func (s *Stream) Cursor(u uint32) *SenderCursor { return &SenderCursor{u: u, segs: s.bySender[u]} }
+// Cursor starts sender u's messages; ok is false when u sends nothing here.
+func (s *Stream) Cursor(u uint32) (c *SenderCursor, ok bool) {
+	segs, ok := s.bySender[u]
+	return &SenderCursor{u: u, segs: segs}, ok
+}
 
 // Next returns the sender's next message.
 func (c *SenderCursor) Next() (Msg, bool) {
@@ -165,16 +174,6 @@ func (s *Stream) index() {
 			}
 		}
 	}
-}
-
-// Senders lists the senders of a closed stream.
-func (s *Stream) Senders() []uint32 {
-	out := make([]uint32, 0, len(s.bySender))
-	for u := range s.bySender {
-		out = append(out, u)
-	}
-	sortU32(out)
-	return out
 }
 
 // PlannedFor counts the messages senders [lo, hi) send in the stream (0 for

@@ -122,19 +122,24 @@ func (p *Pace) setDuration(d time.Duration) {
 // perConversation is how many messages one conversation with n senders
 // carries: n × Messages, or what its rate sends in the duration (closed
 // and by duration: unbounded, the time stops it).
-func (p *Pace) perConversation(n, convs int) uint32 {
-	if p.Messages > 0 {
-		return uint32(n * p.Messages)
-	}
-	if p.InFlight > 0 {
-		return math.MaxUint32 // until the duration ends
-	}
-	if len(p.Stages) > 0 {
+func (p *Pace) perConversation(n, convs int) (uint32, error) {
+	var c float64
+	switch {
+	case p.Messages > 0:
+		c = float64(n) * float64(p.Messages)
+	case p.InFlight > 0:
+		return math.MaxUint32, nil // until the duration ends
+	case len(p.Stages) > 0:
 		r, _ := newRamp(p.StartRate, p.Stages)
-		return uint32(math.Floor(r.total() / float64(convs)))
+		c = math.Floor(r.total() / float64(convs))
+	default:
+		d, _ := p.duration()
+		c = math.Floor(p.convRate(convs) * d.Seconds())
 	}
-	d, _ := p.duration()
-	return uint32(math.Floor(p.convRate(convs) * d.Seconds()))
+	if c >= math.MaxUint32 {
+		return 0, fmt.Errorf("%.0f messages in one conversation are too many (at most %d): spread them over more conversations", c, uint32(math.MaxUint32-1))
+	}
+	return uint32(c), nil
 }
 
 // stream paces a class's lanes (one lane per conversation).

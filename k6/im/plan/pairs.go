@@ -86,15 +86,18 @@ func (p *Pairs) build(b *builder, base uint32) (*Stream, error) {
 	}
 	// Receiver-major, so that consecutive messages come from different
 	// senders.
-	count := p.perConversation(1, p.convs())
+	count, err := p.perConversation(1, p.convs())
+	if err != nil {
+		return nil, err
+	}
 	lanes := make([]lane, 0, p.convs())
 	for i, r := range receivers {
+		if p.Pairs > 0 { // sender i writes to receiver i
+			lanes = append(lanes, lane{{conv: b.friend(senders[i], r), senders: senders[i : i+1], count: count}})
+			continue
+		}
 		for s := range senders {
-			if p.Pairs > 0 && i != s {
-				continue
-			}
-			c := b.friend(senders[s], r)
-			lanes = append(lanes, lane{{conv: c, senders: senders[s : s+1], count: count}})
+			lanes = append(lanes, lane{{conv: b.friend(senders[s], r), senders: senders[s : s+1], count: count}})
 		}
 	}
 	return p.stream(lanes, p.convs()), nil

@@ -76,7 +76,7 @@ func (r *ramp) due(k int64) time.Duration {
 	n := float64(k)
 	for _, s := range r.stages {
 		in := (s.r0 + s.r1) / 2 * s.d.Seconds()
-		if n-s.n0 > in {
+		if in == 0 || n-s.n0 > in { // a stage at rate 0 sends nothing
 			at += s.d
 			continue
 		}

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,11 +9,13 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/imbench/imbench/internal/strictjson"
 )
 
 // Workload is a test as a user states it: a list of classes, each of a
-// registered kind ("integration", "groups", "pairs"), run side by side on
-// users of their own.
+// registered kind ("integration", "groups", "pairs", "chatroom"), run side
+// by side on users of their own.
 type Workload struct {
 	Name     string            `json:"name"`
 	Purpose  string            `json:"purpose,omitempty"`
@@ -59,7 +60,7 @@ func RegisterKind(name string, k Kind) {
 	kinds.m[name] = k
 }
 
-// Kinds lists the registered kinds.
+// KindNames lists the registered kinds.
 func KindNames() []string {
 	kinds.Lock()
 	defer kinds.Unlock()
@@ -72,14 +73,7 @@ func KindNames() []string {
 }
 
 // strict decodes raw into dst, refusing fields dst does not have.
-func strict(raw json.RawMessage, dst any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
-	}
-	return nil
-}
+func strict(raw json.RawMessage, dst any) error { return strictjson.Decode(raw, dst) }
 
 func (w Workload) scale() float64 {
 	if w.Scale == 0 {
@@ -200,7 +194,7 @@ func (w Workload) Build() (*Plan, error) {
 		}
 		rec.Classes = append(rec.Classes, raw)
 	}
-	rec.RunID = "" // the classes below are as built: scale and rate applied
+	rec.RunID, rec.Scale, rec.Rate, rec.Duration = "", 0, 0, "" // the classes below are as built: all applied
 	if p.Workload, err = json.Marshal(rec); err != nil {
 		return nil, err
 	}

@@ -177,18 +177,17 @@ func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *
 	return out
 }
 
-// Join records that the user joined chatroom c at atUs (µs): messages
-// sent from then on are expected, through later drops and joins again (what
-// a drop makes it miss is a chatroom's loss). It reports the first join.
-func (in *Inbox) Join(c uint32, atUs int64) (first bool) {
+// Join records that the user joined chatroom c now: messages sent from
+// then on are expected, through later drops and joins again (what a drop
+// makes it miss is a chatroom's loss). On the first join, first is called
+// with the time (µs) while the inbox is locked.
+func (in *Inbox) Join(c uint32, first func(atUs int64)) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	cv := in.conv(c)
-	if cv.joinedUs != 0 {
-		return false
+	if cv := in.conv(c); cv.joinedUs == 0 {
+		cv.joinedUs = time.Now().UnixMicro()
+		first(cv.joinedUs)
 	}
-	cv.joinedUs = atUs
-	return true
 }
 
 // Gaps lists up to limit seqs of conversation c that are missing below the

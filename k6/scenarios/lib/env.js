@@ -3,9 +3,10 @@
 //
 //   IM_TARGET        target profile: reference (default) or openim
 //   IM_PROTOCOL      the protocol the target speaks (default openim)
-//   IM_<NAME>_URL    the target's endpoints by the protocol's names (openim:
-//                    IM_API_URL, the REST API, default http://127.0.0.1:10002;
-//                    IM_WS_URL, the WebSocket gateway, default ws://127.0.0.1:10001)
+//   IM_ENDPOINTS     the target's endpoint names, comma-separated (openim:
+//                    api,ws); each is IM_<NAME>_URL. Without it: IM_API_URL,
+//                    the REST API (default http://127.0.0.1:10002), and
+//                    IM_WS_URL, the WebSocket gateway (default ws://127.0.0.1:10001)
 //   IM_SECRET        admin secret (required)
 //   IM_ADMIN_USER    admin user id     (default imAdmin)
 //   IM_PLATFORM      platformID of every connection (default 2, Android)
@@ -31,16 +32,17 @@
 // the segments run with --no-setup and keep time from IM_START_AT (unix ms);
 // IM_LOGIN_WINDOW and IM_SEND_MARGIN size their common phases.
 
-// endpoints are the target's, one IM_<NAME>_URL each (the CLI sets those of
-// the target's profile); without any, the reference target's.
+// endpoints are the target's by name: those IM_ENDPOINTS lists (the CLI
+// sets it from the target's profile), each from IM_<NAME>_URL; without it,
+// the reference target's.
 function endpoints(env) {
-  const out = {};
-  for (const k of Object.keys(env)) {
-    const m = /^IM_([A-Z0-9]+)_URL$/.exec(k);
-    if (m && env[k]) out[m[1].toLowerCase()] = env[k];
+  const names = (env.IM_ENDPOINTS || '').split(',').map((n) => n.trim()).filter((n) => n !== '');
+  if (names.length === 0) {
+    return { api: env.IM_API_URL || 'http://127.0.0.1:10002', ws: env.IM_WS_URL || 'ws://127.0.0.1:10001' };
   }
-  if (Object.keys(out).length > 0) return out;
-  return { api: 'http://127.0.0.1:10002', ws: 'ws://127.0.0.1:10001' };
+  const out = {};
+  for (const n of names) out[n] = env[`IM_${n.toUpperCase()}_URL`] || '';
+  return out;
 }
 
 export function target(env) {

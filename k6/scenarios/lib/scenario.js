@@ -17,7 +17,9 @@ export function scenario(name, plan, { thresholds } = {}) {
   const tgt = im.target(target(__ENV));
   const options = {
     tags: tags(__ENV),
-    scenarios: { [name]: { executor: 'per-vu-iterations', vus: VUS, iterations: 1, maxDuration: '2h' } },
+    // Two hours, or the plan's sending time and an hour for logins and drain.
+    scenarios: { [name]: { executor: 'per-vu-iterations', vus: VUS, iterations: 1,
+      maxDuration: `${Math.ceil(Math.max(7200, plan.seconds * 1.25 + 3600))}s` } },
     setupTimeout: '30m',
     teardownTimeout: '5m',
   };
