@@ -266,6 +266,11 @@ func (mi *ModuleInstance) open(ph *PlanHandle, t *engine.Target, v sobek.Value, 
 		logger.Infof("%s on %s (%s): %d users, %d groups, %d friendships, %d messages at %.0f msg/s",
 			ph.Name, t.Name, t.System, ph.Users, ph.Groups, ph.Friends, ph.Messages, ph.Rate)
 	}
+	for _, st := range run.Plan.Streams {
+		if run.Segments > 1 && !st.Open() && st.Until == 0 {
+			return nil, fmt.Errorf("%s: a run over several k6 processes keeps time on a common clock: give closed classes a duration (DURATION), not message counts", what)
+		}
+	}
 	if run.Segments > 1 && len(run.Plan.Rooms) > 0 {
 		return nil, fmt.Errorf("%s: chatroom classes run in one k6 process: who was present at each send is known only there", what)
 	}
