@@ -59,8 +59,8 @@ const (
 	flatMinSamples  = 10
 )
 
-// flat runs openim/mix sending for d at rate (its closed-loop pair as fast
-// as acknowledged besides) and samples the k6 process until it exits.
+// flat runs openim/mix, without its closed-loop pair, sending for d at rate,
+// and samples the k6 process until it exits.
 func (b *bench) flat(d time.Duration, rate float64) (*flatResult, error) {
 	fmt.Printf("imbench bench: flat: %s sending for %s at %g msg/s, the k6 process sampled every %s\n",
 		flatScenario, shortDuration(d), rate, flatSampleEvery)

@@ -81,8 +81,8 @@ func (b *bench) holdOurs(users int) (*holdResult, error) {
 	return res, err
 }
 
-// holdStock registers users and fetches their tokens (stock k6 has no
-// OpenIM setup), then runs k6/bench/stock_hold.js with stock k6.
+// holdStock has the target's protocol set users up (stock k6 has no
+// k6/x/im to do it), then runs k6/bench/stock_hold.js with stock k6.
 func (b *bench) holdStock(users int) (*holdResult, error) {
 	fmt.Printf("imbench bench: stock: stock k6 v1.8.1 (k6/websockets, one VU per connection) holding %d users for %s\n", users, b.hold)
 	bt, err := startTargets(0)
@@ -90,14 +90,15 @@ func (b *bench) holdStock(users int) (*holdResult, error) {
 		return nil, err
 	}
 	defer bt.stop()
-	tokens, err := registerForStock(bt, users)
+	logins, err := stockLogins(bt, users)
 	if err != nil {
 		return nil, err
 	}
+	defer os.Remove(logins)
 	res := &holdResult{Tool: "stock k6 v1.8.1 (k6/websockets)", UsersPlanned: users}
 	cmd := exec.Command(filepath.Join(toolsBin, "k6-stock"), "run", "--quiet", "--no-color", "--address=",
 		"--no-thresholds", "--summary-mode=disabled", filepath.Join("k6", "bench", "stock_hold.js"))
-	cmd.Env = append(os.Environ(), "IM_TOKENS="+tokens, "IM_WS_URL="+bt.ws[0], "IM_PING_MS=20000",
+	cmd.Env = append(os.Environ(), "IM_LOGINS="+logins, "IM_PING_MS=20000",
 		fmt.Sprintf("IM_HOLD_MS=%d", b.hold.Milliseconds()))
 	began := time.Now()
 	if err := cmd.Start(); err != nil {

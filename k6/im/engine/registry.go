@@ -39,6 +39,13 @@ type Protocol interface {
 	Driver(p *plan.Plan, readTimeout time.Duration) (Driver, error)
 }
 
+// StockLogins is what a protocol may offer the bench's baseline, stock k6
+// (k6/websockets, no extension) holding its users online: n users set up
+// on the target, and for each the WebSocket URL that logs it in.
+type StockLogins interface {
+	StockLogins(ctx context.Context, prefix string, n int) ([]string, error)
+}
+
 var registry = struct {
 	sync.Mutex
 	specs map[string]Spec

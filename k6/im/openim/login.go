@@ -32,22 +32,28 @@ func (e *LoginError) Error() string {
 	return s
 }
 
-func (d *Driver) dial(ctx context.Context, u uint32, token string, h engine.Handler) (*conn, error) {
-	uid := d.users[u]
+// loginURL is the gateway URL that logs uid in: the login is in the query
+// (openim.md §1.2).
+func loginURL(cfg Config, gateway, uid, token string) string {
 	q := url.Values{}
 	q.Set("sendID", uid)
 	q.Set("token", token)
-	q.Set("platformID", strconv.Itoa(d.cfg.Platform))
+	q.Set("platformID", strconv.Itoa(cfg.Platform))
 	q.Set("operationID", "imbench-login-"+uid)
 	q.Set("isBackground", "false")
-	q.Set("sdkType", d.cfg.Envelope.SDKType())
-	if d.cfg.Gzip {
+	q.Set("sdkType", cfg.Envelope.SDKType())
+	if cfg.Gzip {
 		q.Set("compression", "gzip")
 	}
-	if d.cfg.MsgResp {
+	if cfg.MsgResp {
 		q.Set("isMsgResp", "true")
 	}
-	wsURL, err := url.Parse(d.GatewayOf(u) + "/?" + q.Encode())
+	return gateway + "/?" + q.Encode()
+}
+
+func (d *Driver) dial(ctx context.Context, u uint32, token string, h engine.Handler) (*conn, error) {
+	uid := d.users[u]
+	wsURL, err := url.Parse(loginURL(d.cfg, d.GatewayOf(u), uid, token))
 	if err != nil {
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
 	}
