@@ -220,10 +220,10 @@ func printBench(r *benchResult) {
 	}
 	if f := r.Flat; f != nil {
 		const mib = 1 << 20
-		fmt.Printf("| generator RSS over %s at %g msg/s | slope %+.2f %%/h (%+.2f MiB/h), mean %.1f MiB; "+
+		fmt.Printf("| generator RSS over %s at %g msg/s | slope %+.2f %%/h (%+.2f MiB/h, %.1f %% of the %.1f MiB/h per-sample Trends would add), mean %.1f MiB; "+
 			"e2e p50/p99 %.1f/%.1f ms over %d deliveries, %d lost; open files %d→%d, threads %d→%d |\n",
 			shortDuration(time.Duration(f.SendingSeconds*float64(time.Second))), f.Rate,
-			f.RSSSlopePercentPerHour, f.RSSSlopeBytesPerHour/mib, f.RSSMeanBytes/mib,
+			f.RSSSlopePercentPerHour, f.RSSSlopeBytesPerHour/mib, f.SlopeOverTrends*100, f.TrendBytesPerHour/mib, f.RSSMeanBytes/mib,
 			f.E2E.P50, f.E2E.P99, f.E2E.Count, f.Lost, f.FDsFirst, f.FDsLast, f.ThreadsFirst, f.ThreadsLast)
 	}
 	if d := r.Distributed; d != nil {

@@ -15,32 +15,37 @@ import (
 // run at a fixed rate, fitted over its sending after a warm-up, and the
 // run's own figures (latencies from the extension's histograms).
 type flatResult struct {
-	Scenario               string                 `json:"scenario"`
-	SendingSeconds         float64                `json:"sending_seconds"`     // IM_DURATION
-	Rate                   float64                `json:"messages_per_second"` // IM_RATE, the open classes' total
-	SampleEverySeconds     float64                `json:"sample_every_seconds"`
-	WarmupSeconds          float64                `json:"warmup_seconds"` // of sending, left out of the fit
-	FittedSamples          int                    `json:"fitted_samples"`
-	FittedSeconds          float64                `json:"fitted_seconds"`
-	RSSSlopeBytesPerHour   float64                `json:"rss_slope_bytes_per_hour"`
-	RSSSlopePercentPerHour float64                `json:"rss_slope_percent_of_mean_per_hour"`
-	RSSMinBytes            int64                  `json:"rss_min_bytes"`
-	RSSMeanBytes           float64                `json:"rss_mean_bytes"`
-	RSSMaxBytes            int64                  `json:"rss_max_bytes"`
-	FDsFirst               int                    `json:"open_files_first"`
-	FDsLast                int                    `json:"open_files_last"`
-	ThreadsFirst           int                    `json:"threads_first"`
-	ThreadsLast            int                    `json:"threads_last"`
-	CPUCores               float64                `json:"generator_cpu_cores"` // CPU seconds per second over the fit
-	MessagesSent           int64                  `json:"messages_sent"`
-	MessagesPerSecond      float64                `json:"messages_per_second_sent"`
-	SentByType             map[string]int64       `json:"messages_sent_by_type"`
-	DeliveriesVerified     int64                  `json:"deliveries_verified"` // pushed and pulled
-	Lost                   int64                  `json:"lost"`
-	Integrity              float64                `json:"integrity"`
-	E2E                    summary.LatencySummary `json:"latency_e2e_ms"`
-	Ack                    summary.LatencySummary `json:"latency_ack_ms"`
-	Samples                []flatSample           `json:"samples"` // all of them, setup and drain too
+	Scenario               string  `json:"scenario"`
+	SendingSeconds         float64 `json:"sending_seconds"`     // IM_DURATION
+	Rate                   float64 `json:"messages_per_second"` // IM_RATE, the open classes' total
+	SampleEverySeconds     float64 `json:"sample_every_seconds"`
+	WarmupSeconds          float64 `json:"warmup_seconds"` // of sending, left out of the fit
+	FittedSamples          int     `json:"fitted_samples"`
+	FittedSeconds          float64 `json:"fitted_seconds"`
+	RSSSlopeBytesPerHour   float64 `json:"rss_slope_bytes_per_hour"`
+	RSSSlopePercentPerHour float64 `json:"rss_slope_percent_of_mean_per_hour"`
+	// What k6 kept before latencies moved into histograms: one 8-byte Trend
+	// sample per e2e and per ack latency, at this run's rates; the slope
+	// over it says how much of that growth is left.
+	TrendBytesPerHour  float64                `json:"per_sample_trends_bytes_per_hour"`
+	SlopeOverTrends    float64                `json:"rss_slope_over_per_sample_trends"`
+	RSSMinBytes        int64                  `json:"rss_min_bytes"`
+	RSSMeanBytes       float64                `json:"rss_mean_bytes"`
+	RSSMaxBytes        int64                  `json:"rss_max_bytes"`
+	FDsFirst           int                    `json:"open_files_first"`
+	FDsLast            int                    `json:"open_files_last"`
+	ThreadsFirst       int                    `json:"threads_first"`
+	ThreadsLast        int                    `json:"threads_last"`
+	CPUCores           float64                `json:"generator_cpu_cores"` // CPU seconds per second over the fit
+	MessagesSent       int64                  `json:"messages_sent"`
+	MessagesPerSecond  float64                `json:"messages_per_second_sent"`
+	SentByType         map[string]int64       `json:"messages_sent_by_type"`
+	DeliveriesVerified int64                  `json:"deliveries_verified"` // pushed and pulled
+	Lost               int64                  `json:"lost"`
+	Integrity          float64                `json:"integrity"`
+	E2E                summary.LatencySummary `json:"latency_e2e_ms"`
+	Ack                summary.LatencySummary `json:"latency_ack_ms"`
+	Samples            []flatSample           `json:"samples"` // all of them, setup and drain too
 }
 
 // flatSample is one sample of the k6 process, T seconds from its first send.
@@ -141,6 +146,10 @@ func flatFigures(sum summary.Summary, samples []procSample, d time.Duration, rat
 	res.RSSSlopeBytesPerHour = math.Round(slope)
 	res.RSSSlopePercentPerHour = math.Round(slope/res.RSSMeanBytes*100*1e4) / 1e4
 	res.RSSMeanBytes = math.Round(res.RSSMeanBytes)
+	if sending := last.Sub(first).Hours(); sending > 0 {
+		res.TrendBytesPerHour = math.Round(8 * float64(sum.Latency.E2E.Count+sum.Latency.Ack.Count) / sending)
+		res.SlopeOverTrends = math.Round(slope/res.TrendBytesPerHour*1e4) / 1e4
+	}
 	res.FDsFirst, res.FDsLast, res.ThreadsFirst, res.ThreadsLast = a.fds, z.fds, a.threads, z.threads
 	res.CPUCores = round2((z.cpu - a.cpu) / z.at.Sub(a.at).Seconds())
 	return res, nil
