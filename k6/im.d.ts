@@ -101,12 +101,18 @@ declare module 'k6/x/im' {
     allOnline?: boolean;
   }
 
-  /** G groups of M members; the first `senders` members send, taking turns. Rates per group. */
+  /**
+   * G groups of M members; the first `senders` members send, taking turns.
+   * Rates per group. `shared`: the senders and the watchers are the same
+   * users in every group (Wildfire's wfcstress), the other receivers each
+   * group's own.
+   */
   export interface GroupsClass extends Pace, Presence {
     kind: 'groups';
     groups: number;
     members: number;
     senders?: number;
+    shared?: boolean;
   }
 
   /** One-to-one chats: `pairs` pairs, or every one of `senders` with every one of `receivers`. Rates per pair. */

@@ -10,12 +10,16 @@ import (
 
 // Groups is G groups of M members each, users of their own: the first
 // Senders members send, taking turns, and are online; the other members are
-// receivers whose presence Presence says. Rates are per group.
+// receivers whose presence Presence says. Rates are per group. Shared: the
+// senders and the watchers are the same users in every group (Wildfire's
+// wfcstress: each sender writes to every group, one watching phone is in all
+// of them); the other receivers are still each group's own.
 type Groups struct {
 	Kind    string `json:"kind"`
 	Groups  int    `json:"groups"`
 	Members int    `json:"members"`
 	Senders int    `json:"senders,omitempty"` // default 1
+	Shared  bool   `json:"shared,omitempty"`
 	Presence
 	Pace
 }
@@ -43,11 +47,23 @@ func (g *Groups) check() error {
 	if g.Senders < 1 || g.Senders > g.Members {
 		errs = append(errs, fmt.Errorf("senders must be within 1..members, got %d", g.Senders))
 	}
+	if g.Shared && g.own() < 0 {
+		errs = append(errs, fmt.Errorf("shared senders %d and watchers %d exceed the %d members", g.Senders, g.Watchers, g.Members))
+	}
 	errs = append(errs, g.Presence.check(g.Members-g.Senders), g.Pace.check())
 	return errors.Join(errs...)
 }
 
-func (g *Groups) users() int                  { return g.Groups * g.Members }
+func (g *Groups) users() int {
+	if g.Shared {
+		return g.Senders + g.Watchers + g.Groups*g.own()
+	}
+	return g.Groups * g.Members
+}
+
+// own is how many members of a shared group are its own.
+func (g *Groups) own() int { return g.Members - g.Senders - g.Watchers }
+
 func (g *Groups) rate() float64               { return g.convRate(g.Groups) * float64(g.Groups) }
 func (g *Groups) setRate(r float64)           { g.setTotal(r, g.Groups) }
 func (g *Groups) setDuration(d time.Duration) { g.Pace.setDuration(d) }
@@ -57,20 +73,38 @@ func (g *Groups) build(b *builder, base uint32) (*Stream, error) {
 	if err != nil {
 		return nil, err
 	}
+	var shared []uint32 // senders, then watchers
+	if g.Shared {
+		for k := 0; k < g.Senders+g.Watchers; k++ {
+			shared = append(shared, base+uint32(k))
+			b.p.Login[base+uint32(k)] = Immediate
+		}
+	}
 	lanes := make([]lane, 0, g.Groups)
 	for i := 0; i < g.Groups; i++ {
-		first := base + uint32(i*g.Members)
-		members := make([]uint32, g.Members)
-		for k := range members {
-			members[k] = first + uint32(k)
+		var members []uint32
+		if g.Shared {
+			first := base + uint32(len(shared)+i*g.own())
+			members = append(members, shared...)
+			for k := 0; k < g.own(); k++ {
+				members = append(members, first+uint32(k))
+			}
+			pres := g.Presence
+			pres.Watchers = 0 // the shared ones, online already
+			pres.assign(b, members[len(shared):])
+		} else {
+			first := base + uint32(i*g.Members)
+			for k := 0; k < g.Members; k++ {
+				members = append(members, first+uint32(k))
+			}
+			for _, u := range members[:g.Senders] {
+				b.p.Login[u] = Immediate
+			}
+			g.Presence.assign(b, members[g.Senders:])
 		}
-		senders := members[:g.Senders]
-		for _, u := range senders {
-			b.p.Login[u] = Immediate
-		}
-		g.Presence.assign(b, members[g.Senders:])
-		c := b.group(GroupSpec{Key: "g" + strconv.FormatUint(uint64(base), 10) + "_" + strconv.Itoa(i), Owner: first, Members: members})
-		lanes = append(lanes, lane{{conv: c, senders: senders, count: count}})
+		c := b.group(GroupSpec{Key: "g" + strconv.FormatUint(uint64(base), 10) + "_" + strconv.Itoa(i),
+			Owner: members[0], Members: members})
+		lanes = append(lanes, lane{{conv: c, senders: members[:g.Senders], count: count}})
 	}
 	return g.stream(lanes, g.Groups), nil
 }

@@ -280,3 +280,33 @@ func TestRampsStartingAtZeroAndCountsThatDoNotFit(t *testing.T) {
 		t.Fatalf("8.64e9 messages in one pair: %v", err)
 	}
 }
+
+// Wildfire's group test (seed 004): 50 senders write to 100 groups of 100
+// (49 receivers of their own, never online, and one watching phone in
+// all), 20 rounds, as fast as acknowledged: 100,000 messages, 10,000,000
+// dispatches counting every member, and the watcher expects every message.
+func TestSharedSendersAndWatchersSpanEveryGroup(t *testing.T) {
+	p := build(t, workload(t, `{"kind":"groups","groups":100,"members":100,"senders":50,"shared":true,"watchers":1,"inFlight":1,"messages":20}`))
+	if p.Users != 50+1+100*49 || p.Planned() != 100000 {
+		t.Fatalf("users %d planned %d", p.Users, p.Planned())
+	}
+	var members int
+	for _, g := range p.Groups {
+		members += len(g.Members)
+		if g.Members[0] != 0 || g.Members[50] != 50 || len(g.Members) != 100 {
+			t.Fatalf("group %s: %v", g.Key, g.Members[:3])
+		}
+	}
+	if dispatches := int64(members) / int64(len(p.Groups)) * p.Planned(); dispatches != 10_000_000 {
+		t.Fatalf("dispatches %d", dispatches)
+	}
+	// Expected at online users: the other 49 senders and the watcher.
+	c, _ := p.Streams[0].Cursor(0)
+	m, _ := c.Next()
+	if got := p.ExpectedRecipients(m); got != 50 {
+		t.Fatalf("recipients of one message %d, want 49 senders and the watcher", got)
+	}
+	if p.Count(Immediate) != 51 || p.Count(Never) != 4900 {
+		t.Fatalf("online %d never %d", p.Count(Immediate), p.Count(Never))
+	}
+}
