@@ -1,7 +1,7 @@
 # imbench: `make up && make run-scenario` is the main job, `make test` the tests.
 #
 #   make up                          build the tools once (.tools/), start the native stack
-#   make run-scenario [SCENARIO=openim/test1] [TARGET=reference|openim] [SCALE=0.5] [RATE=] [DURATION=] [VUS=] [SEGMENTS=]
+#   make run-scenario [SCENARIO=openim/test1] [TARGET=reference|openim] [SCALE=0.5] [RATE=] [DURATION=] [VUS=] [SEGMENTS=] [PROTOCOL=]
 #   make report [RUN=<run id>]       results/<run>/report.md and report.html (run-scenario writes them too)
 #   make compare A=<run id> B=<run id> [THRESHOLD=10]   exit 3 when B is worse than A
 #   make bench [ONLY=density,stock,delivery,distributed,flat] [RATES=50,400] [FLAT=10m]   generator figures, results/bench/*.json
@@ -23,6 +23,7 @@ RATE     ?=
 DURATION ?=
 VUS      ?=
 SEGMENTS ?=
+PROTOCOL ?=
 RUN      ?=
 A        ?=
 B        ?=
@@ -112,7 +113,7 @@ scenarios: $(BIN)/imbench
 run-scenario: tools
 	@$(BIN)/imbench run -scenario '$(SCENARIO)' -target '$(TARGET)' \
 	  $(if $(SCALE),-scale '$(SCALE)') $(if $(RATE),-rate '$(RATE)') $(if $(DURATION),-duration '$(DURATION)') $(if $(VUS),-vus '$(VUS)') \
-	  $(if $(SEGMENTS),-segments '$(SEGMENTS)')
+	  $(if $(SEGMENTS),-segments '$(SEGMENTS)') $(if $(PROTOCOL),-protocol '$(PROTOCOL)')
 
 generate:
 	go run ./cmd/imbench generate

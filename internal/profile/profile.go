@@ -25,6 +25,7 @@ type Profile struct {
 	Name              string    `yaml:"name"`
 	System            string    `yaml:"system"`
 	Description       string    `yaml:"description"`
+	Protocols         []string  `yaml:"protocols"` // those it speaks, when not only its system's
 	Endpoints         Endpoints `yaml:"endpoints"` // by the protocol's names, e.g. api, ws
 	Admin             string    `yaml:"admin"`
 	SecretEnv         string    `yaml:"secret_env"`
@@ -32,6 +33,14 @@ type Profile struct {
 	Discovery         string    `yaml:"discovery"`
 	DiscoveryServices []string  `yaml:"discovery_services"`
 	Processes         []Process `yaml:"processes"`
+}
+
+// Speaks lists the protocols the target speaks: Protocols, or its system's.
+func (p Profile) Speaks() []string {
+	if len(p.Protocols) > 0 {
+		return p.Protocols
+	}
+	return []string{p.System}
 }
 
 // Endpoints are a target's endpoints by name.
