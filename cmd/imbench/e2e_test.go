@@ -405,3 +405,15 @@ func TestSegmentsAddUpToOneProcess(t *testing.T) {
 		t.Fatalf("a missing part was not refused: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// Every catalog scenario, at SCALE=1, plans the seed's arithmetic
+// (k6/scenarios/lib/catalog.check.js): checked by k6 itself, as the
+// scenarios state their workloads in JS.
+func TestCatalogPlansTheSeedsArithmetic(t *testing.T) {
+	cmd := exec.Command(filepath.Join(toolsDir(t), "k6"), "run", "--quiet", "--summary-mode=disabled", "--address=",
+		"-e", "IM_SCALE=1", "-e", "IM_SECRET=x", filepath.Join("k6", "scenarios", "lib", "catalog.check.js"))
+	cmd.Dir = mustAbs(t, "../..")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}

@@ -181,6 +181,8 @@ func (s Summary) Table() string {
 // PlannedText says what rate was planned.
 func PlannedText(m MessagesSummary) string {
 	switch {
+	case m.Planned == 0:
+		return "no messages planned"
 	case m.Closed && m.PlannedRate > 0:
 		return fmt.Sprintf("planned %.0f msg/s, and closed classes as fast as acknowledged", m.PlannedRate)
 	case m.Closed:

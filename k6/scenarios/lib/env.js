@@ -107,3 +107,16 @@ export function runOptions(env, vus) {
 export function tags(env) {
   return env.IM_INSTANCE ? { instance: env.IM_INSTANCE } : {};
 }
+
+// sizeKnobs is planKnobs for a scenario that scales its own sizes (group
+// sizes, online counts) with scale S rather than leave them to the
+// workload's scale: S, and the other knobs.
+export function sizeKnobs(env, defaults = {}) {
+  const { scale, ...rest } = planKnobs(env, defaults);
+  return { S: scale, knobs: rest };
+}
+
+// count is v × S, rounded, at least min.
+export function count(v, S, min = 1) {
+  return Math.max(min, Math.round(v * S));
+}

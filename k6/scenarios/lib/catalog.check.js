@@ -1,0 +1,51 @@
+// Checks that every catalog scenario, at IM_SCALE=1, plans the seed's
+// arithmetic. Not a scenario (it sends nothing): cmd/imbench's tests run it
+// with `k6 run -e IM_SCALE=1 -e IM_SECRET=x`; a failed check exits 99.
+import { check } from 'k6';
+import * as test1 from '../openim/test1.js';
+import * as send from '../wukongim/send.js';
+import * as receive from '../wukongim/receive.js';
+import * as ordering from '../wukongim/ordering.js';
+import * as singleSend from '../wildfire/single-send.js';
+import * as singleSendRecv from '../wildfire/single-send-recv.js';
+import * as group100 from '../wildfire/group100.js';
+import * as group200 from '../wildfire/group200.js';
+import * as group1000 from '../wildfire/group1000.js';
+import * as c1000k from '../wildfire/c1000k.js';
+
+export const options = { vus: 1, iterations: 1, thresholds: { checks: ['rate==1'] } };
+
+export default function () {
+  check(test1.plan, {
+    'openim/test1: 200 users, 100 online first, 16,450 messages at 40/s': (p) =>
+      p.users === 200 && p.immediate === 100 && p.messages === 16450 && p.rate === 40,
+  });
+  check(send.plan, {
+    'wukongim/send: 40,000 msg/s, 20 million messages, one online per group': (p) =>
+      p.rate === 40000 && p.messages === 20000000 && p.users === 10000 && p.immediate === 100,
+  });
+  check(receive.plan, {
+    'wukongim/receive: 200,000 deliveries/s to 5,000 online, 20,000 messages': (p) =>
+      p.rate * (p.immediate - 1) === 200000 && p.messages === 20000 && p.users === 10000,
+  });
+  check(ordering.plan, { 'wukongim/ordering: one pair': (p) => p.users === 2 && p.messages === 100000 });
+  check(singleSend.plan, {
+    'wildfire/single-send: 10,000,000 messages, 999 of 1,000 receivers offline': (p) =>
+      p.messages === 10000000 && p.users === 1200 && p.immediate === 201 && p.never === 999,
+  });
+  check(singleSendRecv.plan, {
+    'wildfire/single-send-recv: 10,000,000 messages, every receiver online': (p) =>
+      p.messages === 10000000 && p.immediate === 1200,
+  });
+  check(group100.plan, {
+    'wildfire/group100: 100,000 messages, 50 senders and a watcher in 100 groups': (p) =>
+      p.messages === 100000 && p.groups === 100 && p.users === 50 + 1 + 100 * 49 && p.immediate === 51,
+  });
+  check(group200.plan, {
+    'wildfire/group200: 100,000 messages': (p) => p.messages === 100000 && p.users === 100 + 1 + 100 * 99,
+  });
+  check(group1000.plan, {
+    'wildfire/group1000: 20,000 messages': (p) => p.messages === 20000 && p.users === 100 + 1 + 100 * 899,
+  });
+  check(c1000k.plan, { 'wildfire/c1000k: a million users': (p) => p.users === 1000000 && p.messages === 0 });
+}

@@ -1,0 +1,30 @@
+// Wildfire performance report, 1. 单机百万长连接测试 (../shared/seeds/003_*):
+// one server holds a million users online for 30 minutes and more, no
+// drops. SCALE=1 is a million users (more than one k6 process holds: run
+// it with SEGMENTS, see the README's Distributed runs); the default 0.002
+// holds 2,000 for IM_HOLD (default 60s; the report: 30m).
+import im from 'k6/x/im';
+import { sizeKnobs, count } from '../lib/env.js';
+import { scenario } from '../lib/scenario.js';
+
+const { S, knobs } = sizeKnobs(__ENV, { scale: 0.002 });
+const HOLD = __ENV.IM_HOLD || '60s';
+
+export const plan = im.workload({
+  name: 'wildfire/c1000k',
+  purpose: 'Connections held online, kept alive by heartbeats, no drops',
+  classes: [{
+    kind: 'integration', users: count(1000000, S, 2), superUsers: 0, loginRatio: 1,
+    largeGroups: 0, commonGroups: 0, singleMessages: 0, groupMessages: 0, rate: 1,
+  }],
+  ...knobs,
+});
+
+const sc = scenario('c1000k', plan, { thresholds: { im_disconnects: ['count==0'] } });
+export const { options, setup, teardown, handleSummary } = sc;
+
+export default function (run) {
+  const s = sc.online(run);
+  s.hold(HOLD);
+  s.close();
+}
