@@ -6,6 +6,9 @@ import * as test1 from '../openim/test1.js';
 import * as send from '../wukongim/send.js';
 import * as receive from '../wukongim/receive.js';
 import * as ordering from '../wukongim/ordering.js';
+import * as mixed from '../wukongim/mixed.js';
+import * as stability from '../wukongim/stability.js';
+import * as reliability from '../wukongim/reliability.js';
 import * as singleSend from '../wildfire/single-send.js';
 import * as singleSendRecv from '../wildfire/single-send-recv.js';
 import * as group100 from '../wildfire/group100.js';
@@ -28,6 +31,16 @@ export default function () {
     'wukongim/receive: 200,000 deliveries/s to 5,000 online, 20,000 messages': (p) =>
       p.rate * (p.immediate - 1) === 200000 && p.messages === 20000 && p.users === 10000,
   });
+  check(mixed.plan, {
+    'wukongim/mixed: 12,005 msg/s as its table states them, ~4 million in 330 s': (p) =>
+      p.rate === 12005 && p.messages === 12005 * 330 && p.users === 2000 + 100 * 100 + 10000,
+  });
+  for (const [name, sc] of [['stability', stability], ['reliability', reliability]]) {
+    check(sc.plan, {
+      [`wukongim/${name}: 650.5 msg/s for 24 h, 27,301 online of 102,000`]: (p) =>
+        p.rate === 650.5 && p.seconds >= 86399 && p.users === 102000 && p.immediate === 27301,
+    });
+  }
   check(ordering.plan, { 'wukongim/ordering: one pair': (p) => p.users === 2 && p.messages === 100000 });
   check(singleSend.plan, {
     'wildfire/single-send: 10,000,000 messages, 999 of 1,000 receivers offline': (p) =>
