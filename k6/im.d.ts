@@ -207,6 +207,8 @@ declare module 'k6/x/im' {
     loginWindow?: string;
     /** Distributed: time allowed after the last scheduled send (default 15s). */
     sendMargin?: string;
+    /** The target machine's cores, for per-core rates in the seed tables. */
+    serverCores?: number;
   }
 
   /** What setup() returns; pass it on to session() and finish(). */

@@ -39,6 +39,13 @@ func (r *Report) sections() []section {
 	}}
 	out = append(out, intro)
 	out = append(out, section{Title: "Results", Tables: []table{r.resultsTable()}})
+	if st := r.Summary.SeedTable(); st != nil {
+		t := table{Head: []string{"", ""}}
+		for _, row := range st.Rows {
+			t.Rows = append(t.Rows, []string{row[0], strings.Replace(row[1], "report.md's resource table", "the resource table below", 1)})
+		}
+		out = append(out, section{Title: st.Title, Tables: []table{t}})
+	}
 	out = append(out, section{Title: "Latency (ms)", Tables: []table{latencyTable(s)}})
 	out = append(out, r.resourceSections()...)
 	out = append(out, r.machineSection())

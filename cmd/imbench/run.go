@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -174,6 +175,9 @@ func parseRun(args []string) (*runConfig, error) {
 		return nil, badInput("target %s needs its admin secret in IM_SECRET", p.Name)
 	}
 	env["IM_TARGET"], env["IM_PROTOCOL"] = p.Name, rc.protocol
+	if cores := serverCores(p); cores > 0 {
+		env["IM_SERVER_CORES"] = strconv.Itoa(cores)
+	}
 	env["IM_SECRET"], env["IM_ADMIN_USER"], env["IM_RUN_ID"] = rc.secret, rc.admin, rc.runID
 	env["IM_RESULTS_DIR"] = rc.resultsDir
 	env["IM_IMBENCH_VERSION"] = imbenchVersion()
@@ -324,4 +328,19 @@ func rootCause(err error) error {
 		return op
 	}
 	return err
+}
+
+// serverCores is the target machine's cores: IM_SERVER_CORES, the
+// profile's, or this machine's for the reference target, which runs here.
+func serverCores(p profile.Profile) int {
+	if v, err := strconv.Atoi(os.Getenv("IM_SERVER_CORES")); err == nil && v > 0 {
+		return v
+	}
+	if p.Cores > 0 {
+		return p.Cores
+	}
+	if p.Name == "reference" {
+		return runtime.NumCPU()
+	}
+	return 0
 }

@@ -26,6 +26,7 @@ type Profile struct {
 	System            string    `yaml:"system"`
 	Description       string    `yaml:"description"`
 	Protocols         []string  `yaml:"protocols"` // those it speaks, when not only its system's
+	Cores             int       `yaml:"cores"`     // of its machine, when known (per-core rates)
 	Endpoints         Endpoints `yaml:"endpoints"` // by the protocol's names, e.g. api, ws
 	Admin             string    `yaml:"admin"`
 	SecretEnv         string    `yaml:"secret_env"`

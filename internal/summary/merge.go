@@ -24,6 +24,7 @@ func Merge(parts []Summary) (Summary, error) {
 	out.Warnings = nil
 	out.Users = UsersSummary{Registered: parts[0].Users.Registered, PlannedOnline: parts[0].Users.PlannedOnline,
 		PlannedLate: parts[0].Users.PlannedLate}
+	out.ServerCores = parts[0].ServerCores
 	out.Messages = MessagesSummary{Planned: parts[0].Messages.Planned, PlannedRate: parts[0].Messages.PlannedRate, Closed: parts[0].Messages.Closed,
 		ByType: map[string]int64{}}
 	out.Deliveries = DeliveriesSummary{ByType: map[string]DeliveriesByType{}}
@@ -59,6 +60,7 @@ func Merge(parts []Summary) (Summary, error) {
 		m.Sent += p.Messages.Sent
 		m.Acked += p.Messages.Acked
 		m.SendFailed += p.Messages.SendFailed
+		m.Dispatches += p.Messages.Dispatches
 		m.MaxSendLagMs = math.Max(m.MaxSendLagMs, p.Messages.MaxSendLagMs)
 		for k, v := range p.Messages.ByType {
 			m.ByType[k] += v

@@ -16,22 +16,23 @@ import (
 
 // Summary is results/<run>/summary.json: every figure is counted in this run.
 type Summary struct {
-	RunID      string            `json:"run_id"`
-	Scenario   string            `json:"scenario"`
-	Purpose    string            `json:"purpose,omitempty"`
-	System     string            `json:"system"`
-	Target     string            `json:"target"`
-	TargetAPI  string            `json:"target_api"`
-	Segment    string            `json:"execution_segment"`
-	StartedAt  time.Time         `json:"started_at"`
-	EndedAt    time.Time         `json:"ended_at"`
-	Workload   json.RawMessage   `json:"workload"` // kind and parameters of each class, as built
-	Users      UsersSummary      `json:"users"`
-	Groups     GroupsSummary     `json:"groups"`
-	Messages   MessagesSummary   `json:"messages"`
-	Deliveries DeliveriesSummary `json:"deliveries"`
-	Integrity  float64           `json:"integrity"`
-	Latency    struct {
+	RunID       string            `json:"run_id"`
+	Scenario    string            `json:"scenario"`
+	Purpose     string            `json:"purpose,omitempty"`
+	System      string            `json:"system"`
+	Target      string            `json:"target"`
+	TargetAPI   string            `json:"target_api"`
+	Segment     string            `json:"execution_segment"`
+	StartedAt   time.Time         `json:"started_at"`
+	EndedAt     time.Time         `json:"ended_at"`
+	Workload    json.RawMessage   `json:"workload"`               // kind and parameters of each class, as built
+	ServerCores int               `json:"server_cores,omitempty"` // of the target's machine, for per-core rates
+	Users       UsersSummary      `json:"users"`
+	Groups      GroupsSummary     `json:"groups"`
+	Messages    MessagesSummary   `json:"messages"`
+	Deliveries  DeliveriesSummary `json:"deliveries"`
+	Integrity   float64           `json:"integrity"`
+	Latency     struct {
 		E2E LatencySummary `json:"e2e"`
 		Ack LatencySummary `json:"ack"`
 	} `json:"latency_ms"`
@@ -77,6 +78,9 @@ type MessagesSummary struct {
 	FirstSendMs    int64            `json:"first_send_ms"`
 	LastSendMs     int64            `json:"last_send_ms"`
 	ByType         map[string]int64 `json:"sent_by_type"`
+	// Dispatches counts, per acknowledged message, every member of its
+	// conversation, the sender included: Wildfire's 分发数.
+	Dispatches int64 `json:"dispatches"`
 }
 
 type DeliveriesSummary struct {
@@ -175,6 +179,9 @@ func (s Summary) Table() string {
 	a := s.Latency.Ack
 	row("Ack avg / p99 / max", fmt.Sprintf("%.1f / %.1f / %.1f ms", a.Avg, a.P99, a.Max))
 	row("Connections", fmt.Sprintf("%d connect errors, %d disconnects, %d reconnects", u.ConnectErrors, u.Disconnects, u.Reconnects))
+	if st := s.SeedTable(); st != nil {
+		b.WriteString(st.String())
+	}
 	return b.String()
 }
 

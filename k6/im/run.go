@@ -118,6 +118,7 @@ type RunOptions struct {
 	StartAt        int64  `js:"startAt"`     // unix ms every process of a distributed run keeps time from
 	LoginWindow    string `js:"loginWindow"` // distributed: time allowed for each login phase
 	SendMargin     string `js:"sendMargin"`  // distributed: time allowed after the last scheduled send
+	ServerCores    int    `js:"serverCores"` // the target machine's cores, for per-core rates in the tables
 }
 
 func (o RunOptions) engineOptions() (engine.Options, error) {

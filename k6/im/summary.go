@@ -25,7 +25,8 @@ func (r *Run) BuildSummary() summary.Summary {
 	t := r.Shared.Totals()
 	p := r.Plan
 	s := summary.Summary{RunID: r.ID, Scenario: p.Name, Purpose: p.Purpose, System: r.Target.System, Target: r.Target.Name,
-		TargetAPI: r.endpoint(), Segment: r.Segment, StartedAt: r.StartedAt.UTC(), Workload: p.Workload}
+		TargetAPI: r.endpoint(), Segment: r.Segment, StartedAt: r.StartedAt.UTC(), Workload: p.Workload,
+		ServerCores: r.Opts.ServerCores}
 	r.mu.Lock()
 	s.EndedAt = r.endedAt.UTC()
 	r.mu.Unlock()
@@ -42,7 +43,7 @@ func (r *Run) BuildSummary() summary.Summary {
 	start, perSec := r.Shared.Meter().PerSecond()
 	m := summary.MessagesSummary{Planned: p.Planned(), Sent: verify.Sum(t.Sent), Acked: verify.Sum(t.Acked),
 		SendFailed: verify.Sum(t.SendFailed), PlannedRate: p.Rate, PerSecond: perSec, PerSecondStart: start,
-		ByType: map[string]int64{}}
+		ByType: map[string]int64{}, Dispatches: t.Dispatched}
 	for _, v := range perSec {
 		m.PeakPerSecond = max(m.PeakPerSecond, v)
 	}

@@ -243,6 +243,7 @@ func (u *User) acked(m plan.Msg, k int, sentAt time.Time, err error) {
 			expected = s.sh.rooms.present(m.Conv, sentAt.UnixMicro()) - 1 // the sender is in
 		}
 		s.Tally.Expected[k].Add(int64(expected))
+		s.Tally.Dispatched.Add(int64(len(s.sh.Plan.Members(m.Conv))))
 		s.Tally.Acked[k].Add(1)
 	} else {
 		s.Tally.SendFailed[k].Add(1)

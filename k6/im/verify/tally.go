@@ -38,6 +38,7 @@ type Tally struct {
 	GapPulled                               [Kinds]atomic.Int64 // the part of Pulled that filled a seq gap
 	Corrupt, Foreign, Overlap               atomic.Int64
 	BeforeJoin                              atomic.Int64 // chatroom messages sent before the receiver joined
+	Dispatched                              atomic.Int64 // members (sender included) of acknowledged messages' conversations
 	ConnectErrors, Disconnects, Kicks       atomic.Int64
 	Reconnects, LoginsImmediate, LoginsLate atomic.Int64
 	PullRequests, HeartbeatsSent            atomic.Int64
@@ -93,6 +94,7 @@ type Totals struct {
 	Duplicates, OutOfOrder                  [Kinds]int64
 	Corrupt, Foreign, Overlap               int64
 	BeforeJoin                              int64
+	Dispatched                              int64
 	ConnectErrors, Disconnects, Kicks       int64
 	Reconnects, LoginsImmediate, LoginsLate int64
 	PullRequests, HeartbeatsSent            int64
@@ -116,6 +118,7 @@ func (t *Totals) Add(x *Tally) {
 	t.Foreign += x.Foreign.Load()
 	t.Overlap += x.Overlap.Load()
 	t.BeforeJoin += x.BeforeJoin.Load()
+	t.Dispatched += x.Dispatched.Load()
 	t.ConnectErrors += x.ConnectErrors.Load()
 	t.Disconnects += x.Disconnects.Load()
 	t.Kicks += x.Kicks.Load()

@@ -27,6 +27,7 @@
 //   IM_INSTANCE      tag instance=<value> on every sample: one k6 process
 //                    of several (the k6-operator's runners set their pod name)
 //   IM_PING_INTERVAL, IM_DRAIN_QUIET, IM_DRAIN_TIMEOUT   durations
+//   IM_SERVER_CORES  the target machine's cores (per-core rates in the tables)
 // A run split over several k6 processes (execution segments, `imbench run
 // -segments N`): one process sets the target up with IM_SETUP_ONLY=1, then
 // the segments run with --no-setup and keep time from IM_START_AT (unix ms);
@@ -99,6 +100,7 @@ export function runOptions(env, vus) {
   if (env.IM_START_AT) o.startAt = number(env, 'IM_START_AT', 0);
   if (env.IM_LOGIN_WINDOW) o.loginWindow = env.IM_LOGIN_WINDOW;
   if (env.IM_SEND_MARGIN) o.sendMargin = env.IM_SEND_MARGIN;
+  if (env.IM_SERVER_CORES) o.serverCores = Math.floor(number(env, 'IM_SERVER_CORES', 0));
   return o;
 }
 
