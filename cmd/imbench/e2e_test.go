@@ -417,3 +417,52 @@ func TestCatalogPlansTheSeedsArithmetic(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 }
+
+// Every scenario `make scenarios` lists runs verified at a tiny size against
+// one reference target: exit 0 (its thresholds held), every expected
+// delivery received and none lost.
+func TestEveryScenarioRunsVerifiedAtATinySize(t *testing.T) {
+	names, err := func() ([]string, error) {
+		wd, _ := os.Getwd()
+		defer os.Chdir(wd)
+		os.Chdir("../..")
+		return scenarios()
+	}()
+	if err != nil || len(names) == 0 {
+		t.Fatalf("scenarios: %v %v", names, err)
+	}
+	tiny := map[string][]string{
+		"wildfire/c1000k":      {"IM_SCALE=0.0002", "IM_HOLD=3s"},
+		"openim/hold":          {"IM_USERS=20", "IM_HOLD=3s"},
+		"wukongim/mixed":       {"IM_SCALE=0.01", "IM_DURATION=4s"},
+		"wukongim/stability":   {"IM_SCALE=0.01", "IM_DURATION=4s"},
+		"wukongim/reliability": {"IM_SCALE=0.01", "IM_DURATION=4s"},
+	}
+	tg := startTarget(t)
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			env := append(tg.env(), "IM_DRAIN_QUIET=1s")
+			env = append(env, tiny[name]...)
+			if tiny[name] == nil {
+				env = append(env, "IM_SCALE=0.01")
+			}
+			results := t.TempDir()
+			r := imbench(t, env, "run", "-scenario", name, "-results", results)
+			if r.code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			raw, err := os.ReadFile(filepath.Join(results, "latest", "summary.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s runSummary
+			if err := json.Unmarshal(raw, &s); err != nil {
+				t.Fatal(err)
+			}
+			if s.Deliveries.Lost != 0 || s.Deliveries.Received != s.Deliveries.Expected || s.Users.OnlinePeak == 0 {
+				t.Fatalf("expected %d received %d lost %d, online peak %d", s.Deliveries.Expected, s.Deliveries.Received,
+					s.Deliveries.Lost, s.Users.OnlinePeak)
+			}
+		})
+	}
+}

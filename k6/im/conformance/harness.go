@@ -52,6 +52,7 @@ type Harness struct {
 // The fault counters every front end of the reference target exports.
 const (
 	LostCounter         = "imbench_target_fault_lost_deliveries_total"
+	LostMessagesCounter = "imbench_target_fault_lost_messages_total"
 	SkippedCounter      = "imbench_target_fault_skipped_pushes_total"
 	DuplicatedCounter   = "imbench_target_fault_duplicated_pushes_total"
 	ReorderedCounter    = "imbench_target_fault_reordered_pushes_total"

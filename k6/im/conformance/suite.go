@@ -35,6 +35,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("clean", func(t *testing.T) { testClean(t, h) })
 	t.Run("refusals", func(t *testing.T) { testRefusals(t, h) })
 	t.Run("lose", func(t *testing.T) { testLose(t, h) })
+	t.Run("lose-by-presence", func(t *testing.T) { testLoseByPresence(t, h) })
 	t.Run("skip-push", func(t *testing.T) { testSkipPush(t, h) })
 	t.Run("duplicate", func(t *testing.T) { testDuplicate(t, h) })
 	t.Run("reorder", func(t *testing.T) { testReorder(t, h) })
@@ -159,6 +160,20 @@ func testLose(t *testing.T, h Harness) {
 	}
 	if len(o.rec.Sample) == 0 {
 		t.Fatal("no lost deliveries named")
+	}
+}
+
+// Lost messages owe deliveries only to the members who are online, log in
+// late or watch; the never-online ones expect nothing. Every group has the
+// same presence, so the verifier's lost is the target's lost messages times
+// the five who are owed each: two online, two late, one watcher.
+func testLoseByPresence(t *testing.T, h Harness) {
+	srv := h.Start(t, Faults{Lose: 0.05, Seed: 14})
+	o := run(t, srv.Target(), build(t, "losepres",
+		`{"kind":"groups","groups":6,"members":12,"senders":1,"online":2,"late":2,"watchers":1,"totalRate":400,"messages":40}`), 2, engine.Options{})
+	msgs := int64(srv.Counter(t, LostMessagesCounter))
+	if msgs == 0 || verify.Sum(o.rec.Lost) != 5*msgs || verify.Sum(o.totals.Pulled) == 0 {
+		t.Fatalf("target lost %d messages, verifier lost %d deliveries (want %d), pulled %v", msgs, verify.Sum(o.rec.Lost), 5*msgs, o.totals.Pulled)
 	}
 }
 
