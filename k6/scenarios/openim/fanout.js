@@ -22,9 +22,4 @@ export const plan = im.integration({
 const sc = scenario('fanout', plan, { thresholds: integrity });
 export const { options, setup, teardown, handleSummary } = sc;
 
-export default function (run) {
-  const s = sc.online(run);
-  s.send();
-  s.drain();
-  s.close();
-}
+export default sc.sendAndVerify;

@@ -31,10 +31,4 @@ export const plan = im.workload({
 const sc = scenario('mix', plan, { thresholds: integrity });
 export const { options, setup, teardown, handleSummary } = sc;
 
-export default function (run) {
-  const s = sc.online(run);
-  s.send();
-  s.login('late');
-  s.drain();
-  s.close();
-}
+export default sc.sendAndVerify;

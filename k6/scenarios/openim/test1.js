@@ -25,10 +25,4 @@ export const plan = im.integration({
 const sc = scenario('test1', plan, { thresholds: integrity });
 export const { options, setup, teardown, handleSummary } = sc;
 
-export default function (run) {
-  const s = sc.online(run);
-  s.send();
-  s.login('late');
-  s.drain();
-  s.close();
-}
+export default sc.sendAndVerify;

@@ -6,29 +6,13 @@
 // report: 74.6 s, 1,340 messages a second, 83.75 a core, 8,375 dispatches a
 // core a second on 16 cores. Here every delivery to the online members (the
 // other senders and the watcher) is verified.
-// SCALE=1 is that size; SCALE scales the groups and the rounds (the default
-// 0.05: 5 groups, 1 round).
-import im from 'k6/x/im';
-import { planKnobs } from '../lib/env.js';
+// SCALE=1 is that size; the default 0.05: 5 groups, 1 round.
+import { groupTest } from '../lib/wildfire.js';
 import { scenario, integrity } from '../lib/scenario.js';
 
-export const plan = im.workload({
-  name: 'wildfire/group100',
-  purpose: 'Group fan-out: senders shared by 100 groups of 100, one watcher in all',
-  bodySize: 36,
-  classes: [{
-    kind: 'groups', groups: 100, members: 100, senders: 50, shared: true, watchers: 1,
-    inFlight: 1, messages: 20,
-  }],
-  ...planKnobs(__ENV, { scale: 0.05 }),
-});
+export const plan = groupTest('group100', 100, 50, 20);
 
 const sc = scenario('group100', plan, { thresholds: integrity });
 export const { options, setup, teardown, handleSummary } = sc;
 
-export default function (run) {
-  const s = sc.online(run);
-  s.send();
-  s.drain();
-  s.close();
-}
+export default sc.sendAndVerify;

@@ -34,9 +34,4 @@ export const plan = im.workload({
 const sc = scenario('mixed', plan, { thresholds: integrity });
 export const { options, setup, teardown, handleSummary } = sc;
 
-export default function (run) {
-  const s = sc.online(run);
-  s.send();
-  s.drain();
-  s.close();
-}
+export default sc.sendAndVerify;

@@ -19,9 +19,4 @@ export const plan = im.workload({
 const sc = scenario('ordering', plan, { thresholds: { ...integrity, im_out_of_order: ['count==0'] } });
 export const { options, setup, teardown, handleSummary } = sc;
 
-export default function (run) {
-  const s = sc.online(run);
-  s.send();
-  s.drain();
-  s.close();
-}
+export default sc.sendAndVerify;

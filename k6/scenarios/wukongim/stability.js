@@ -11,7 +11,8 @@
 // groups (the big group's members too); the default 0.05 sends for DURATION
 // (default 1m).
 import im from 'k6/x/im';
-import { sizeKnobs, count } from '../lib/env.js';
+import { sizeKnobs } from '../lib/env.js';
+import { stabilityMix } from '../lib/wukongim.js';
 import { scenario, integrity } from '../lib/scenario.js';
 
 const { S, knobs } = sizeKnobs(__ENV, { scale: 0.05 });
@@ -21,21 +22,11 @@ export const plan = im.workload({
   name: 'wukongim/stability',
   purpose: 'Stability: four classes at a steady pace for hours',
   bodySize: 64,
-  classes: [
-    { kind: 'pairs', pairs: count(1000, S), allOnline: true, ratePerMinute: 30, duration: D },
-    { kind: 'groups', groups: count(200, S), members: 200, onlineShare: 0.25, ratePerMinute: 30, duration: D },
-    { kind: 'groups', groups: count(100, S), members: 500, onlineShare: 0.25, ratePerMinute: 30, duration: D },
-    { kind: 'groups', groups: 1, members: count(10000, S, 2), onlineShare: 0.25, ratePerMinute: 30, duration: D },
-  ],
+  classes: stabilityMix(S, D),
   ...knobs,
 });
 
 const sc = scenario('stability', plan, { thresholds: integrity });
 export const { options, setup, teardown, handleSummary } = sc;
 
-export default function (run) {
-  const s = sc.online(run);
-  s.send();
-  s.drain();
-  s.close();
-}
+export default sc.sendAndVerify;
