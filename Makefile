@@ -6,6 +6,7 @@
 #   make compare A=<run id> B=<run id> [THRESHOLD=10]   exit 3 when B is worse than A
 #   make bench [ONLY=density,stock,delivery,distributed,flat] [RATES=50,400] [FLAT=10m]   generator figures, results/bench/*.json
 #   make scenarios                   every scenario, what it reproduces and its purpose
+#   make soak [SOAK=1h] [SOAK_RATE=400]   wukongim/stability for SOAK: generator RSS slope per hour
 #   make status | make down
 #   make test                        everything CI runs
 #   make proto                       regenerate wire/openim/pb from its .proto
@@ -36,7 +37,7 @@ GO_SOURCES := go.mod go.sum $(shell find . -name '*.go' -not -name '*_test.go' -
 PROTOC_GEN_GO_VERSION := v1.36.11
 PROMETHEUS_VERSION    := 3.10.0
 
-.PHONY: help up down status scenarios run-scenario report compare bench test tools stack-tools apt proto check-proto fmt-check generate promtool-test
+.PHONY: help up down status scenarios run-scenario soak report compare bench test tools stack-tools apt proto check-proto fmt-check generate promtool-test
 
 help:
 	@sed -n '1,9p' Makefile | sed 's/^# \{0,1\}//'
@@ -123,6 +124,12 @@ generate:
 # fixed rate (FLAT: how long). Soft limits go up to the hard ones.
 bench: tools $(BIN)/k6-stock
 	@ulimit -n $$(ulimit -Hn) && $(BIN)/imbench bench $(if $(ONLY),-only '$(ONLY)') $(if $(RATES),-rates '$(RATES)') $(if $(FLAT),-flat '$(FLAT)')
+
+# WuKongIM's stability mix at a rate this machine holds, for SOAK (default
+# 1h): the generator's RSS, files and threads over time, slope per hour.
+soak: tools
+	@ulimit -n $$(ulimit -Hn) && $(BIN)/imbench bench -only flat -flat-scenario wukongim/stability \
+	  -flat '$(or $(SOAK),1h)' -flat-rate '$(or $(SOAK_RATE),400)'
 
 report: $(BIN)/imbench
 	@$(BIN)/imbench report $(if $(RUN),-run '$(RUN)')

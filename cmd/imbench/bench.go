@@ -56,6 +56,7 @@ func cmdBench(args []string) error {
 		rates = fs.String("rates", "50,400", "messages per second of the delivery runs, one run each")
 		flat  = fs.Duration("flat", 10*time.Minute, "how long the flat run sends (IM_DURATION)")
 		fRate = fs.Float64("flat-rate", 400, "messages per second of the flat run's open classes (IM_RATE)")
+		fScen = fs.String("flat-scenario", "openim/mix", "the flat run's workload: openim/mix or wukongim/stability")
 	)
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
@@ -76,6 +77,9 @@ func cmdBench(args []string) error {
 	}
 	if *fRate <= 0 || *fRate > 5000 {
 		return badInput("flat-rate %g is not a message rate in (0, 5000] per second", *fRate)
+	}
+	if _, ok := flatScenarios[*fScen]; !ok {
+		return badInput("flat-scenario %q: want openim/mix or wukongim/stability", *fScen)
 	}
 	want := map[string]bool{}
 	for _, w := range strings.Split(*only, ",") {
@@ -141,7 +145,7 @@ func cmdBench(args []string) error {
 		}
 	}
 	if want["flat"] {
-		if res.Flat, err = b.flat(*flat, *fRate); err != nil {
+		if res.Flat, err = b.flat(*fScen, *flat, *fRate); err != nil {
 			return fmt.Errorf("flat: %w", err)
 		}
 	}

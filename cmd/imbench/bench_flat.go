@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -58,25 +59,33 @@ type flatSample struct {
 }
 
 const (
-	flatScenario    = "openim/mix"
 	flatSampleEvery = 5 * time.Second
 	flatMinWarmup   = 60 * time.Second
 	flatMinSamples  = 10
 )
 
-// flat runs openim/mix, without its closed-loop pair, sending for d at rate,
-// and samples the k6 process until it exits.
-func (b *bench) flat(d time.Duration, rate float64) (*flatResult, error) {
+// flat runs a scenario sending for d at rate and samples the k6 process
+// until it exits.
+// flatScenarios are the workloads flat can run at a fixed rate, with the
+// knobs that make them so: openim/mix without its closed-loop pair, so that
+// every message goes at the set rate; wukongim/stability (make soak) at a
+// size this machine holds.
+var flatScenarios = map[string]map[string]string{
+	"openim/mix":         {"IM_SCALE": "1", "IM_MIX_CLOSED": "0"},
+	"wukongim/stability": {"IM_SCALE": "0.05"},
+}
+
+func (b *bench) flat(scenario string, d time.Duration, rate float64) (*flatResult, error) {
 	fmt.Printf("imbench bench: flat: %s sending for %s at %g msg/s, the k6 process sampled every %s\n",
-		flatScenario, shortDuration(d), rate, flatSampleEvery)
+		scenario, shortDuration(d), rate, flatSampleEvery)
 	bt, err := startTargets(0)
 	if err != nil {
 		return nil, err
 	}
 	defer bt.stop()
-	// Without the closed-loop pair: every message is sent at the fixed rate.
-	runID, done, err := b.runScenario(bt, flatScenario, 1, map[string]string{"IM_DURATION": d.String(),
-		"IM_RATE": strconv.FormatFloat(rate, 'f', -1, 64), "IM_SCALE": "1", "IM_MIX_CLOSED": "0"})
+	env := map[string]string{"IM_DURATION": d.String(), "IM_RATE": strconv.FormatFloat(rate, 'f', -1, 64)}
+	maps.Copy(env, flatScenarios[scenario])
+	runID, done, err := b.runScenario(bt, scenario, 1, env)
 	if err != nil {
 		return nil, err
 	}
@@ -104,19 +113,19 @@ func (b *bench) flat(d time.Duration, rate float64) (*flatResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return flatFigures(sum, samples, d, rate)
+	return flatFigures(scenario, sum, samples, d, rate)
 }
 
 // flatFigures fits the samples taken while the run sent, after a warm-up of
 // a fifth of the sending (at least flatMinWarmup): setup, logins and the
 // late users' pulls after sending are not the steady state.
-func flatFigures(sum summary.Summary, samples []procSample, d time.Duration, rate float64) (*flatResult, error) {
+func flatFigures(scenario string, sum summary.Summary, samples []procSample, d time.Duration, rate float64) (*flatResult, error) {
 	if sum.Messages.FirstSendMs == 0 {
 		return nil, errors.New("the run sent no message")
 	}
 	first, last := time.UnixMilli(sum.Messages.FirstSendMs), time.UnixMilli(sum.Messages.LastSendMs)
 	warm := max(last.Sub(first)/5, flatMinWarmup)
-	res := &flatResult{Scenario: flatScenario, SendingSeconds: d.Seconds(), Rate: rate,
+	res := &flatResult{Scenario: scenario, SendingSeconds: d.Seconds(), Rate: rate,
 		SampleEverySeconds: flatSampleEvery.Seconds(), WarmupSeconds: round2(warm.Seconds()),
 		MessagesSent: sum.Messages.Sent, MessagesPerSecond: sum.Messages.AvgPerSecond, SentByType: sum.Messages.ByType,
 		DeliveriesVerified: sum.Deliveries.Received, Lost: sum.Deliveries.Lost, Integrity: sum.Integrity,

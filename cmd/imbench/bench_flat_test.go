@@ -56,7 +56,7 @@ func flatRun(perHour float64) (summary.Summary, []procSample) {
 
 func TestFlatFigures(t *testing.T) {
 	sum, samples := flatRun(0)
-	f, err := flatFigures(sum, samples, 10*time.Minute, 400)
+	f, err := flatFigures("openim/mix", sum, samples, 10*time.Minute, 400)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestFlatFigures(t *testing.T) {
 	}
 
 	sum, samples = flatRun(12 << 20) // 12 MiB an hour
-	if f, err = flatFigures(sum, samples, 10*time.Minute, 400); err != nil {
+	if f, err = flatFigures("openim/mix", sum, samples, 10*time.Minute, 400); err != nil {
 		t.Fatal(err)
 	}
 	if math.Abs(f.RSSSlopeBytesPerHour-12<<20) > 100 { // RSS samples are whole bytes
@@ -91,15 +91,15 @@ func TestFlatFiguresNeedsSamples(t *testing.T) {
 	sum, samples := flatRun(0)
 	// 2 minutes of sending: a 60 s warm-up, then 60 s is 13 samples.
 	sum.Messages.LastSendMs = sum.Messages.FirstSendMs + 2*60*1000
-	f, err := flatFigures(sum, samples, 2*time.Minute, 400)
+	f, err := flatFigures("openim/mix", sum, samples, 2*time.Minute, 400)
 	if err != nil || f.WarmupSeconds != 60 || f.FittedSamples != 13 {
 		t.Fatalf("2 minutes: %v, warm-up %g s, %d samples", err, f.WarmupSeconds, f.FittedSamples)
 	}
-	if _, err := flatFigures(sum, samples[:20], 2*time.Minute, 400); err == nil {
+	if _, err := flatFigures("openim/mix", sum, samples[:20], 2*time.Minute, 400); err == nil {
 		t.Error("fitted a run sampled until 65 s into sending")
 	}
 	sum.Messages.FirstSendMs = 0
-	if _, err := flatFigures(sum, samples, 2*time.Minute, 400); err == nil {
+	if _, err := flatFigures("openim/mix", sum, samples, 2*time.Minute, 400); err == nil {
 		t.Error("fitted a run that sent nothing")
 	}
 }
