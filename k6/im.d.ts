@@ -57,7 +57,7 @@ declare module 'k6/x/im' {
     duration?: string;
     /** message text size in bytes */
     bodySize?: number;
-    classes: Array<GroupsClass | PairsClass | ChatroomClass | IntegrationClass>;
+    classes: Array<GroupsClass | PairsClass | ChatroomClass | IntegrationClass | OnlineClass>;
   }
 
   /**
@@ -105,7 +105,8 @@ declare module 'k6/x/im' {
    * G groups of M members; the first `senders` members send, taking turns.
    * Rates per group. `shared`: the senders and the watchers are the same
    * users in every group (Wildfire's wfcstress), the other receivers each
-   * group's own.
+   * group's own. `sameMembers`: every group has the same members (users are
+   * `members`, not groups × members).
    */
   export interface GroupsClass extends Pace, Presence {
     kind: 'groups';
@@ -113,6 +114,13 @@ declare module 'k6/x/im' {
     members: number;
     senders?: number;
     shared?: boolean;
+    sameMembers?: boolean;
+  }
+
+  /** Users online for the whole test, in no conversation, sending nothing: a seed's background "N users online". */
+  export interface OnlineClass {
+    kind: 'online';
+    users: number;
   }
 
   /** One-to-one chats: `pairs` pairs, or every one of `senders` with every one of `receivers`. Rates per pair. */

@@ -433,6 +433,8 @@ func TestEveryScenarioRunsVerifiedAtATinySize(t *testing.T) {
 	}
 	tiny := map[string][]string{
 		"openim/test1":         {"IM_SCALE=0.05"}, // its groups of 5 need 5 users
+		"openim/test3":         {"IM_SCALE=0.002"},
+		"openim/test3-zh":      {"IM_SCALE=0.01", "IM_DURATION=5s"},
 		"wildfire/c1000k":      {"IM_SCALE=0.0002", "IM_HOLD=3s"},
 		"openim/hold":          {"IM_USERS=20", "IM_HOLD=3s"},
 		"wukongim/mixed":       {"IM_SCALE=0.01", "IM_DURATION=4s"},

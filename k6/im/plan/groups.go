@@ -13,13 +13,16 @@ import (
 // receivers whose presence Presence says. Rates are per group. Shared: the
 // senders and the watchers are the same users in every group (Wildfire's
 // wfcstress: each sender writes to every group, one watching phone is in all
-// of them); the other receivers are still each group's own.
+// of them); the other receivers are still each group's own. SameMembers:
+// every group has the same members (OpenIM's report: ten groups of 50,000
+// drawn from one population), so users are Members, not Groups × Members.
 type Groups struct {
-	Kind    string `json:"kind"`
-	Groups  int    `json:"groups"`
-	Members int    `json:"members"`
-	Senders int    `json:"senders,omitempty"` // default 1
-	Shared  bool   `json:"shared,omitempty"`
+	Kind        string `json:"kind"`
+	Groups      int    `json:"groups"`
+	Members     int    `json:"members"`
+	Senders     int    `json:"senders,omitempty"` // default 1
+	Shared      bool   `json:"shared,omitempty"`
+	SameMembers bool   `json:"sameMembers,omitempty"`
 	Presence
 	Pace
 }
@@ -47,6 +50,9 @@ func (g *Groups) check() error {
 	if g.Senders < 1 || g.Senders > g.Members {
 		errs = append(errs, fmt.Errorf("senders must be within 1..members, got %d", g.Senders))
 	}
+	if g.Shared && g.SameMembers {
+		errs = append(errs, errors.New("shared and sameMembers exclude each other: sameMembers shares every member"))
+	}
 	if g.Shared && g.own() < 0 {
 		errs = append(errs, fmt.Errorf("shared senders %d and watchers %d exceed the %d members", g.Senders, g.Watchers, g.Members))
 	}
@@ -55,6 +61,9 @@ func (g *Groups) check() error {
 }
 
 func (g *Groups) users() int {
+	if g.SameMembers {
+		return g.Members
+	}
 	if g.Shared {
 		return g.Senders + g.Watchers + g.Groups*g.own()
 	}
@@ -81,9 +90,13 @@ func (g *Groups) build(b *builder, base uint32) (*Stream, error) {
 		}
 	}
 	lanes := make([]lane, 0, g.Groups)
+	var same []uint32 // the first group's members: every group's, with SameMembers
 	for i := 0; i < g.Groups; i++ {
 		var members []uint32
-		if g.Shared {
+		switch {
+		case g.SameMembers && i > 0:
+			members = same
+		case g.Shared:
 			first := base + uint32(len(shared)+i*g.own())
 			members = append(members, shared...)
 			for k := 0; k < g.own(); k++ {
@@ -92,7 +105,7 @@ func (g *Groups) build(b *builder, base uint32) (*Stream, error) {
 			pres := g.Presence
 			pres.Watchers = 0 // the shared ones, online already
 			pres.assign(b, members[len(shared):])
-		} else {
+		default:
 			first := base + uint32(i*g.Members)
 			for k := 0; k < g.Members; k++ {
 				members = append(members, first+uint32(k))
@@ -101,6 +114,9 @@ func (g *Groups) build(b *builder, base uint32) (*Stream, error) {
 				b.p.Login[u] = Immediate
 			}
 			g.Presence.assign(b, members[g.Senders:])
+		}
+		if i == 0 {
+			same = members
 		}
 		c := b.group(GroupSpec{Key: "g" + strconv.FormatUint(uint64(base), 10) + "_" + strconv.Itoa(i),
 			Owner: members[0], Members: members})

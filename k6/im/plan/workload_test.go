@@ -310,3 +310,47 @@ func TestSharedSendersAndWatchersSpanEveryGroup(t *testing.T) {
 		t.Fatalf("online %d never %d", p.Count(Immediate), p.Count(Never))
 	}
 }
+
+// OpenIM's test 2: users online beside the measured ones, sending nothing.
+func TestOnlineUsersHoldButSendNothing(t *testing.T) {
+	p := build(t, workload(t,
+		`{"kind":"pairs","pairs":3,"allOnline":true,"rate":1,"messages":2}`,
+		`{"kind":"online","users":40}`))
+	if p.Users != 46 || p.Count(Immediate) != 46 || p.Planned() != 6 || p.Rate != 3 {
+		t.Fatalf("users %d online %d planned %d rate %v", p.Users, p.Count(Immediate), p.Planned(), p.Rate)
+	}
+	if p.Duration() != build(t, workload(t, `{"kind":"pairs","pairs":3,"allOnline":true,"rate":1,"messages":2}`)).Duration() {
+		t.Fatal("users who send nothing changed how long the test sends")
+	}
+	if _, err := workload(t, `{"kind":"online","users":0}`).Build(); err == nil {
+		t.Fatal("an online class of no users was accepted")
+	}
+}
+
+// OpenIM's test 3 (Chinese report): ten groups drawn from one population.
+func TestSameMembersInEveryGroup(t *testing.T) {
+	p := build(t, workload(t,
+		`{"kind":"groups","groups":10,"members":50,"sameMembers":true,"senders":4,"online":6,"late":2,"ratePerMinute":60,"messages":3}`))
+	if p.Users != 50 || len(p.Groups) != 10 {
+		t.Fatalf("users %d groups %d", p.Users, len(p.Groups))
+	}
+	if p.Count(Immediate) != 10 || p.Count(Late) != 2 || p.Count(Never) != 38 {
+		t.Fatalf("online %d late %d never %d", p.Count(Immediate), p.Count(Late), p.Count(Never))
+	}
+	for c := range p.Convs {
+		if got := p.Members(uint32(c)); len(got) != 50 || got[0] != 0 || got[49] != 49 {
+			t.Fatalf("group %d members %v", c, got)
+		}
+	}
+	var expected int
+	for m := range p.Schedule() {
+		expected += p.ExpectedRecipients(m)
+	}
+	// 10 groups × 4 senders × 3 messages, each to the 9 other online and 2 late members.
+	if p.Planned() != 120 || expected != 120*11 {
+		t.Fatalf("planned %d expected %d", p.Planned(), expected)
+	}
+	if _, err := workload(t, `{"kind":"groups","groups":2,"members":5,"sameMembers":true,"shared":true,"ratePerMinute":1,"messages":1}`).Build(); err == nil {
+		t.Fatal("shared and sameMembers together were accepted")
+	}
+}

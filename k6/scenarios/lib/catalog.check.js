@@ -3,6 +3,9 @@
 // with `k6 run -e IM_SCALE=1 -e IM_SECRET=x`; a failed check exits 99.
 import { check } from 'k6';
 import * as test1 from '../openim/test1.js';
+import * as test2 from '../openim/test2.js';
+import * as test3 from '../openim/test3.js';
+import * as test3zh from '../openim/test3-zh.js';
 import * as send from '../wukongim/send.js';
 import * as receive from '../wukongim/receive.js';
 import * as ordering from '../wukongim/ordering.js';
@@ -22,6 +25,27 @@ export default function () {
   check(test1.plan, {
     'openim/test1: 200 users, 100 online first, 16,450 messages at 40/s': (p) =>
       p.users === 200 && p.immediate === 100 && p.messages === 16450 && p.rate === 40,
+  });
+  check(test2.sample, {
+    'openim/test2: 100 sampled users, 80 online first, 84,800 messages at 53 a second': (p) =>
+      p.users === 100 && p.immediate === 80 && p.late === 20 && p.messages === 84800 && Math.abs(p.rate - 80 / 1.5) < 1e-9,
+  });
+  check(test2.plan, {
+    'openim/test2: 50,000 online beside the sample, msgtest at 1,700 a second while it sends': (p) =>
+      p.users === 50100 && p.immediate === 50080 && Math.abs(p.rate - 1700 - 80 / 1.5) < 1e-9 &&
+      p.messages === 84800 + 1000 * Math.floor((1700 / 1000) * Math.ceil(test2.sample.seconds)),
+  });
+  check(test3.plan, {
+    'openim/test3: a 110,000-member group, 10,010 online, 100,000 online, 100,000 messages at 200 a second': (p) =>
+      p.groups === 1 && p.users === 110000 + 100000 - 10010 && p.immediate === 100000 &&
+      p.messages === 100000 && p.rate === 200,
+  });
+  check(test3zh.sample, {
+    'openim/test3-zh: ten groups of the same 50,000, 500 online, 4 late, 1,600 messages at 32 a second': (p) =>
+      p.groups === 10 && p.users === 50000 && p.immediate === 500 && p.late === 4 && p.messages === 1600 && p.rate === 32,
+  });
+  check(test3zh.plan, {
+    'openim/test3-zh: 100,000 users, 50,500 online': (p) => p.users === 100000 && p.immediate === 50500,
   });
   check(send.plan, {
     'wukongim/send: 40,000 msg/s, 20 million messages, one online per group': (p) =>
