@@ -1,0 +1,5 @@
+//go:build !race
+
+package wukongim
+
+const raceEnabled = false
