@@ -23,7 +23,7 @@ import (
 //	             of them share a wake-up)
 //	distributed  100,000 users over execution-segment processes and a target
 //	             spread over a core and gateway processes
-//	flat         generator RSS, open files and threads over a long run at a
+//	flat         generator RSS, open files, threads and goroutines over a long run at a
 //	             fixed rate against its own earlier samples (the slope of RSS
 //	             per hour), and the run's latencies
 //
@@ -225,10 +225,11 @@ func printBench(r *benchResult) {
 	if f := r.Flat; f != nil {
 		const mib = 1 << 20
 		fmt.Printf("| generator RSS over %s at %g msg/s | slope %+.2f %%/h (%+.2f MiB/h, %.1f %% of the %.1f MiB/h per-sample Trends would add), mean %.1f MiB; "+
-			"e2e p50/p99 %.1f/%.1f ms over %d deliveries, %d lost; open files %d→%d, threads %d→%d |\n",
+			"e2e p50/p99 %.1f/%.1f ms over %d deliveries, %d lost; open files %d→%d, threads %d→%d, goroutines %d→%d (max %d, %+.1f/h) |\n",
 			shortDuration(time.Duration(f.SendingSeconds*float64(time.Second))), f.Rate,
 			f.RSSSlopePercentPerHour, f.RSSSlopeBytesPerHour/mib, f.SlopeOverTrends*100, f.TrendBytesPerHour/mib, f.RSSMeanBytes/mib,
-			f.E2E.P50, f.E2E.P99, f.E2E.Count, f.Lost, f.FDsFirst, f.FDsLast, f.ThreadsFirst, f.ThreadsLast)
+			f.E2E.P50, f.E2E.P99, f.E2E.Count, f.Lost, f.FDsFirst, f.FDsLast, f.ThreadsFirst, f.ThreadsLast,
+			f.GoroutinesFirst, f.GoroutinesLast, f.GoroutinesMax, f.GoroutineSlopePerHour)
 	}
 	if d := r.Distributed; d != nil {
 		fmt.Printf("| distributed | %d users held at once by %d k6 processes, %d heartbeat timeouts, %d disconnects |\n",

@@ -28,25 +28,31 @@ type flatResult struct {
 	// What k6 kept before latencies moved into histograms: one 8-byte Trend
 	// sample per e2e and per ack latency, at this run's rates; the slope
 	// over it says how much of that growth is left.
-	TrendBytesPerHour  float64                `json:"per_sample_trends_bytes_per_hour"`
-	SlopeOverTrends    float64                `json:"rss_slope_over_per_sample_trends"`
-	RSSMinBytes        int64                  `json:"rss_min_bytes"`
-	RSSMeanBytes       float64                `json:"rss_mean_bytes"`
-	RSSMaxBytes        int64                  `json:"rss_max_bytes"`
-	FDsFirst           int                    `json:"open_files_first"`
-	FDsLast            int                    `json:"open_files_last"`
-	ThreadsFirst       int                    `json:"threads_first"`
-	ThreadsLast        int                    `json:"threads_last"`
-	CPUCores           float64                `json:"generator_cpu_cores"` // CPU seconds per second over the fit
-	MessagesSent       int64                  `json:"messages_sent"`
-	MessagesPerSecond  float64                `json:"messages_per_second_sent"`
-	SentByType         map[string]int64       `json:"messages_sent_by_type"`
-	DeliveriesVerified int64                  `json:"deliveries_verified"` // pushed and pulled
-	Lost               int64                  `json:"lost"`
-	Integrity          float64                `json:"integrity"`
-	E2E                summary.LatencySummary `json:"latency_e2e_ms"`
-	Ack                summary.LatencySummary `json:"latency_ack_ms"`
-	Samples            []flatSample           `json:"samples"` // all of them, setup and drain too
+	TrendBytesPerHour float64 `json:"per_sample_trends_bytes_per_hour"`
+	SlopeOverTrends   float64 `json:"rss_slope_over_per_sample_trends"`
+	RSSMinBytes       int64   `json:"rss_min_bytes"`
+	RSSMeanBytes      float64 `json:"rss_mean_bytes"`
+	RSSMaxBytes       int64   `json:"rss_max_bytes"`
+	FDsFirst          int     `json:"open_files_first"`
+	FDsLast           int     `json:"open_files_last"`
+	ThreadsFirst      int     `json:"threads_first"`
+	ThreadsLast       int     `json:"threads_last"`
+	// The k6 process's goroutines over the same window, from the series
+	// the extension keeps in summary.json.
+	GoroutinesFirst       int32                  `json:"goroutines_first"`
+	GoroutinesLast        int32                  `json:"goroutines_last"`
+	GoroutinesMax         int32                  `json:"goroutines_max"`
+	GoroutineSlopePerHour float64                `json:"goroutine_slope_per_hour"`
+	CPUCores              float64                `json:"generator_cpu_cores"` // CPU seconds per second over the fit
+	MessagesSent          int64                  `json:"messages_sent"`
+	MessagesPerSecond     float64                `json:"messages_per_second_sent"`
+	SentByType            map[string]int64       `json:"messages_sent_by_type"`
+	DeliveriesVerified    int64                  `json:"deliveries_verified"` // pushed and pulled
+	Lost                  int64                  `json:"lost"`
+	Integrity             float64                `json:"integrity"`
+	E2E                   summary.LatencySummary `json:"latency_e2e_ms"`
+	Ack                   summary.LatencySummary `json:"latency_ack_ms"`
+	Samples               []flatSample           `json:"samples"` // all of them, setup and drain too
 }
 
 // flatSample is one sample of the k6 process, T seconds from its first send.
@@ -160,8 +166,28 @@ func flatFigures(scenario string, sum summary.Summary, samples []procSample, d t
 		res.SlopeOverTrends = math.Round(slope/res.TrendBytesPerHour*1e4) / 1e4
 	}
 	res.FDsFirst, res.FDsLast, res.ThreadsFirst, res.ThreadsLast = a.fds, z.fds, a.threads, z.threads
+	goroutineFigures(res, sum.Generator, a.at, z.at)
 	res.CPUCores = round2((z.cpu - a.cpu) / z.at.Sub(a.at).Seconds())
 	return res, nil
+}
+
+// goroutineFigures fits the goroutine counts taken in [from, to].
+func goroutineFigures(res *flatResult, g summary.GeneratorSummary, from, to time.Time) {
+	var x, y []float64
+	for i, n := range g.Goroutines {
+		at := time.UnixMilli(g.GoroutinesStartMs).Add(time.Duration(i*g.GoroutinesEverySeconds) * time.Second)
+		if at.Before(from) || at.After(to) {
+			continue
+		}
+		if len(x) == 0 {
+			res.GoroutinesFirst = n
+		}
+		res.GoroutinesLast, res.GoroutinesMax = n, max(res.GoroutinesMax, n)
+		x, y = append(x, at.Sub(from).Seconds()), append(y, float64(n))
+	}
+	if len(x) > 1 {
+		res.GoroutineSlopePerHour = math.Round(fitSlope(x, y)*3600*100) / 100
+	}
 }
 
 // fitSlope is the least-squares slope of y over x; 0 when x does not vary.

@@ -112,3 +112,20 @@ func TestFlatShortDuration(t *testing.T) {
 		}
 	}
 }
+
+// The goroutine counts the extension kept are fitted over the same window
+// as the RSS: those before it (logins) and after it (drain) left out.
+func TestGoroutinesAreFittedOverTheWindow(t *testing.T) {
+	from := time.UnixMilli(1_700_000_000_000)
+	g := summary.GeneratorSummary{GoroutinesStartMs: from.Add(-10 * time.Second).UnixMilli(), GoroutinesEverySeconds: 5,
+		Goroutines: []int32{900, 950, 100, 100, 136, 136, 5000}} // t = -10, -5, 0, 5, 10, 15, 20 s
+	var res flatResult
+	goroutineFigures(&res, g, from, from.Add(15*time.Second))
+	if res.GoroutinesFirst != 100 || res.GoroutinesLast != 136 || res.GoroutinesMax != 136 {
+		t.Fatalf("first %d last %d max %d", res.GoroutinesFirst, res.GoroutinesLast, res.GoroutinesMax)
+	}
+	// Points (0,100) (5,100) (10,136) (15,136): 360/125 a second.
+	if want := 360.0 / 125 * 3600; math.Abs(res.GoroutineSlopePerHour-want) > 0.01 {
+		t.Fatalf("slope %v per hour", res.GoroutineSlopePerHour)
+	}
+}

@@ -141,6 +141,11 @@ type GeneratorSummary struct {
 	UserRanges     [][2]uint32 `json:"user_ranges"` // [first, last+1) of the users each VU held
 	PullRequests   int64       `json:"pull_requests"`
 	HeartbeatsSent int64       `json:"heartbeats_sent"`
+	// The k6 process's goroutines, one count every GoroutinesEverySeconds
+	// from GoroutinesStartMs (one process's: not merged over segments).
+	GoroutinesStartMs      int64   `json:"goroutines_start_ms,omitempty"`
+	GoroutinesEverySeconds int     `json:"goroutines_every_seconds,omitempty"`
+	Goroutines             []int32 `json:"goroutines,omitempty"`
 }
 
 // Table renders the seed's result table.

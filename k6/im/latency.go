@@ -3,6 +3,7 @@ package im
 import (
 	"context"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 
@@ -37,6 +38,30 @@ type latencyReporter struct {
 	h       [verify.Kinds]*latency.Histogram
 	all     *latency.Histogram
 	n       [verify.Kinds]latency.Native
+
+	gmu        sync.Mutex
+	goroutines goroutineSeries
+}
+
+// goroutineSeries is the process's goroutine count every goroutineEvery: a
+// long run's generator must hold it flat (make soak fits it).
+type goroutineSeries struct {
+	start time.Time
+	last  time.Time
+	n     []int32
+}
+
+const goroutineEvery = 5 * time.Second
+
+func (g *goroutineSeries) sample(now time.Time) {
+	if !g.last.IsZero() && now.Sub(g.last) < goroutineEvery {
+		return
+	}
+	if g.start.IsZero() {
+		g.start = now
+	}
+	g.last = now
+	g.n = append(g.n, int32(runtime.NumGoroutine()))
 }
 
 // latencyGroup is the sessions whose samples carry the same tags.
@@ -179,15 +204,34 @@ func (r *latencyReporter) flush(final bool) {
 			samples = gauges.add(samples, g.base, r.all, now)
 		}
 	}
-	if len(samples) > 0 {
-		metrics.PushIfNotDone(r.ctx, r.out, samples)
-	}
+	r.gmu.Lock()
+	r.goroutines.sample(now)
+	r.gmu.Unlock()
+	samples = append(samples, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: r.ms.goroutines, Tags: r.base(groups)},
+		Time: now, Value: float64(runtime.NumGoroutine())})
+	metrics.PushIfNotDone(r.ctx, r.out, samples)
 	if len(series) > 0 {
 		r.rw.write(series)
 	}
 	if final {
 		r.rw.finish()
 	}
+}
+
+// base is the run's tags without conv_type (those of its first group).
+func (r *latencyReporter) base(groups []latencyGroup) *metrics.TagSet {
+	if len(groups) == 0 {
+		return nil
+	}
+	return groups[0].base
+}
+
+// goroutineSeries returns the samples so far: when the first was taken and
+// the counts, one every goroutineEvery.
+func (r *latencyReporter) goroutineSeries() (time.Time, []int32) {
+	r.gmu.Lock()
+	defer r.gmu.Unlock()
+	return r.goroutines.start, append([]int32(nil), r.goroutines.n...)
 }
 
 // add appends the figures of h, if it holds any.

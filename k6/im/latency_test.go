@@ -145,7 +145,10 @@ func TestReporterWithoutPrometheusOnlyFeedsK6(t *testing.T) {
 	r.join(&tally, base, [verify.Kinds]*metrics.TagSet{base.With("conv_type", "single"), base.With("conv_type", "group"), base.With("conv_type", "room")})
 	tally.Ack[1].Record(5 * time.Millisecond)
 	r.leave() // the last session to leave flushes
-	if r.rw != nil || len(out) != 1 || len((<-out).GetSamples()) != 10 {
-		t.Error("want one flush of 5 group and 5 overall ack gauges, and no remote writer")
+	if r.rw != nil || len(out) != 1 || len((<-out).GetSamples()) != 11 {
+		t.Error("want one flush of 5 group and 5 overall ack gauges and the goroutines, and no remote writer")
+	}
+	if start, n := r.goroutineSeries(); start.IsZero() || len(n) != 1 || n[0] < 1 {
+		t.Errorf("goroutines sampled at %v: %v", start, n)
 	}
 }

@@ -24,6 +24,7 @@ type metricSet struct {
 	connectErrors, disconnects, reconnects       *metrics.Metric
 	logins, pulls                                *metrics.Metric
 	e2e, ack                                     latencyGauges
+	goroutines                                   *metrics.Metric // gauge: of the k6 process
 }
 
 // latencyGauges are a latency's run-cumulative figures, in ms.
@@ -62,6 +63,7 @@ func newMetricSet(r *metrics.Registry) (*metricSet, error) {
 		reconnects:    get("im_reconnects", metrics.Counter),
 		logins:        get("im_logins", metrics.Counter),
 		pulls:         get("im_pull_requests", metrics.Counter),
+		goroutines:    get("im_goroutines", metrics.Gauge),
 		e2e:           gauges("im_e2e_latency"),
 		ack:           gauges("im_ack_latency"),
 	}

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/grafana/sobek"
 
@@ -108,6 +109,15 @@ func (r *Run) BuildSummary() summary.Summary {
 			"the clocks of the generator processes disagree", t.NegativeE2E))
 	}
 	gen.PullRequests, gen.HeartbeatsSent = t.PullRequests, t.HeartbeatsSent
+	r.mu.Lock()
+	lr := r.latency
+	r.mu.Unlock()
+	if lr != nil {
+		start, n := lr.goroutineSeries()
+		if len(n) > 0 {
+			gen.GoroutinesStartMs, gen.GoroutinesEverySeconds, gen.Goroutines = start.UnixMilli(), int(goroutineEvery/time.Second), n
+		}
+	}
 	s.Generator = gen
 	s.Versions = versions(r.Opts.Version)
 	return s
