@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"math"
 	"reflect"
 	"testing"
 )
@@ -141,4 +142,26 @@ func messages(p *Plan) []Msg {
 		out = append(out, m)
 	}
 	return out
+}
+
+// The seed's Test 2 sample (k6/scenarios/openim/test2.js): -u 100 -su 3
+// -lgr 0.8 -lg 0 -cg 4 -cgm 5 -sm 100 -gm 100 -msgitv 1500, every online
+// user sending. The report: 170,800 sampled messages at a peak of 54/s.
+func TestIntegrationReproducesSeedTest2Sample(t *testing.T) {
+	p, err := Integration{Name: "openim/test2-sample", Users: 100, SuperUsers: 3, CommonGroups: 4, CommonGroupMembers: 5,
+		LoginRatio: 0.8, SingleMessages: 100, GroupMessages: 100, Senders: 80, IntervalMs: 1500}.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	onlineReceipts := 0
+	for _, m := range messages(p) {
+		for _, u := range p.Members(m.Conv) {
+			if u != m.Sender && p.Login[u] == Immediate {
+				onlineReceipts++
+			}
+		}
+	}
+	if onlineReceipts != 170800 || len(messages(p)) != 84800 || math.Round(p.Rate) != 53 {
+		t.Fatalf("deliveries to online users %d (want 170,800), messages %d, rate %v", onlineReceipts, len(messages(p)), p.Rate)
+	}
 }
