@@ -1,8 +1,9 @@
 // Command imbench-target is imbench's reference IM server: an in-memory,
-// protocol-free core (package core) behind a protocol front end that serves
-// its REST API and WebSocket gateway (package openim: OpenIM's), with
-// Prometheus metrics and faults that can be switched on to prove that a
-// benchmark notices them.
+// protocol-free core (package core) behind protocol front ends, all served
+// at once by one process: OpenIM's REST API and WebSocket gateway (package
+// openim) and WuKongIM's HTTP API, binary TCP and WebSocket (package
+// wukongim), with Prometheus metrics and faults that can be switched on to
+// prove that a benchmark notices them.
 //
 // Every flag has an IMBENCH_TARGET_* environment twin (flag name upper-cased,
 // dashes as underscores), e.g. IMBENCH_TARGET_SECRET, IMBENCH_TARGET_FAULT_LOSE.
@@ -14,10 +15,12 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -28,6 +31,7 @@ import (
 	"github.com/imbench/imbench/targets/reference/cluster"
 	"github.com/imbench/imbench/targets/reference/core"
 	"github.com/imbench/imbench/targets/reference/openim"
+	"github.com/imbench/imbench/targets/reference/wukongim"
 )
 
 func main() {
@@ -40,7 +44,7 @@ func main() {
 func run(args []string) error {
 	fs := flag.NewFlagSet("imbench-target", flag.ContinueOnError)
 	var (
-		role        = fs.String("role", "all", "all: one process; core: state and REST API, serving gateways; gateway: WebSocket connections, linked to a core")
+		role        = fs.String("role", "all", "all: one process; core: state and the APIs, serving gateways; gateway: the connections (WebSocket, WuKongIM's TCP), linked to a core")
 		clusterAddr = fs.String("cluster", "127.0.0.1:10100", "where the core listens for gateways (core) or is found (gateway)")
 		apiAddr     = fs.String("api", "127.0.0.1:10002", "REST API `address`")
 		wsAddr      = fs.String("ws", "127.0.0.1:10001", "WebSocket gateway `address`")
@@ -50,8 +54,14 @@ func run(args []string) error {
 		admin       = fs.String("admin", "imAdmin", "admin user id")
 		maxConns    = fs.Int("max-conns", 100000, "connection limit (websocketMaxConnNum)")
 		logFormat   = fs.String("log-format", "text", "log format: text or json")
-		readTimeout = fs.Duration("read-timeout", openim.PongWait, "drop a connection silent this long (the gateway's read deadline)")
+		readTimeout = fs.Duration("read-timeout", openim.PongWait, "drop an OpenIM connection silent this long (the gateway's read deadline)")
 		lokiURL     = fs.String("loki", "", "also push the log to this Loki push URL (…/loki/api/v1/push)")
+		wkAPI       = fs.String("wukongim-api", "127.0.0.1:15001", "WuKongIM HTTP API `address` (empty: off)")
+		wkTCP       = fs.String("wukongim-tcp", "127.0.0.1:15100", "WuKongIM binary WKProto TCP `address` (empty: off)")
+		wkWS        = fs.String("wukongim-ws", "127.0.0.1:15200", "WuKongIM WKProto-over-WebSocket `address` (empty: off)")
+		wkEncrypt   = fs.Bool("wukongim-encryption", true, "encrypt WuKongIM payloads (false: the real server's disableEncryption)")
+		wkRetry     = fs.Duration("wukongim-retry-interval", wukongim.DefaultRetryInterval, "send an unacknowledged WuKongIM RECV again this often (messageRetry.interval)")
+		wkRead      = fs.Duration("wukongim-read-timeout", wukongim.DefaultReadTimeout, "drop a WuKongIM connection silent this long (connIdleTime)")
 		f           core.Faults
 	)
 	fs.Float64Var(&f.Lose, "fault-lose", 0, "rate of messages acknowledged but never stored nor pushed")
@@ -75,20 +85,34 @@ func run(args []string) error {
 	if *secret == "" && *role != "gateway" {
 		return errors.New("a secret is required: -secret or IMBENCH_TARGET_SECRET")
 	}
-	addrs := []string{*metricsAddr}
+	if *wkRetry <= 0 || *wkRead <= 0 {
+		return errors.New("-wukongim-retry-interval and -wukongim-read-timeout must be positive")
+	}
+	var addrs []string
+	seen := map[string]string{}
+	listen := func(name, a string) error {
+		if a == "" && strings.HasPrefix(name, "wukongim-") {
+			return nil // that listener is off
+		}
+		if other, dup := seen[a]; dup {
+			return fmt.Errorf("-%s and -%s both listen on %s", other, name, a)
+		}
+		seen[a] = name
+		addrs = append(addrs, a)
+		return checkLoopback(a, *allowRemote)
+	}
+	checks := []error{listen("metrics", *metricsAddr)}
 	if *role != "gateway" {
-		addrs = append(addrs, *apiAddr)
+		checks = append(checks, listen("api", *apiAddr), listen("wukongim-api", *wkAPI))
 	}
 	if *role != "core" {
-		addrs = append(addrs, *wsAddr)
+		checks = append(checks, listen("ws", *wsAddr), listen("wukongim-tcp", *wkTCP), listen("wukongim-ws", *wkWS))
 	}
 	if *role != "all" {
-		addrs = append(addrs, *clusterAddr)
+		checks = append(checks, listen("cluster", *clusterAddr))
 	}
-	for _, a := range addrs {
-		if err := checkLoopback(a, *allowRemote); err != nil {
-			return err
-		}
+	if err := errors.Join(checks...); err != nil {
+		return err
 	}
 	var h slog.Handler = slog.NewTextHandler(os.Stderr, nil)
 	if *logFormat == "json" {
@@ -103,6 +127,14 @@ func run(args []string) error {
 
 	m := core.NewMetrics()
 	front := openim.New(m, log)
+	wk := wukongim.New(m, log)
+	wk.Encryption, wk.RetryInterval, wk.ReadTimeout = *wkEncrypt, *wkRetry, *wkRead
+	if *wkTCP != "" {
+		wk.Route.TCPAddr = *wkTCP
+	}
+	if *wkWS != "" {
+		wk.Route.WSAddr = "ws://" + *wkWS
+	}
 	servers := map[string]*http.Server{
 		*metricsAddr: {Handler: promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}), ReadHeaderTimeout: 10 * time.Second},
 	}
@@ -124,9 +156,15 @@ func run(args []string) error {
 		}
 		backend = c
 		servers[*apiAddr] = &http.Server{Handler: front.API(c), ReadHeaderTimeout: 10 * time.Second}
+		if *wkAPI != "" {
+			servers[*wkAPI] = &http.Server{Handler: wk.API(c), ReadHeaderTimeout: 10 * time.Second}
+		}
 	}
 	if *role != "core" {
 		servers[*wsAddr] = &http.Server{Handler: front.Gateway(backend, *readTimeout), ReadHeaderTimeout: 10 * time.Second}
+		if *wkWS != "" {
+			servers[*wkWS] = &http.Server{Handler: wk.Gateway(backend, 0), ReadHeaderTimeout: 10 * time.Second}
+		}
 	}
 	if *role == "core" {
 		l, err := net.Listen("tcp", *clusterAddr)
@@ -136,22 +174,34 @@ func run(args []string) error {
 		defer l.Close()
 		go cluster.Serve(l, c, log)
 	}
+	tcpAddr := "" // WuKongIM's binary TCP, which the front end serves itself
+	if *role != "core" {
+		tcpAddr = *wkTCP
+	}
 	listeners := map[string]net.Listener{}
-	for addr := range servers {
+	defer func() {
+		for _, l := range listeners {
+			l.Close()
+		}
+	}()
+	for _, addr := range append(slices.Collect(maps.Keys(servers)), tcpAddr) {
+		if addr == "" {
+			continue
+		}
 		l, err := net.Listen("tcp", addr)
 		if err != nil {
-			for _, l := range listeners {
-				l.Close()
-			}
 			return err
 		}
 		listeners[addr] = l
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	errc := make(chan error, len(servers))
+	errc := make(chan error, len(listeners))
 	for addr, srv := range servers {
 		go func() { errc <- srv.Serve(listeners[addr]) }()
+	}
+	if tcpAddr != "" {
+		go func() { errc <- wk.ServeTCP(listeners[tcpAddr], backend, 0) }()
 	}
 	if c != nil {
 		go c.RunDisconnects(ctx)

@@ -2,6 +2,7 @@ package core
 
 import (
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/hex"
 	"strings"
 )
@@ -32,6 +33,12 @@ func (c *Core) AdminToken(secret, userID string, device int) (string, error) {
 	c.tokens[t] = &token{user: userID, device: device, admin: true}
 	c.mu.Unlock()
 	return t, nil
+}
+
+// CheckSecret reports whether s is the server's secret, for protocols whose
+// admin calls carry the secret itself rather than a token made from it.
+func (c *Core) CheckSecret(s string) bool {
+	return subtle.ConstantTimeCompare([]byte(s), []byte(c.cfg.Secret)) == 1
 }
 
 // RequireAdmin checks an admin token.
@@ -71,12 +78,41 @@ func (c *Core) UserToken(userID string, device int) (string, error) {
 	return t, nil
 }
 
-// CheckLogin validates a connection's token against its user and device.
+// SetToken makes t the token of (userID, device), registering the user when
+// absent: for protocols whose clients choose their own tokens. It replaces
+// the device's previous chosen token and kicks no one; "" removes it.
+func (c *Core) SetToken(userID string, device int, t string) error {
+	if userID == "" || userID == c.cfg.AdminID {
+		return ErrBadArgs.With("userID %q cannot hold a token", userID)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := userDevice{userID, device}
+	if t == "" {
+		delete(c.chosen, key)
+		return nil
+	}
+	if c.users[userID] == nil {
+		c.users[userID] = newUser(userID)
+		c.metrics.Counts.registered.Add(1)
+	}
+	c.chosen[key] = t
+	return nil
+}
+
+// CheckLogin validates a connection's token against its user and device:
+// a token the core issued, or else the one chosen for the device.
 func (c *Core) CheckLogin(t, userID string, device int) error {
 	c.mu.RLock()
 	tk := c.tokens[t]
+	chosen, hasChosen := c.chosen[userDevice{userID, device}]
 	c.mu.RUnlock()
 	switch {
+	case tk == nil && hasChosen:
+		if subtle.ConstantTimeCompare([]byte(t), []byte(chosen)) == 1 {
+			return nil
+		}
+		return ErrTokenInvalid.With("not the token of %s on device %d", userID, device)
 	case tk == nil:
 		return ErrTokenUnknown.With("token not found")
 	case tk.kicked:

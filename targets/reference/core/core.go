@@ -35,6 +35,7 @@ type Core struct {
 	users   map[string]*user
 	tokens  map[string]*token
 	latest  map[userDevice]string
+	chosen  map[userDevice]string // tokens clients chose (SetToken)
 	groups  map[string]*group
 	convs   map[ConvKey]*Conv
 	online  map[string]map[int]*Session // user → device → session
@@ -83,7 +84,7 @@ func New(cfg Config, m *Metrics) (*Core, error) {
 		return nil, err
 	}
 	c := &Core{cfg: cfg, metrics: m, log: cfg.Log,
-		users: map[string]*user{}, tokens: map[string]*token{}, latest: map[userDevice]string{},
+		users: map[string]*user{}, tokens: map[string]*token{}, latest: map[userDevice]string{}, chosen: map[userDevice]string{},
 		groups: map[string]*group{}, convs: map[ConvKey]*Conv{}, online: map[string]map[int]*Session{}}
 	c.faults = newFaultState(cfg.Faults)
 	c.users[cfg.AdminID] = newUser(cfg.AdminID)

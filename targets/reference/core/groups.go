@@ -60,3 +60,44 @@ func (c *Core) addMembersLocked(g *group, ids []string) {
 		}
 	}
 }
+
+// RemoveMembers takes users out of a group; ids not in it are ignored. The
+// group stays, empty or not.
+func (c *Core) RemoveMembers(groupID string, ids []string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g := c.groups[groupID]
+	if g == nil {
+		return ErrUnknownGroup.With("group %s", groupID)
+	}
+	gone := map[string]bool{}
+	for _, m := range ids {
+		if g.members[m] {
+			gone[m] = true
+			delete(g.members, m)
+			delete(c.users[m].groups, g.id)
+		}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	list := make([]string, 0, len(g.list)-len(gone))
+	for _, m := range g.list {
+		if !gone[m] {
+			list = append(list, m)
+		}
+	}
+	g.list = list
+	return nil
+}
+
+// Members returns a group's members in the order they joined.
+func (c *Core) Members(groupID string) ([]string, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	g := c.groups[groupID]
+	if g == nil {
+		return nil, ErrUnknownGroup.With("group %s", groupID)
+	}
+	return append([]string(nil), g.list...), nil
+}

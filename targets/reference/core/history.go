@@ -28,6 +28,20 @@ func (c *Core) MaxSeqs(userID string) map[ConvKey]int64 {
 	return out
 }
 
+// LastSeq returns the highest seq of conversation k: 0 when it has no
+// messages or does not exist.
+func (c *Core) LastSeq(k ConvKey) int64 {
+	c.mu.RLock()
+	cv := c.convs[k]
+	c.mu.RUnlock()
+	if cv == nil {
+		return 0
+	}
+	cv.mu.Lock()
+	defer cv.mu.Unlock()
+	return int64(len(cv.msgs))
+}
+
 // Pull returns messages begin..end of a conversation the user belongs to,
 // clamped to what exists; when the range is longer than num, only its last
 // num. A conversation the user is not in, or one without messages, is

@@ -22,17 +22,40 @@ type Page struct {
 
 // Push is one message on its way to its online recipients: one per message
 // and process, shared by all of them, so that what a front end makes of it
-// (its encoded frames) is made once per fan-out and kept in Slot.
+// (its encoded frames) is made once per fan-out and kept in a slot.
 type Push struct {
 	Msg *Message
 
 	once sync.Once
+	key  any // whose value slot holds
 	slot any
+
+	mu     sync.Mutex
+	others map[any]any // the values of other front ends of the process
 }
 
 // Slot returns the front end's value for this push, made by init on first
-// use. A process serves one front end's connections, so one slot suffices.
-func (p *Push) Slot(init func(*Message) any) any {
-	p.once.Do(func() { p.slot = init(p.Msg) })
-	return p.slot
+// use. It is SlotFor with a nil key.
+func (p *Push) Slot(init func(*Message) any) any { return p.SlotFor(nil, init) }
+
+// SlotFor is Slot for a process that serves several front ends, a message of
+// one possibly reaching another's connections: key (comparable, of the front
+// end's own) keeps their values apart. The first front end to ask gets the
+// lock-free slot.
+func (p *Push) SlotFor(key any, init func(*Message) any) any {
+	p.once.Do(func() { p.key, p.slot = key, init(p.Msg) })
+	if p.key == key {
+		return p.slot
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	v, ok := p.others[key]
+	if !ok {
+		v = init(p.Msg)
+		if p.others == nil {
+			p.others = map[any]any{}
+		}
+		p.others[key] = v
+	}
+	return v
 }

@@ -1,5 +1,7 @@
 // Package reftest starts the reference target inside a test process, on
-// loopback ports the kernel picks, and reads its counters back.
+// loopback ports the kernel picks, and reads its counters back: OpenIM's
+// front end (Start, StartWith, StartCluster) or WuKongIM's (StartWuKongIM,
+// StartWuKongIMWith, StartWuKongIMCluster).
 package reftest
 
 import (
@@ -85,9 +87,11 @@ func serveGateway(t testing.TB, front *openim.FrontEnd, backend core.Backend, re
 }
 
 // Counter sums a counter family over all its labels (0 when absent).
-func (tg *Target) Counter(t testing.TB, name string) float64 {
+func (tg *Target) Counter(t testing.TB, name string) float64 { return counter(t, tg.Metrics, name) }
+
+func counter(t testing.TB, m *core.Metrics, name string) float64 {
 	t.Helper()
-	mfs, err := tg.Metrics.Registry.Gather()
+	mfs, err := m.Registry.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,230 @@
+package wukongim
+
+import (
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/imbench/imbench/targets/reference/core"
+	wire "github.com/imbench/imbench/wire/wukongim"
+)
+
+const (
+	writeWait   = 10 * time.Second
+	queueFrames = 4096 // a client this far behind is dropped
+	keepBuf     = 1 << 20
+)
+
+// conn is one logged-in connection: readLoop's goroutine reads and handles
+// frames, writeLoop's writes everything (answers, pushes, resent RECVs) in
+// queue order, several queued frames in one write.
+type conn struct {
+	g       *gateway
+	t       transport
+	id      uint64 // stored.Origin of what it sends
+	uid     string
+	version uint8
+	cipher  *wire.Cipher // nil with encryption off
+	sess    *core.Session
+
+	wmu sync.Mutex // one writer at a time on t
+
+	qmu    sync.Mutex
+	queue  []frame
+	wake   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+	kicked bool // writeLoop's: the kick's DISCONNECT is out
+
+	retry retryQueue
+}
+
+type frame struct {
+	push   *core.Push
+	data   []byte
+	resend bool // data is a RECV sent again
+	kick   bool
+	at     time.Time
+}
+
+func newConn(g *gateway, t transport, uid string, version uint8, cipher *wire.Cipher) *conn {
+	id := rand.Uint64()
+	for id == 0 {
+		id = rand.Uint64()
+	}
+	return &conn{g: g, t: t, id: id, uid: uid, version: version, cipher: cipher,
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// Deliver implements core.Outlet.
+func (c *conn) Deliver(p *core.Push, at time.Time) bool { return c.enqueue(frame{push: p, at: at}) }
+
+// Kick implements core.Outlet: DISCONNECT(12, "login in other device"),
+// then the close KickDelay later.
+func (c *conn) Kick() { c.enqueue(frame{kick: true, at: time.Now()}) }
+
+// Close implements core.Outlet: the socket closes with nothing said, as a
+// dropped connection does.
+func (c *conn) Close() bool { return c.end(nil) }
+
+// end ends the connection once, reporting whether this call did; answer,
+// when set, is written first (the reply to the client's DISCONNECT).
+func (c *conn) end(answer []byte) bool {
+	did := false
+	c.once.Do(func() {
+		did = true
+		close(c.done)
+		if answer != nil {
+			c.wmu.Lock() // the answer is the last thing written
+			c.t.write(answer, time.Now().Add(writeWait))
+			c.t.Close()
+			c.wmu.Unlock()
+		} else {
+			c.t.Close() // unblocks a write in progress
+		}
+		c.stopRetries()
+	})
+	return did
+}
+
+func (c *conn) ended() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *conn) enqueue(f frame) bool {
+	if c.ended() {
+		return false
+	}
+	c.qmu.Lock()
+	full := len(c.queue) >= queueFrames
+	if !full {
+		c.queue = append(c.queue, f)
+	}
+	c.qmu.Unlock()
+	if full {
+		c.g.f.Log.Warn("write queue full, closing", "uid", c.uid)
+		c.Close()
+		return false
+	}
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// first puts data before everything queued: the CONNACK, ahead of pushes
+// that came between Attach and now.
+func (c *conn) first(data []byte) {
+	c.qmu.Lock()
+	c.queue = append([]frame{{data: data, at: time.Now()}}, c.queue...)
+	c.qmu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take waits for queued frames; nil once the connection ended.
+func (c *conn) take() []frame {
+	for {
+		c.qmu.Lock()
+		batch := c.queue
+		c.queue = nil
+		c.qmu.Unlock()
+		if len(batch) > 0 {
+			return batch
+		}
+		select {
+		case <-c.wake:
+		case <-c.done:
+			return nil
+		}
+	}
+}
+
+// out is a batch being written and what it holds.
+type out struct {
+	buf    []byte
+	pushes int // core pushes (imbench_target_pushes_total)
+	recvs  int // RECVs, resent ones too
+}
+
+func (c *conn) writeLoop() {
+	var o out
+	for {
+		batch := c.take()
+		if batch == nil {
+			return
+		}
+		kick := false
+		for _, f := range batch {
+			if d := time.Until(f.at); d > 0 {
+				if !c.flush(&o) || !c.sleep(d) {
+					return
+				}
+			}
+			switch {
+			case f.kick:
+				if !c.kicked {
+					c.kicked, kick = true, true
+					o.buf, _ = wire.Disconnect{ReasonCode: wire.ReasonConnectKick, Reason: wire.KickReason}.Append(o.buf, c.version)
+				}
+			case f.push != nil:
+				c.appendPush(&o, f.push)
+			default:
+				o.buf = append(o.buf, f.data...)
+				if f.resend {
+					o.recvs++
+				}
+			}
+		}
+		if !c.flush(&o) {
+			return
+		}
+		if kick {
+			time.AfterFunc(c.g.f.KickDelay, func() { c.Close() })
+		}
+	}
+}
+
+// flush writes the batch so far; false ends the connection.
+func (c *conn) flush(o *out) bool {
+	if len(o.buf) == 0 {
+		return true
+	}
+	c.wmu.Lock()
+	err := c.t.write(o.buf, time.Now().Add(writeWait))
+	c.wmu.Unlock()
+	if err != nil {
+		c.Close()
+		return false
+	}
+	m := c.g.f.Metrics
+	m.outBytes.Add(int64(len(o.buf)))
+	m.outMsgs.Add(int64(o.recvs))
+	for range o.pushes {
+		m.PushWritten()
+	}
+	o.buf, o.pushes, o.recvs = o.buf[:0], 0, 0
+	if cap(o.buf) > keepBuf {
+		o.buf = nil
+	}
+	return true
+}
+
+func (c *conn) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-c.done:
+		return false
+	}
+}

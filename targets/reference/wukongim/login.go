@@ -1,0 +1,104 @@
+package wukongim
+
+import (
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/imbench/imbench/targets/reference/core"
+	wire "github.com/imbench/imbench/wire/wukongim"
+)
+
+// serve runs one connection: CONNECT, then frames until it ends. As the
+// real server (wukongim.md §5, §13): the first frame must be a CONNECT; a
+// connection that sends nothing is closed after ConnectTimeout; anything
+// sent after the CONNECT before the CONNACK closes it at once; a refused
+// login gets no CONNACK and is closed AuthFailDelay later.
+func (g *gateway) serve(t transport) {
+	r := &frameReader{t: t, buf: make([]byte, readBuf), g: g}
+	connectBy := time.Now().Add(g.f.ConnectTimeout)
+	typ, flags, body, err := r.next(func() time.Time { return connectBy })
+	if err != nil || typ != wire.TypeConnect {
+		t.Close()
+		return
+	}
+	cp, err := wire.DecodeConnect(flags, body, wire.LatestVersion)
+	if err != nil || cp.UID == "" || !validID(cp.UID) || r.buffered() {
+		t.Close()
+		return
+	}
+	c, ack, reason := g.login(t, &cp)
+	if c == nil {
+		g.f.Metrics.Login(strconv.Itoa(int(reason)))
+		if reason == wire.ReasonAuthFail {
+			g.refused(t)
+		}
+		t.Close()
+		return
+	}
+	g.f.Metrics.Login("ok")
+	m := g.f.Metrics
+	m.conns.Add(1)
+	g.f.userOnline(cp.UID, 1)
+	defer func() {
+		g.b.Detach(c.sess)
+		c.Close()
+		m.conns.Add(-1)
+		g.f.userOnline(cp.UID, -1)
+	}()
+	c.first(ack)
+	go c.writeLoop()
+	c.readLoop(r)
+}
+
+// login checks the token and attaches the connection to the core; a nil
+// conn is a refusal.
+func (g *gateway) login(t transport, cp *wire.Connect) (*conn, []byte, wire.ReasonCode) {
+	if cp.Token == "" {
+		return nil, nil, wire.ReasonAuthFail
+	}
+	level := wire.DeviceLevelSlave
+	if g.b.CheckLogin(cp.Token, cp.UID, tokenDevice(cp.DeviceFlag, level)) != nil {
+		level = wire.DeviceLevelMaster
+		if g.b.CheckLogin(cp.Token, cp.UID, tokenDevice(cp.DeviceFlag, level)) != nil {
+			return nil, nil, wire.ReasonAuthFail
+		}
+	}
+	version, connackFlags := wire.Negotiate(cp.Version)
+	ack := wire.Connack{Flags: connackFlags, ServerVersion: version, ReasonCode: wire.ReasonSuccess, NodeID: g.f.NodeID}
+	var cipher *wire.Cipher
+	if g.f.Encryption {
+		kp, err := wire.GenerateKey(nil)
+		if err != nil {
+			return nil, nil, wire.ReasonSystemError
+		}
+		if ack.Salt, err = wire.NewSalt(nil); err != nil {
+			return nil, nil, wire.ReasonSystemError
+		}
+		if cipher, err = kp.Cipher(cp.ClientKey, ack.Salt); err != nil {
+			return nil, nil, wire.ReasonAuthFail // as the real server answers a bad clientKey
+		}
+		ack.ServerKey = kp.PublicKeyBase64()
+	}
+	c := newConn(g, t, cp.UID, version, cipher)
+	device, token := sessionDevice(cp.DeviceFlag, level, cp.DeviceID)
+	c.sess = core.NewSession(cp.UID, device, token, c)
+	if err := g.b.Attach(c.sess); err != nil {
+		return nil, nil, reasonOf(err)
+	}
+	ack.TimeDiff = time.Now().UnixMilli() - cp.ClientTimestamp
+	b, err := ack.Append(nil, version)
+	if err != nil {
+		g.b.Detach(c.sess)
+		return nil, nil, wire.ReasonSystemError
+	}
+	return c, b, wire.ReasonSuccess
+}
+
+// refused keeps a refused connection open and silent for AuthFailDelay,
+// reading and dropping what the client sends, as the real server's idle
+// limit for unauthenticated connections does.
+func (g *gateway) refused(t transport) {
+	t.SetReadDeadline(time.Now().Add(g.f.AuthFailDelay))
+	io.Copy(io.Discard, t)
+}

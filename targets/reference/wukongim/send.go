@@ -1,0 +1,59 @@
+package wukongim
+
+import (
+	"time"
+
+	"github.com/imbench/imbench/targets/reference/core"
+	wire "github.com/imbench/imbench/wire/wukongim"
+)
+
+// onSend answers a SEND with its SENDACK; false (a SEND that does not
+// decode) ends the connection. SENDs are handled in the order they came, so
+// a sender's messages of a channel get contiguous seqs and their SENDACKs
+// go out in order.
+func (c *conn) onSend(flags uint8, body []byte) bool {
+	s, err := wire.DecodeSend(flags, body, c.version)
+	if err != nil {
+		return false
+	}
+	m := c.g.f.Metrics
+	m.sendPackets.Inc()
+	m.inMsgs.Add(1)
+	ack := wire.Sendack{Flags: flags, ClientSeq: s.ClientSeq}
+	ack.MessageID, ack.MessageSeq, ack.ReasonCode = c.send(&s)
+	b, err := ack.Append(nil, c.version)
+	if err != nil {
+		return false
+	}
+	return c.enqueue(frame{data: b, at: time.Now()})
+}
+
+// send checks, decrypts and stores one message (wukongim.md §4.5): the
+// msgKey is checked before the payload is decrypted, a mismatch or a payload
+// that does not decrypt being reason 9.
+func (c *conn) send(s *wire.Send) (id int64, seq uint32, reason wire.ReasonCode) {
+	plain := s.Payload // stored.encode copies it out of the read buffer
+	if c.cipher != nil {
+		if c.cipher.MsgKey(s.AppendSign(nil)) != s.MsgKey {
+			return 0, 0, wire.ReasonPayloadDecodeError
+		}
+		var err error
+		if plain, err = c.cipher.Decrypt(s.Payload); err != nil {
+			return 0, 0, wire.ReasonPayloadDecodeError
+		}
+	}
+	key, ok := convOf(c.uid, s.ChannelID, s.ChannelType)
+	if !ok {
+		if s.ChannelType != wire.ChannelPerson && s.ChannelType != wire.ChannelGroup {
+			return 0, 0, wire.ReasonNotSupportChannelType
+		}
+		return 0, 0, wire.ReasonChannelIDError
+	}
+	id = c.g.f.ids.next()
+	st := stored{Flags: s.Flags, Setting: s.Setting, Expire: s.Expire, MessageID: id, Origin: c.id, Topic: s.Topic, Plain: plain}
+	msg, err := c.g.b.Send(&core.Message{Conv: key, Sender: c.uid, ClientID: s.ClientMsgNo, Payload: st.encode()})
+	if err != nil {
+		return 0, 0, reasonOf(err)
+	}
+	return id, uint32(msg.Seq), wire.ReasonSuccess
+}
