@@ -28,7 +28,7 @@ type Arrival struct {
 	Seq      uint64  // server sequence in that conversation, 0 if none
 	Sender   int64   // plan index of the envelope's sender, -1 if not a plan user
 	Text     []byte  // the message text
-	CreateMs int64   // the envelope's create time, ms
+	CreateMs int64   // the envelope's create time, ms; 0 when the protocol carries none (WuKongIM)
 	Pulled   bool    // arrived in a pull response rather than a push
 	GapFill  bool    // pulled because a seq gap was noticed (not a login sync)
 	Parsed   *Parsed // Text already parsed: once per identical frame, not per receiver
@@ -126,7 +126,7 @@ func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *
 		t.Foreign.Add(1)
 		return Foreign
 	case int64(b.Sender) != a.Sender || b.Conv != a.Conv || int(b.Conv) >= len(ck.Plan.Convs) ||
-		b.CreateUs/1000 != a.CreateMs:
+		(a.CreateMs != 0 && b.CreateUs/1000 != a.CreateMs):
 		t.Corrupt.Add(1)
 		return Corrupt
 	case b.Sender == me:
