@@ -161,6 +161,7 @@ func TestProfilesBringWhatTheyPromise(t *testing.T) {
 	want := map[string][]string{
 		"reference": {"imbench-target"},
 		"openim":    {"etcd", "kafka", "minio", "mongo", "openim-server", "redis"},
+		"wukongim":  {"wukongim"},
 		"runner":    {"k6"},
 	}
 	for p, names := range want {
@@ -178,6 +179,11 @@ func TestProfilesBringWhatTheyPromise(t *testing.T) {
 	for _, svc := range []string{"imbench-target", "openim-server"} {
 		if !slices.Contains(c.Services[svc].Networks["default"].Aliases, "im-api") {
 			t.Errorf("%s must answer as im-api, which Prometheus and k6 use", svc)
+		}
+	}
+	for _, svc := range []string{"imbench-target", "wukongim"} {
+		if !slices.Contains(c.Services[svc].Networks["default"].Aliases, "wk") {
+			t.Errorf("%s must answer as wk, which Prometheus and k6 use for WuKongIM", svc)
 		}
 	}
 	if !strings.Contains(strings.Join(c.Services["process-exporter"].Volumes, " "), "../exporters/process-exporter.yml") {

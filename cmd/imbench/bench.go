@@ -180,6 +180,9 @@ func (b *bench) runScenario(bt *benchTarget, scenario string, segments int, env 
 	// same for every measurement.
 	os.Setenv("IM_API_URL", "http://"+bt.api)
 	os.Setenv("IM_WS_URL", strings.Join(bt.ws, ","))
+	os.Setenv("IM_WUKONGIM_API_URL", "http://"+bt.wkAPI)
+	os.Setenv("IM_WUKONGIM_TCP_URL", strings.Join(bt.wkTCP, ","))
+	os.Setenv("IM_WUKONGIM_WS_URL", strings.Join(bt.wkWS, ","))
 	os.Setenv("IM_SECRET", bt.secret)
 	rc, err := parseRun([]string{"-scenario", scenario, "-results", b.resultsDir, "-segments", strconv.Itoa(segments)})
 	if err != nil {

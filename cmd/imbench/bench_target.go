@@ -19,6 +19,9 @@ import (
 type benchTarget struct {
 	api     string
 	ws      []string
+	wkAPI   string   // WuKongIM's HTTP API
+	wkTCP   []string // WuKongIM's TCP gateways, tcp://host:port
+	wkWS    []string
 	metrics []string // of every process
 	core    string   // the process that counts online users
 	procs   []*exec.Cmd
@@ -65,12 +68,13 @@ func startTargets(gateways int) (*benchTarget, error) {
 	bt := &benchTarget{api: localAddr(), secret: fmt.Sprintf("bench-%d", time.Now().UnixNano())}
 	met := localAddr()
 	bt.metrics, bt.core = []string{met}, met
-	args := []string{"-api", bt.api, "-metrics", met, "-max-conns", "1000000"}
+	bt.wkAPI = localAddr()
+	args := []string{"-api", bt.api, "-metrics", met, "-max-conns", "1000000", "-wukongim-api", bt.wkAPI}
 	link := localAddr()
 	if gateways == 0 {
-		ws := localAddr()
-		bt.ws = []string{"ws://" + ws}
-		args = append(args, "-ws", ws)
+		ws, wkTCP, wkWS := localAddr(), localAddr(), localAddr()
+		bt.ws, bt.wkTCP, bt.wkWS = []string{"ws://" + ws}, []string{"tcp://" + wkTCP}, []string{"ws://" + wkWS}
+		args = append(args, "-ws", ws, "-wukongim-tcp", wkTCP, "-wukongim-ws", wkWS)
 	} else {
 		args = append(args, "-role", "core", "-cluster", link)
 	}
@@ -82,10 +86,12 @@ func startTargets(gateways int) (*benchTarget, error) {
 		return nil, err
 	}
 	for range gateways {
-		ws, gm := localAddr(), localAddr()
+		ws, gm, wkTCP, wkWS := localAddr(), localAddr(), localAddr(), localAddr()
 		bt.ws = append(bt.ws, "ws://"+ws)
+		bt.wkTCP, bt.wkWS = append(bt.wkTCP, "tcp://"+wkTCP), append(bt.wkWS, "ws://"+wkWS)
 		bt.metrics = append(bt.metrics, gm)
-		if err := bt.start("-role", "gateway", "-ws", ws, "-metrics", gm, "-cluster", link); err != nil {
+		if err := bt.start("-role", "gateway", "-ws", ws, "-metrics", gm, "-cluster", link,
+			"-wukongim-api", "", "-wukongim-tcp", wkTCP, "-wukongim-ws", wkWS); err != nil {
 			bt.stop()
 			return nil, err
 		}

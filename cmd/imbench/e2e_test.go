@@ -46,6 +46,8 @@ func freePort(t *testing.T) int {
 
 type target struct {
 	api, ws, metrics string
+	wkAPI, wkTCP     string // WuKongIM's API and TCP gateway URLs
+	wkWS             string
 	secret           string
 }
 
@@ -57,8 +59,12 @@ func startTarget(t *testing.T, flags ...string) target {
 	tg.api = fmt.Sprintf("http://127.0.0.1:%d", api)
 	tg.ws = fmt.Sprintf("ws://127.0.0.1:%d", ws)
 	tg.metrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", met)
+	wkAPI, wkTCP, wkWS := freePort(t), freePort(t), freePort(t)
+	tg.wkAPI, tg.wkTCP, tg.wkWS = fmt.Sprintf("http://127.0.0.1:%d", wkAPI), fmt.Sprintf("tcp://127.0.0.1:%d", wkTCP), fmt.Sprintf("ws://127.0.0.1:%d", wkWS)
 	args := append([]string{"-api", fmt.Sprintf("127.0.0.1:%d", api), "-ws", fmt.Sprintf("127.0.0.1:%d", ws),
-		"-metrics", fmt.Sprintf("127.0.0.1:%d", met), "-fault-seed", "42"}, flags...)
+		"-metrics", fmt.Sprintf("127.0.0.1:%d", met), "-fault-seed", "42",
+		"-wukongim-api", fmt.Sprintf("127.0.0.1:%d", wkAPI), "-wukongim-tcp", fmt.Sprintf("127.0.0.1:%d", wkTCP),
+		"-wukongim-ws", fmt.Sprintf("127.0.0.1:%d", wkWS)}, flags...)
 	cmd := exec.Command(filepath.Join(toolsDir(t), "imbench-target"), args...)
 	cmd.Env = append(os.Environ(), "IMBENCH_TARGET_SECRET="+tg.secret)
 	var log bytes.Buffer
@@ -115,7 +121,8 @@ func runCLI(bin, dir string, env []string, args ...string) (result, error) {
 }
 
 func (tg target) env() []string {
-	return []string{"IM_API_URL=" + tg.api, "IM_WS_URL=" + tg.ws, "IM_SECRET=" + tg.secret}
+	return []string{"IM_API_URL=" + tg.api, "IM_WS_URL=" + tg.ws, "IM_SECRET=" + tg.secret,
+		"IM_WUKONGIM_API_URL=" + tg.wkAPI, "IM_WUKONGIM_TCP_URL=" + tg.wkTCP, "IM_WUKONGIM_WS_URL=" + tg.wkWS}
 }
 
 // runSummary is the part of summary.json the tests read.

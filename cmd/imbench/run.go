@@ -22,7 +22,8 @@ import (
 	"github.com/imbench/imbench/internal/profile"
 	"github.com/imbench/imbench/internal/runid"
 	"github.com/imbench/imbench/k6/im/engine"
-	_ "github.com/imbench/imbench/k6/im/openim" // registers the protocol
+	_ "github.com/imbench/imbench/k6/im/openim" // registers the protocols
+	_ "github.com/imbench/imbench/k6/im/wukongim"
 )
 
 // runConfig is one `imbench run`, validated.
@@ -116,14 +117,19 @@ func parseRun(args []string) (*runConfig, error) {
 	if !ok {
 		return nil, badInput("unknown target %q (known: %s)", *target, strings.Join(profile.Names(profiles), ", "))
 	}
-	// A scenario is named after the seed it reproduces; it runs over any
-	// protocol its target speaks (WuKongIM's receive test over OpenIM is a
-	// comparison of its own).
+	// A scenario is named after the seed it reproduces; it runs over that
+	// system's protocol where its target speaks it, else the target's own,
+	// or any protocol the target speaks (WuKongIM's receive test over
+	// OpenIM is a comparison of its own).
 	rc.protocol = p.System
+	if sys, _, _ := strings.Cut(rc.scenario, "/"); slices.Contains(p.Speaks(), sys) {
+		rc.protocol = sys
+	}
 	if *protocol != "" {
 		rc.protocol = *protocol
 	}
-	if _, err := engine.Lookup(rc.protocol); err != nil {
+	spec, err := engine.Lookup(rc.protocol)
+	if err != nil {
 		return nil, badInput("%v", err)
 	}
 	if !slices.Contains(p.Speaks(), rc.protocol) {
@@ -159,6 +165,9 @@ func parseRun(args []string) (*runConfig, error) {
 
 	rc.endpoints = profile.Endpoints{}
 	for name, def := range p.Endpoints {
+		if !slices.Contains(spec.Endpoints, name) {
+			continue // another protocol's
+		}
 		rc.endpoints[name] = envOr(profile.EnvName(name), def)
 		env[profile.EnvName(name)] = rc.endpoints[name]
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -93,7 +94,9 @@ func services(forStart, withTarget bool) ([]service, error) {
 			args:   []string{"-api", a.api, "-ws", a.ws, "-metrics", a.metrics, "-log-format", "json"},
 			env:    []string{"IMBENCH_TARGET_SECRET=" + secret, "IMBENCH_TARGET_LOKI=http://" + a.loki + "/loki/api/v1/push"},
 			health: "http://" + a.api + "/healthz",
-			url:    fmt.Sprintf("api http://%s  ws ws://%s  metrics http://%s/metrics", a.api, a.ws, a.metrics),
+			url: fmt.Sprintf("api http://%s  ws ws://%s  metrics http://%s/metrics  wukongim api http://%s tcp tcp://%s ws ws://%s",
+				a.api, a.ws, a.metrics, envOr("IMBENCH_TARGET_WUKONGIM_API", "127.0.0.1:15001"),
+				envOr("IMBENCH_TARGET_WUKONGIM_TCP", "127.0.0.1:15100"), envOr("IMBENCH_TARGET_WUKONGIM_WS", "127.0.0.1:15200")),
 		})
 	}
 	out = append(out,
@@ -148,6 +151,42 @@ func renderPrometheus(a addrs) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(s), 0o644)
+}
+
+// renderScrapeTargets writes .run/prometheus/<profile>-targets.json, the
+// file a profile's scrape job reads (file_sd) when its server has no
+// discovery of its own: the target's metrics addresses for the target
+// brought up, nothing for the others, so that no absent server is down.
+// Prometheus rereads the files by itself.
+func renderScrapeTargets(target string) error {
+	profiles, err := profile.Load("targets")
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(runDir, "prometheus")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for name, p := range profiles {
+		if name == "reference" || p.Discovery != "" || len(p.Metrics) == 0 {
+			continue
+		}
+		groups := []map[string]any{}
+		if name == target {
+			var hosts []string
+			for _, m := range p.Metrics {
+				if u, err := url.Parse(m); err == nil && u.Host != "" {
+					hosts = append(hosts, u.Host)
+				}
+			}
+			groups = append(groups, map[string]any{"targets": hosts})
+		}
+		raw, _ := json.Marshal(groups)
+		if err := os.WriteFile(filepath.Join(dir, name+"-targets.json"), raw, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // renderLoki writes .run/loki.yml: loki/loki.yml with the configured ports
@@ -234,6 +273,9 @@ func cmdUp(args []string) error {
 	}
 	svcs, err := services(true, withTarget)
 	if err != nil {
+		return err
+	}
+	if err := renderScrapeTargets(target); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Join(runDir, "logs"), 0o755); err != nil {

@@ -7,6 +7,7 @@ import * as test2 from '../openim/test2.js';
 import * as test3 from '../openim/test3.js';
 import * as test3zh from '../openim/test3-zh.js';
 import * as send from '../wukongim/send.js';
+import * as sendWkstress from '../wukongim/send-wkstress.js';
 import * as receive from '../wukongim/receive.js';
 import * as ordering from '../wukongim/ordering.js';
 import * as mixed from '../wukongim/mixed.js';
@@ -50,6 +51,10 @@ export default function () {
   check(send.plan, {
     'wukongim/send: 40,000 msg/s, 20 million messages, one online per group': (p) =>
       p.rate === 40000 && p.messages === 20000000 && p.users === 10000 && p.immediate === 100,
+  });
+  check(sendWkstress.plan, {
+    'wukongim/send-wkstress: 40,000 msg/s from one connection to 100 groups of the same 100 members': (p) =>
+      p.rate === 40000 && p.messages === 20000000 && p.users === 100 && p.immediate === 1 && p.groups === 100,
   });
   check(receive.plan, {
     'wukongim/receive: 200,000 deliveries/s to 5,000 online, 20,000 messages': (p) =>

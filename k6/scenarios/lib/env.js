@@ -1,17 +1,23 @@
 // Environment → k6/x/im options, shared by every scenario. `make run-scenario`
 // (cmd/imbench) sets these; with plain `k6 run` set them yourself (-e or env).
 //
-//   IM_TARGET        target profile: reference (default) or openim
-//   IM_PROTOCOL      the protocol the target speaks (default openim)
-//   IM_ENDPOINTS     the target's endpoint names, comma-separated (openim:
-//                    api,ws); each is IM_<NAME>_URL. Without it: IM_API_URL,
-//                    the REST API (default http://127.0.0.1:10002), and
-//                    IM_WS_URL, the WebSocket gateway (default ws://127.0.0.1:10001)
-//   IM_SECRET        admin secret (required)
+//   IM_TARGET        target profile: reference (default), openim, wukongim
+//   IM_PROTOCOL      the protocol to speak: openim (default) or wukongim
+//   IM_ENDPOINTS     the protocol's endpoint names, comma-separated (openim:
+//                    api,ws; wukongim: wukongim_api,wukongim_tcp,wukongim_ws);
+//                    each is IM_<NAME>_URL. Without it, the reference
+//                    target's: IM_API_URL (http://127.0.0.1:10002) and
+//                    IM_WS_URL (ws://127.0.0.1:10001) for openim,
+//                    IM_WUKONGIM_API_URL (http://127.0.0.1:15001),
+//                    IM_WUKONGIM_TCP_URL (tcp://127.0.0.1:15100) and
+//                    IM_WUKONGIM_WS_URL (ws://127.0.0.1:15200) for wukongim
+//   IM_SECRET        admin secret (openim: share.yml's; wukongim: the managerToken)
 //   IM_ADMIN_USER    admin user id     (default imAdmin)
-//   IM_PLATFORM      platformID of every connection (default 2, Android)
-//   IM_ENVELOPE      gob (the Go SDK's) or json (the JS SDK's)
-//   IM_COMPRESSION   gzip (default) or none
+//   IM_PLATFORM      openim: platformID of every connection (default 2, Android)
+//   IM_ENVELOPE      openim: gob (the Go SDK's) or json (the JS SDK's)
+//   IM_COMPRESSION   openim: gzip (default) or none
+//   IM_DEVICE_FLAG   wukongim: device flag of every connection (0 APP, 1 WEB, 2 PC)
+//   IM_TRANSPORT     wukongim: tcp (default) or ws
 //   IM_ALLOW_REMOTE  1 to allow a server outside 127.0.0.0/8
 //   IM_SOURCE_ADDRS  local addresses to spread connections over, comma-
 //                    separated (e.g. 127.0.0.2,127.0.0.3): each address
@@ -33,33 +39,62 @@
 // the segments run with --no-setup and keep time from IM_START_AT (unix ms);
 // IM_LOGIN_WINDOW and IM_SEND_MARGIN size their common phases.
 
+// Defaults per protocol when IM_ENDPOINTS is not set: the reference
+// target's ports.
+const defaultEndpoints = {
+  openim: (env) => ({ api: env.IM_API_URL || 'http://127.0.0.1:10002', ws: env.IM_WS_URL || 'ws://127.0.0.1:10001' }),
+  wukongim: (env) => ({
+    wukongim_api: env.IM_WUKONGIM_API_URL || 'http://127.0.0.1:15001',
+    wukongim_tcp: env.IM_WUKONGIM_TCP_URL || 'tcp://127.0.0.1:15100',
+    wukongim_ws: env.IM_WUKONGIM_WS_URL || 'ws://127.0.0.1:15200',
+  }),
+};
+
+// Each protocol's options (its driver refuses names it does not know).
+const protocolOptions = {
+  openim: (env) => ({
+    secret: env.IM_SECRET || '',
+    admin: env.IM_ADMIN_USER || 'imAdmin',
+    platform: Number(env.IM_PLATFORM || 2),
+    envelope: env.IM_ENVELOPE || 'gob',
+    compression: env.IM_COMPRESSION || 'gzip',
+    sourceAddrs: list(env.IM_SOURCE_ADDRS),
+  }),
+  wukongim: (env) => ({
+    secret: env.IM_SECRET || '',
+    admin: env.IM_ADMIN_USER || '',
+    deviceFlag: Number(env.IM_DEVICE_FLAG || 0),
+    transport: env.IM_TRANSPORT || 'tcp',
+    sourceAddrs: list(env.IM_SOURCE_ADDRS),
+  }),
+};
+
+function list(raw) {
+  return (raw || '').split(',').map((a) => a.trim()).filter((a) => a !== '');
+}
+
 // endpoints are the target's by name: those IM_ENDPOINTS lists (the CLI
-// sets it from the target's profile), each from IM_<NAME>_URL; without it,
-// the reference target's.
-function endpoints(env) {
-  const names = (env.IM_ENDPOINTS || '').split(',').map((n) => n.trim()).filter((n) => n !== '');
-  if (names.length === 0) {
-    return { api: env.IM_API_URL || 'http://127.0.0.1:10002', ws: env.IM_WS_URL || 'ws://127.0.0.1:10001' };
-  }
+// sets it from the target's profile, the protocol's only), each from
+// IM_<NAME>_URL; without it, the reference target's.
+function endpoints(env, protocol) {
+  const names = list(env.IM_ENDPOINTS);
+  if (names.length === 0) return defaultEndpoints[protocol](env);
   const out = {};
   for (const n of names) out[n] = env[`IM_${n.toUpperCase()}_URL`] || '';
   return out;
 }
 
 export function target(env) {
+  const protocol = env.IM_PROTOCOL || 'openim';
+  if (!protocolOptions[protocol]) {
+    throw new Error(`IM_PROTOCOL=${protocol}: known protocols are ${Object.keys(protocolOptions).join(', ')}`);
+  }
   return {
     name: env.IM_TARGET || 'reference',
-    system: env.IM_PROTOCOL || 'openim',
-    endpoints: endpoints(env),
+    system: protocol,
+    endpoints: endpoints(env, protocol),
     allowRemote: env.IM_ALLOW_REMOTE === '1',
-    options: {
-      secret: env.IM_SECRET || '',
-      admin: env.IM_ADMIN_USER || 'imAdmin',
-      platform: Number(env.IM_PLATFORM || 2),
-      envelope: env.IM_ENVELOPE || 'gob',
-      compression: env.IM_COMPRESSION || 'gzip',
-      sourceAddrs: (env.IM_SOURCE_ADDRS || '').split(',').map((a) => a.trim()).filter((a) => a !== ''),
-    },
+    options: protocolOptions[protocol](env),
   };
 }
 

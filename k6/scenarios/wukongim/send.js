@@ -4,8 +4,9 @@
 // report sent 20 million (200,000 per group, 500 s), average send latency
 // 400–600 ms, 1–2 GB, CPU 60–80 % of a 16-core server.
 // SCALE=1 is that size; the default 0.01 (one group, 2,000 messages at
-// 400 a second) takes seconds. The protocol is the target's (OpenIM over
-// the reference target until WuKongIM's own lands); PROTOCOL= picks another.
+// 400 a second) takes seconds. Over WuKongIM's protocol where the target
+// speaks it (the reference target does); PROTOCOL=openim for a comparison.
+// wukongim/send-wkstress is the test as the vendor's tool really ran it.
 import im from 'k6/x/im';
 import { planKnobs } from '../lib/env.js';
 import { scenario, integrity } from '../lib/scenario.js';
