@@ -4,7 +4,7 @@
 #   make run-scenario [SCENARIO=openim/test1] [TARGET=reference|openim] [SCALE=0.5] [RATE=] [DURATION=] [VUS=] [SEGMENTS=] [PROTOCOL=]
 #   make report [RUN=<run id>]       results/<run>/report.md and report.html (run-scenario writes them too)
 #   make compare A=<run id> B=<run id> [THRESHOLD=10]   exit 3 when B is worse than A
-#   make bench [ONLY=density,stock,delivery,distributed,flat] [RATES=50,400] [FLAT=10m]   generator figures, results/bench/*.json
+#   make bench [ONLY=density,stock,delivery,distributed,flat] [RATES=50,400] [FLAT=10m] [PROTOCOLS=wukongim]   generator figures, results/bench/*.json
 #   make scenarios                   every scenario, what it reproduces and its purpose
 #   make soak [SOAK=1h] [SOAK_RATE=400]   wukongim/stability for SOAK: generator RSS slope per hour
 #   make status | make down
@@ -31,6 +31,7 @@ B        ?=
 THRESHOLD ?=
 ONLY     ?=
 RATES    ?=
+PROTOCOLS ?=
 
 # every Go file of the module (tools/ holds other modules)
 GO_SOURCES := go.mod go.sum $(shell find . -name '*.go' -not -name '*_test.go' -not -path './tools/*' -not -path './.tools/*' 2>/dev/null)
@@ -123,7 +124,8 @@ generate:
 # a baseline measured in the same run, and its memory over a long run at a
 # fixed rate (FLAT: how long). Soft limits go up to the hard ones.
 bench: tools $(BIN)/k6-stock
-	@ulimit -n $$(ulimit -Hn) && $(BIN)/imbench bench $(if $(ONLY),-only '$(ONLY)') $(if $(RATES),-rates '$(RATES)') $(if $(FLAT),-flat '$(FLAT)')
+	@ulimit -n $$(ulimit -Hn) && $(BIN)/imbench bench $(if $(ONLY),-only '$(ONLY)') $(if $(RATES),-rates '$(RATES)') $(if $(FLAT),-flat '$(FLAT)') \
+	  $(if $(PROTOCOLS),-protocols '$(PROTOCOLS)')
 
 # WuKongIM's stability mix at a rate this machine holds, for SOAK (default
 # 1h): the generator's RSS, files and threads over time, slope per hour.

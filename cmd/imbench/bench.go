@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -39,24 +41,29 @@ type benchResult struct {
 	Stock           *holdResult        `json:"stock,omitempty"`
 	Ratio           map[string]float64 `json:"stock_over_imbench,omitempty"`
 	Delivery        []*deliveryResult  `json:"delivery,omitempty"`
-	Distributed     *distributedResult `json:"distributed,omitempty"`
-	Flat            *flatResult        `json:"flat,omitempty"`
-	Notes           []string           `json:"notes,omitempty"`
+	// The same density and delivery measurements over the other protocols
+	// the reference target speaks (those above are OpenIM's, which the
+	// stock baseline speaks too).
+	Protocols   map[string]*protocolBench `json:"other_protocols,omitempty"`
+	Distributed *distributedResult        `json:"distributed,omitempty"`
+	Flat        *flatResult               `json:"flat,omitempty"`
+	Notes       []string                  `json:"notes,omitempty"`
 }
 
 func cmdBench(args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var (
-		users = fs.Int("users", 0, "users for the single-process runs (0: the file limit allows)")
-		total = fs.Int("total", 100000, "users of the distributed run")
-		procs = fs.Int("procs", 6, "k6 processes of the distributed run")
-		hold  = fs.Duration("hold", 60*time.Second, "how long users are held online (above the 30 s read deadline)")
-		only  = fs.String("only", "density,stock,delivery,distributed,flat", "which measurements")
-		out   = fs.String("out", "results/bench", "where the JSON goes")
-		rates = fs.String("rates", "50,400", "messages per second of the delivery runs, one run each")
-		flat  = fs.Duration("flat", 10*time.Minute, "how long the flat run sends (IM_DURATION)")
-		fRate = fs.Float64("flat-rate", 400, "messages per second of the flat run's open classes (IM_RATE)")
-		fScen = fs.String("flat-scenario", "openim/mix", "the flat run's workload: openim/mix or wukongim/stability")
+		users  = fs.Int("users", 0, "users for the single-process runs (0: the file limit allows)")
+		total  = fs.Int("total", 100000, "users of the distributed run")
+		procs  = fs.Int("procs", 6, "k6 processes of the distributed run")
+		hold   = fs.Duration("hold", 60*time.Second, "how long users are held online (above the 30 s read deadline)")
+		only   = fs.String("only", "density,stock,delivery,distributed,flat", "which measurements")
+		out    = fs.String("out", "results/bench", "where the JSON goes")
+		rates  = fs.String("rates", "50,400", "messages per second of the delivery runs, one run each")
+		flat   = fs.Duration("flat", 10*time.Minute, "how long the flat run sends (IM_DURATION)")
+		fRate  = fs.Float64("flat-rate", 400, "messages per second of the flat run's open classes (IM_RATE)")
+		fScen  = fs.String("flat-scenario", "openim/mix", "the flat run's workload: openim/mix or wukongim/stability")
+		protos = fs.String("protocols", "wukongim", "other protocols whose density and delivery are measured too (empty: none)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
@@ -117,7 +124,7 @@ func cmdBench(args []string) error {
 	b := &bench{hold: *hold, resultsDir: filepath.Join(*out, "runs")}
 	var err error
 	if want["density"] {
-		if res.Density, err = b.holdOurs(*users); err != nil {
+		if res.Density, err = b.holdOurs(*users, "openim"); err != nil {
 			return fmt.Errorf("density: %w", err)
 		}
 		res.RSSPerUserBytes = res.Density.RSSPerUserBytes
@@ -137,12 +144,25 @@ func cmdBench(args []string) error {
 	}
 	if want["delivery"] {
 		for _, r := range rateList {
-			d, err := b.delivery(r)
+			d, err := b.delivery(r, "openim")
 			if err != nil {
 				return fmt.Errorf("delivery at %g msg/s: %w", r, err)
 			}
 			res.Delivery = append(res.Delivery, d)
 		}
+	}
+	for _, p := range strings.Split(*protos, ",") {
+		if p = strings.TrimSpace(p); p == "" || (!want["density"] && !want["delivery"]) {
+			continue
+		}
+		pb, err := b.protocol(p, *users, rateList, want)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if res.Protocols == nil {
+			res.Protocols = map[string]*protocolBench{}
+		}
+		res.Protocols[p] = pb
 	}
 	if want["flat"] {
 		if res.Flat, err = b.flat(*fScen, *flat, *fRate); err != nil {
@@ -168,6 +188,35 @@ func cmdBench(args []string) error {
 	return nil
 }
 
+// protocolBench is density and delivery over one more protocol.
+type protocolBench struct {
+	Density  *holdResult       `json:"density,omitempty"`
+	Delivery []*deliveryResult `json:"delivery,omitempty"`
+}
+
+func (b *bench) protocol(p string, users int, rates []float64, want map[string]bool) (*protocolBench, error) {
+	if p == "openim" {
+		return nil, badInput("openim is measured already; -protocols names the others")
+	}
+	out := &protocolBench{}
+	var err error
+	if want["density"] {
+		if out.Density, err = b.holdOurs(users, p); err != nil {
+			return nil, fmt.Errorf("density: %w", err)
+		}
+	}
+	if want["delivery"] {
+		for _, r := range rates {
+			d, err := b.delivery(r, p)
+			if err != nil {
+				return nil, fmt.Errorf("delivery at %g msg/s: %w", r, err)
+			}
+			out.Delivery = append(out.Delivery, d)
+		}
+	}
+	return out, nil
+}
+
 type bench struct {
 	hold       time.Duration
 	resultsDir string
@@ -175,7 +224,8 @@ type bench struct {
 
 // runScenario runs one scenario with imbench's k6 against bt in the
 // background; the returned channel yields its exit and results folder.
-func (b *bench) runScenario(bt *benchTarget, scenario string, segments int, env map[string]string) (string, chan error, error) {
+// protocol "" is the scenario's own (see parseRun).
+func (b *bench) runScenario(bt *benchTarget, scenario, protocol string, segments int, env map[string]string) (string, chan error, error) {
 	// Where the target is: what parseRun takes from the environment, the
 	// same for every measurement.
 	os.Setenv("IM_API_URL", "http://"+bt.api)
@@ -184,7 +234,7 @@ func (b *bench) runScenario(bt *benchTarget, scenario string, segments int, env 
 	os.Setenv("IM_WUKONGIM_TCP_URL", strings.Join(bt.wkTCP, ","))
 	os.Setenv("IM_WUKONGIM_WS_URL", strings.Join(bt.wkWS, ","))
 	os.Setenv("IM_SECRET", bt.secret)
-	rc, err := parseRun([]string{"-scenario", scenario, "-results", b.resultsDir, "-segments", strconv.Itoa(segments)})
+	rc, err := parseRun([]string{"-scenario", scenario, "-results", b.resultsDir, "-segments", strconv.Itoa(segments), "-protocol", protocol})
 	if err != nil {
 		return "", nil, err
 	}
@@ -210,9 +260,16 @@ func printBench(r *benchResult) {
 	fmt.Println()
 	fmt.Println("| measurement | figure |")
 	fmt.Println("|---|---|")
+	density := func(proto string, d *holdResult) {
+		fmt.Printf("| one imbench k6 process, %s | %d users held, %.0f B RSS per user, %.4f CPU s per 1,000 users per s |\n",
+			proto, d.UsersHeld, d.RSSPerUserBytes, d.CPUPer1000UsersPerSec)
+	}
+	delivery := func(d *deliveryResult) {
+		fmt.Printf("| generator CPU per verified delivery, %s | %.2f µs (%d deliveries at %.0f msg/s × %d members) |\n",
+			d.Protocol, d.CPUMicrosPerDeliv, d.Deliveries, d.Rate, d.Users-1)
+	}
 	if d := r.Density; d != nil {
-		fmt.Printf("| one imbench k6 process | %d users held, %.0f B RSS per user, %.4f CPU s per 1,000 users per s |\n",
-			d.UsersHeld, d.RSSPerUserBytes, d.CPUPer1000UsersPerSec)
+		density("openim", d)
 	}
 	if s := r.Stock; s != nil {
 		fmt.Printf("| one stock k6 process | %d users held, %.0f B RSS per user, %.4f CPU s per 1,000 users per s |\n",
@@ -222,8 +279,15 @@ func printBench(r *benchResult) {
 		fmt.Printf("| stock ÷ imbench | %.1f× memory per user, %.1f× CPU per user |\n", r.Ratio["rss_per_user"], r.Ratio["cpu_per_user"])
 	}
 	for _, d := range r.Delivery {
-		fmt.Printf("| generator CPU per verified delivery | %.2f µs (%d deliveries at %.0f msg/s × %d members) |\n",
-			d.CPUMicrosPerDeliv, d.Deliveries, d.Rate, d.Users-1)
+		delivery(d)
+	}
+	for _, p := range slices.Sorted(maps.Keys(r.Protocols)) {
+		if d := r.Protocols[p].Density; d != nil {
+			density(p, d)
+		}
+		for _, d := range r.Protocols[p].Delivery {
+			delivery(d)
+		}
 	}
 	if f := r.Flat; f != nil {
 		const mib = 1 << 20

@@ -11,6 +11,7 @@ import (
 )
 
 type deliveryResult struct {
+	Protocol          string  `json:"protocol"`
 	Users             int     `json:"users"`
 	Rate              float64 `json:"messages_per_second"`
 	Deliveries        int64   `json:"deliveries_measured"`
@@ -22,21 +23,21 @@ type deliveryResult struct {
 
 // delivery measures generator CPU per verified delivery: a group of 200,
 // all online, at a fixed rate, sampled over 30 s of steady sending.
-func (b *bench) delivery(rate float64) (*deliveryResult, error) {
+func (b *bench) delivery(rate float64, protocol string) (*deliveryResult, error) {
 	const users = 200
 	msgs := int(rate*45) / users // about 45 s of sending
-	fmt.Printf("imbench bench: delivery: %d users in one group, %.0f msg/s, every message verified at %d members\n", users, rate, users-1)
+	fmt.Printf("imbench bench: delivery: %d users in one group, %.0f msg/s over %s, every message verified at %d members\n", users, rate, protocol, users-1)
 	bt, err := startTargets(0)
 	if err != nil {
 		return nil, err
 	}
 	defer bt.stop()
-	runID, done, err := b.runScenario(bt, "openim/fanout", 1, map[string]string{"IM_USERS": strconv.Itoa(users),
+	runID, done, err := b.runScenario(bt, "openim/fanout", protocol, 1, map[string]string{"IM_USERS": strconv.Itoa(users),
 		"IM_MESSAGES": strconv.Itoa(msgs), "IM_RATE": strconv.FormatFloat(rate, 'f', -1, 64), "IM_SCALE": "1"})
 	if err != nil {
 		return nil, err
 	}
-	res := &deliveryResult{Users: users, Rate: rate}
+	res := &deliveryResult{Protocol: protocol, Users: users, Rate: rate}
 	const sentName, pushedName = "imbench_target_messages_stored_total", "imbench_target_pushes_total"
 	sent := func() float64 { return metric(bt.metrics, sentName) }
 	if !waitFor(5*time.Minute, func() bool { return sent() > 0 }) {

@@ -34,7 +34,7 @@ func (b *bench) distributed(total, procs int) (*distributedResult, error) {
 	defer bt.stop()
 	res := &distributedResult{UsersPlanned: total, Processes: procs, Gateways: gateways}
 	began := time.Now()
-	runID, done, err := b.runScenario(bt, "openim/hold", procs, map[string]string{"IM_USERS": strconv.Itoa(total),
+	runID, done, err := b.runScenario(bt, "openim/hold", "openim", procs, map[string]string{"IM_USERS": strconv.Itoa(total),
 		"IM_HOLD": b.hold.String(), "IM_SCALE": "1", "IM_LOGIN_WINDOW": "150s", "IM_VUS": strconv.Itoa(procs)})
 	if err != nil {
 		return nil, err

@@ -91,7 +91,7 @@ func (b *bench) flat(scenario string, d time.Duration, rate float64) (*flatResul
 	defer bt.stop()
 	env := map[string]string{"IM_DURATION": d.String(), "IM_RATE": strconv.FormatFloat(rate, 'f', -1, 64)}
 	maps.Copy(env, flatScenarios[scenario])
-	runID, done, err := b.runScenario(bt, scenario, 1, env)
+	runID, done, err := b.runScenario(bt, scenario, "", 1, env)
 	if err != nil {
 		return nil, err
 	}

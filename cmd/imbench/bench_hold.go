@@ -58,16 +58,16 @@ func measureHold(bt *benchTarget, want int, pids func() []int, res *holdResult, 
 	return nil
 }
 
-func (b *bench) holdOurs(users int) (*holdResult, error) {
-	fmt.Printf("imbench bench: density: one imbench k6 process holding %d users for %s\n", users, b.hold)
+func (b *bench) holdOurs(users int, protocol string) (*holdResult, error) {
+	fmt.Printf("imbench bench: density: one imbench k6 process holding %d users for %s over %s\n", users, b.hold, protocol)
 	bt, err := startTargets(0)
 	if err != nil {
 		return nil, err
 	}
 	defer bt.stop()
-	res := &holdResult{Tool: "imbench k6 (k6/x/im)", UsersPlanned: users}
+	res := &holdResult{Tool: "imbench k6 (k6/x/im), " + protocol, UsersPlanned: users}
 	began := time.Now()
-	runID, done, err := b.runScenario(bt, "openim/hold", 1, map[string]string{"IM_USERS": strconv.Itoa(users),
+	runID, done, err := b.runScenario(bt, "openim/hold", protocol, 1, map[string]string{"IM_USERS": strconv.Itoa(users),
 		"IM_HOLD": b.hold.String(), "IM_SCALE": "1"})
 	if err != nil {
 		return nil, err
