@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 
@@ -56,4 +58,20 @@ func (t *Target) Open() (Spec, Protocol, error) {
 	}
 	proto, err := spec.Open(*t)
 	return spec, proto, err
+}
+
+// Reach opens and closes a TCP connection to addr (host:port), the check a
+// protocol's preflight makes of each gateway; the error is the system's
+// reason alone ("connection refused").
+func Reach(ctx context.Context, addr string) error {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) {
+			return op.Err
+		}
+		return err
+	}
+	return c.Close()
 }

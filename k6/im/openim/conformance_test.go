@@ -1,12 +1,10 @@
 package openim_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/imbench/imbench/k6/im/conformance"
 	"github.com/imbench/imbench/k6/im/engine"
-	"github.com/imbench/imbench/targets/reference/core"
 	"github.com/imbench/imbench/targets/reference/reftest"
 )
 
@@ -35,19 +33,12 @@ func (r reference) Target() engine.Target {
 func (r reference) Counter(t testing.TB, name string) float64 { return r.tg.Counter(t, name) }
 
 func startReference(t testing.TB, f conformance.Faults) conformance.Server {
-	faults := core.Faults{Lose: f.Lose, SkipPush: f.SkipPush, Duplicate: f.Duplicate, Reorder: f.Reorder,
-		ReorderHold: f.ReorderHold, Delay: f.Delay, DisconnectEvery: f.DisconnectEvery,
-		DisconnectCount: f.DisconnectCount, Seed: f.Seed}
 	var tg *reftest.Target
 	if f.Gateways > 0 {
-		tg = reftest.StartCluster(t, faults, f.Gateways)
+		tg = reftest.StartCluster(t, reftest.Faults(f), f.Gateways)
 	} else {
-		tg = reftest.StartWith(t, faults, f.ReadTimeout)
+		tg = reftest.StartWith(t, reftest.Faults(f), f.ReadTimeout)
 	}
-	if f.DisconnectEvery > 0 {
-		ctx, cancel := context.WithCancel(context.Background())
-		t.Cleanup(cancel)
-		go tg.Core.RunDisconnects(ctx)
-	}
+	reftest.RunDisconnects(t, tg.Core, f)
 	return reference{tg}
 }

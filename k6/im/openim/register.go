@@ -2,7 +2,6 @@ package openim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -91,21 +90,14 @@ func (p *protocol) Preflight(ctx context.Context) error {
 	if _, err := adminToken(ctx, newAPI(p.cfg), p.cfg); err != nil {
 		return err
 	}
-	var dialer net.Dialer
 	for _, ws := range strings.Split(p.cfg.WSURL, ",") {
 		u, err := url.Parse(ws)
 		if err != nil {
 			return err
 		}
-		c, err := dialer.DialContext(ctx, "tcp", hostPort(u))
-		if err != nil {
-			var op *net.OpError
-			if errors.As(err, &op) {
-				err = op.Err
-			}
+		if err := engine.Reach(ctx, hostPort(u)); err != nil {
 			return fmt.Errorf("OpenIM gateway at %s is not reachable: %w", ws, err)
 		}
-		c.Close()
 	}
 	return nil
 }

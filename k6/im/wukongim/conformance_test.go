@@ -1,13 +1,11 @@
 package wukongim_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/imbench/imbench/k6/im/conformance"
 	"github.com/imbench/imbench/k6/im/engine"
 	_ "github.com/imbench/imbench/k6/im/wukongim"
-	"github.com/imbench/imbench/targets/reference/core"
 	"github.com/imbench/imbench/targets/reference/reftest"
 )
 
@@ -36,14 +34,7 @@ func (r reference) Target() engine.Target {
 func (r reference) Counter(t testing.TB, name string) float64 { return r.tg.Counter(t, name) }
 
 func startReference(t testing.TB, f conformance.Faults) conformance.Server {
-	faults := core.Faults{Lose: f.Lose, SkipPush: f.SkipPush, Duplicate: f.Duplicate, Reorder: f.Reorder,
-		ReorderHold: f.ReorderHold, Delay: f.Delay, DisconnectEvery: f.DisconnectEvery,
-		DisconnectCount: f.DisconnectCount, Seed: f.Seed}
-	tg := reftest.StartWuKongIMWith(t, faults, reftest.WKOptions{ReadTimeout: f.ReadTimeout, Gateways: f.Gateways})
-	if f.DisconnectEvery > 0 {
-		ctx, cancel := context.WithCancel(context.Background())
-		t.Cleanup(cancel)
-		go tg.Core.RunDisconnects(ctx)
-	}
+	tg := reftest.StartWuKongIMWith(t, reftest.Faults(f), reftest.WKOptions{ReadTimeout: f.ReadTimeout, Gateways: f.Gateways})
+	reftest.RunDisconnects(t, tg.Core, f)
 	return reference{tg}
 }

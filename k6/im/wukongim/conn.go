@@ -26,16 +26,17 @@ const closeWait = time.Second
 // conn is one user's connection. Bytes arrive through netloop (OnData,
 // OnClose), one call at a time on a loop goroutine.
 type conn struct {
-	d       *Driver
-	user    uint32
-	uid     string
-	h       engine.Handler
-	st      netloop.Stream
-	ws      bool      // frames travel in WebSocket binary messages
-	wsrd    ws.Reader // the WebSocket layer, when ws
-	pending []byte    // a WKProto frame cut at a read's end
-	version uint8
-	cipher  *wire.Cipher // nil: the server runs without encryption
+	d        *Driver
+	user     uint32
+	uid      string
+	h        engine.Handler
+	st       netloop.Stream
+	ws       bool      // frames travel in WebSocket binary messages
+	wsrd     ws.Reader // the WebSocket layer, when ws
+	pending  []byte    // a WKProto frame cut at a read's end
+	recvacks []byte    // RECVACKs of one read, written together after it
+	version  uint8
+	cipher   *wire.Cipher // nil: the server runs without encryption
 
 	seq    atomic.Uint32 // clientSeq of SENDs
 	amu    sync.Mutex
@@ -104,8 +105,25 @@ func (c *conn) Close(ended func(dropped bool)) {
 	}
 }
 
-// OnData implements netloop.Handler.
+// OnData implements netloop.Handler. The RECVACKs of what one read
+// brought go out in one write: a busy receiver acks a burst with one
+// syscall, not one per message.
 func (c *conn) OnData(b []byte) error {
+	err := c.read(b)
+	if len(c.recvacks) > 0 {
+		out := c.recvacks
+		if c.ws {
+			out = ws.AppendFrame(nil, ws.OpBinary, c.recvacks)
+		}
+		if werr := c.st.Write(out, c.d.cfg.Timeout); err == nil {
+			err = werr
+		}
+		c.recvacks = c.recvacks[:0]
+	}
+	return err
+}
+
+func (c *conn) read(b []byte) error {
 	if !c.ws {
 		return c.feed(b)
 	}

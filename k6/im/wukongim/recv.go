@@ -5,8 +5,8 @@ import (
 	wire "github.com/imbench/imbench/wire/wukongim"
 )
 
-// onRecv decrypts a RECV, hands it to the verifier and acknowledges it
-// (with its header flags: a RECVACK with NoPersist set leaves the message
+// onRecv decrypts a RECV, hands it to the verifier and queues its
+// acknowledgement for the end of the read (with its header flags: a RECVACK with NoPersist set leaves the message
 // in the server's retry queue, wukongim.md §3).
 func (c *conn) onRecv(flags uint8, body []byte) error {
 	r, err := wire.DecodeRecv(flags, body, c.version)
@@ -23,7 +23,8 @@ func (c *conn) onRecv(flags uint8, body []byte) error {
 		a.Parsed = verify.Parse(a.Text)
 		c.h.Arrive(a)
 	}
-	return c.write(wire.Recvack{Flags: r.Flags, MessageID: r.MessageID, MessageSeq: r.MessageSeq})
+	c.recvacks, err = wire.Recvack{Flags: r.Flags, MessageID: r.MessageID, MessageSeq: r.MessageSeq}.Append(c.recvacks, c.version)
+	return err
 }
 
 // arrival resolves a message user u received to the plan; ok is false for
@@ -35,6 +36,12 @@ func (d *Driver) arrival(u uint32, channelID string, channelType uint8, from str
 	switch channelType {
 	case wire.ChannelGroup:
 		cv, ok := d.groupOf[channelID]
+		if !ok {
+			return verify.Arrival{}, false
+		}
+		conv = cv
+	case wire.ChannelLive:
+		cv, ok := d.roomOf[channelID]
 		if !ok {
 			return verify.Arrival{}, false
 		}
