@@ -1,10 +1,10 @@
 // Package core is the reference target's IM server, independent of any wire
-// protocol: accounts and tokens, friendships, groups, conversations with a
-// seq per conversation, in-memory storage, fan-out to online connections, and
-// the faults it can inject on purpose. Protocol front ends turn frames into
-// calls here, map conversation keys to their ids, carry their message fields
-// in the opaque payload, map the Err* refusals to their codes and export the
-// counts under their names.
+// protocol: accounts and tokens, friendships, groups, chatrooms,
+// conversations with a seq per conversation, in-memory storage (none for
+// chatrooms), fan-out to online connections, and the faults it can inject on
+// purpose. Protocol front ends turn frames into calls here, map conversation
+// keys to their ids, carry their message fields in the opaque payload, map
+// the Err* refusals to their codes and export the counts under their names.
 package core
 
 import (
@@ -37,6 +37,7 @@ type Core struct {
 	latest  map[userDevice]string
 	chosen  map[userDevice]string // tokens clients chose (SetToken)
 	groups  map[string]*group
+	rooms   map[string]*room
 	convs   map[ConvKey]*Conv
 	online  map[string]map[int]*Session // user → device → session
 	conns   int
@@ -85,7 +86,7 @@ func New(cfg Config, m *Metrics) (*Core, error) {
 	}
 	c := &Core{cfg: cfg, metrics: m, log: cfg.Log,
 		users: map[string]*user{}, tokens: map[string]*token{}, latest: map[userDevice]string{}, chosen: map[userDevice]string{},
-		groups: map[string]*group{}, convs: map[ConvKey]*Conv{}, online: map[string]map[int]*Session{}}
+		groups: map[string]*group{}, rooms: map[string]*room{}, convs: map[ConvKey]*Conv{}, online: map[string]map[int]*Session{}}
 	c.faults = newFaultState(cfg.Faults)
 	c.users[cfg.AdminID] = newUser(cfg.AdminID)
 	return c, nil

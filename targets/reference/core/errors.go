@@ -49,9 +49,9 @@ var (
 	ErrBadArgs      = &Error{Reason: badArgs}
 	ErrNoPermission = &Error{Reason: noPermission} // wrong secret, or not an admin
 	ErrUnknownUser  = &Error{Reason: unknownUser}
-	ErrUnknownGroup = &Error{Reason: unknownGroup}
-	ErrExists       = &Error{Reason: exists} // a user, group or friendship made twice
-	ErrSelf         = &Error{Reason: self}   // befriending oneself
+	ErrUnknownGroup = &Error{Reason: unknownGroup} // a group or a chatroom
+	ErrExists       = &Error{Reason: exists}       // a user, group or friendship made twice
+	ErrSelf         = &Error{Reason: self}         // befriending oneself
 	ErrNotMember    = &Error{Reason: notMember}
 	ErrTokenUnknown = &Error{Reason: tokenUnknown}
 	ErrTokenInvalid = &Error{Reason: tokenInvalid}

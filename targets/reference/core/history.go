@@ -1,7 +1,8 @@
 package core
 
 // MaxSeqs returns the highest seq of every conversation of user that has
-// messages; the lowest seq is always 1 here.
+// messages; the lowest seq is always 1 here. Chatrooms, which keep nothing
+// to pull, are never listed.
 func (c *Core) MaxSeqs(userID string) map[ConvKey]int64 {
 	c.mu.RLock()
 	u := c.users[userID]
@@ -20,8 +21,8 @@ func (c *Core) MaxSeqs(userID string) map[ConvKey]int64 {
 	out := make(map[ConvKey]int64, len(convs))
 	for _, cv := range convs {
 		cv.mu.Lock()
-		if n := len(cv.msgs); n > 0 {
-			out[cv.key] = int64(n)
+		if cv.seq > 0 {
+			out[cv.key] = cv.seq
 		}
 		cv.mu.Unlock()
 	}
@@ -29,7 +30,8 @@ func (c *Core) MaxSeqs(userID string) map[ConvKey]int64 {
 }
 
 // LastSeq returns the highest seq of conversation k: 0 when it has no
-// messages or does not exist.
+// messages or does not exist. A chatroom's counts the messages it was sent,
+// though none is kept.
 func (c *Core) LastSeq(k ConvKey) int64 {
 	c.mu.RLock()
 	cv := c.convs[k]
@@ -39,14 +41,18 @@ func (c *Core) LastSeq(k ConvKey) int64 {
 	}
 	cv.mu.Lock()
 	defer cv.mu.Unlock()
-	return int64(len(cv.msgs))
+	return cv.seq
 }
 
 // Pull returns messages begin..end of a conversation the user belongs to,
 // clamped to what exists; when the range is longer than num, only its last
 // num. A conversation the user is not in, or one without messages, is
-// ErrNotMember.
+// ErrNotMember. A chatroom keeps no history: its members get an empty page
+// at its end.
 func (c *Core) Pull(userID string, k ConvKey, begin, end, num int64) (Page, error) {
+	if k.Kind == Room {
+		return c.pullRoom(userID, k.ID)
+	}
 	c.mu.RLock()
 	cv := c.convs[k]
 	allowed := false

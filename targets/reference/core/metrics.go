@@ -54,7 +54,7 @@ func (c *Counts) Refused(k Kind) uint64 { return c.refused[k].Load() }
 
 // convType is imbench's conv_type label of a kind, as the generator's
 // metrics have it.
-var convType = [lastKind + 1]string{Direct: "single", Group: "group"}
+var convType = [lastKind + 1]string{Direct: "single", Group: "group", Room: "room"}
 
 // NewMetrics registers every imbench_target_* series in a fresh registry,
 // with the Go and process collectors.
@@ -65,7 +65,7 @@ func NewMetrics() *Metrics {
 	m := &Metrics{
 		Registry:    r,
 		connections: f.gauge("imbench_target_connections", "Open connections."),
-		stored:      f.counter("imbench_target_messages_stored_total", "Messages stored (seq assigned)."),
+		stored:      f.counter("imbench_target_messages_stored_total", "Messages stored (seq assigned); a chatroom's are numbered but not kept."),
 		pulled:      f.counter("imbench_target_messages_pulled_total", "Messages returned by pulls."),
 		pushes:      f.counter("imbench_target_pushes_total", "Push frames written to connections."),
 		logins:      f.counterVec("imbench_target_ws_logins_total", "WebSocket logins by result.", "result"),
@@ -80,7 +80,7 @@ func NewMetrics() *Metrics {
 		}
 	}
 	byKind(&m.faultLostMsgs, "imbench_target_fault_lost_messages_total", "Messages acknowledged but dropped (lose fault).")
-	byKind(&m.faultLostDeliv, "imbench_target_fault_lost_deliveries_total", "Deliveries those lost messages owed: recipients other than the sender.")
+	byKind(&m.faultLostDeliv, "imbench_target_fault_lost_deliveries_total", "Deliveries those lost messages owed: members other than the sender (a chatroom's: when it was sent).")
 	byKind(&m.faultSkipped, "imbench_target_fault_skipped_pushes_total", "Pushes not sent although the message was stored (skip-push fault).")
 	byKind(&m.faultDuplicated, "imbench_target_fault_duplicated_pushes_total", "Pushes sent a second time (duplicate fault).")
 	byKind(&m.faultReordered, "imbench_target_fault_reordered_pushes_total", "Pushes overtaken by the sender's next message in the conversation (reorder fault).")

@@ -37,8 +37,9 @@ func (a *api) userToken(_ *http.Request, body []byte) (any, error) {
 }
 
 // channel creates or updates a group channel with subscribers; the first
-// subscriber of a new one is the core's group owner. A channel with no
-// subscribers yet exists for the core only once it has some.
+// subscriber of a new one is the core's group owner. A group channel with
+// no subscribers yet exists for the core only once it has some. A live
+// channel (type 9) is the core's chatroom, created even without any.
 func (a *api) channel(_ *http.Request, body []byte) (any, error) {
 	var req wire.ChannelCreateReq
 	if err := decode(body, &req); err != nil {
@@ -46,6 +47,9 @@ func (a *api) channel(_ *http.Request, body []byte) (any, error) {
 	}
 	if err := checkChannel(req.ChannelID, req.ChannelType, "create"); err != nil {
 		return nil, err
+	}
+	if req.ChannelType == wire.ChannelLive {
+		return nil, a.joinRoom(req.ChannelID, uniqueIDs(req.Subscribers), req.Reset == 1)
 	}
 	return nil, a.setSubscribers(req.ChannelID, req.Subscribers, req.Reset == 1)
 }
@@ -64,6 +68,13 @@ func (a *api) subscriberAdd(_ *http.Request, body []byte) (any, error) {
 	if req.TempSubscriber == 1 {
 		return nil, refuse("temporary subscribers are not supported")
 	}
+	if req.ChannelType == wire.ChannelLive {
+		ids := uniqueIDs(req.Subscribers)
+		if len(ids) == 0 {
+			return nil, refuse("subscribers is empty")
+		}
+		return nil, a.joinRoom(req.ChannelID, ids, req.Reset == 1)
+	}
 	return nil, a.setSubscribers(req.ChannelID, req.Subscribers, req.Reset == 1)
 }
 
@@ -78,10 +89,17 @@ func (a *api) subscriberRemove(_ *http.Request, body []byte) (any, error) {
 	if err := checkChannel(req.ChannelID, req.ChannelType, "remove subscribers from"); err != nil {
 		return nil, err
 	}
-	if err := a.c.RemoveMembers(req.ChannelID, req.Subscribers); err != nil && !errors.Is(err, core.ErrUnknownGroup) {
-		return nil, err
+	var err error
+	if req.ChannelType == wire.ChannelLive {
+		ids := uniqueIDs(req.Subscribers)
+		if len(ids) == 0 {
+			return nil, refuse("subscribers is empty")
+		}
+		err = a.c.LeaveRoom(req.ChannelID, ids...)
+	} else {
+		err = a.c.RemoveMembers(req.ChannelID, req.Subscribers)
 	}
-	return nil, nil
+	return nil, ignoreUnknownGroup(err)
 }
 
 func checkChannel(id string, typ uint8, what string) error {
@@ -92,10 +110,27 @@ func checkChannel(id string, typ uint8, what string) error {
 		return refuse("channel_id %q holds @, # or &", id)
 	case typ == wire.ChannelPerson:
 		return refuse("cannot %s a person channel", what)
-	case typ != wire.ChannelGroup:
-		return refuse("channel_type %d: the reference target keeps group channels (2) only", typ)
+	case typ != wire.ChannelGroup && typ != wire.ChannelLive:
+		return refuse("channel_type %d: the reference target keeps group (2) and live (9) channels only", typ)
 	}
 	return nil
+}
+
+// joinRoom makes the users in ids (unique) subscribers of live channel id,
+// the core's chatroom, creating the users and the room as needed; reset
+// has the subscribers it had leave first. Joining is all it takes: a live
+// channel keeps no conversation to add the member to, and what was sent
+// before the join is not given to the member.
+func (a *api) joinRoom(id string, ids []string, reset bool) error {
+	if err := a.ensureUsers(ids); err != nil {
+		return err
+	}
+	if reset {
+		if old, err := a.c.RoomMembers(id); err == nil {
+			a.c.LeaveRoom(id, old...)
+		}
+	}
+	return a.c.JoinRoom(id, ids...)
 }
 
 // setSubscribers makes the users in ids members of group id, creating the

@@ -29,6 +29,13 @@ const maxSyncLimit = 10000
 // messages in (or is not in) answers the empty page, as one never written
 // to does on the real server. Pulls are counted by the core
 // (imbench_target_messages_pulled_total).
+//
+// A live channel (type 9, a chatroom) always answers the empty page, more
+// 0, its start and end echoed: the core keeps no chatroom history. The real
+// v2 server stores live channels' messages and would page them like a
+// group's; the reference does not, so that a long chatroom run holds no
+// memory per message, and a load client never pulls a chatroom (what a
+// member misses there is a rate, not a gap to fill).
 func (a *api) messageSync(_ *http.Request, body []byte) (any, error) {
 	var req wire.ChannelMessageSyncReq
 	if err := decode(body, &req); err != nil {
@@ -44,6 +51,10 @@ func (a *api) messageSync(_ *http.Request, body []byte) (any, error) {
 	key, ok := convOf(req.LoginUID, req.ChannelID, req.ChannelType)
 	if !ok {
 		return empty, nil
+	}
+	if key.Kind == core.Room {
+		return wire.ChannelMessageSyncResp{StartMessageSeq: req.StartMessageSeq, EndMessageSeq: req.EndMessageSeq,
+			Messages: []wire.MessageResp{}}, nil
 	}
 	limit := min(req.Limit, maxSyncLimit)
 	start, end := clampSeq(req.StartMessageSeq), clampSeq(req.EndMessageSeq)
@@ -108,7 +119,9 @@ func messageResp(m *core.Message) (wire.MessageResp, bool) {
 }
 
 // maxSeq answers GET /channel/max_message_seq?channel_id=&channel_type=: a
-// person channel is named by its internal id, the two uids joined by "@".
+// person channel is named by its internal id, the two uids joined by "@". A
+// live channel answers the last seq its messages were given, though none is
+// kept.
 func (a *api) maxSeq(r *http.Request, _ []byte) (any, error) {
 	q := r.URL.Query()
 	id := q.Get("channel_id")
@@ -120,6 +133,8 @@ func (a *api) maxSeq(r *http.Request, _ []byte) (any, error) {
 	switch uint8(typ) {
 	case wire.ChannelGroup:
 		seq = a.c.LastSeq(core.GroupKey(id))
+	case wire.ChannelLive:
+		seq = a.c.LastSeq(core.RoomKey(id))
 	case wire.ChannelPerson:
 		if u, peer, ok := strings.Cut(id, "@"); ok {
 			seq = a.c.LastSeq(core.DirectKey(u, peer))
@@ -147,7 +162,7 @@ func (a *api) messageSend(_ *http.Request, body []byte) (any, error) {
 	}
 	key, ok := convOf(req.FromUID, req.ChannelID, req.ChannelType)
 	if !ok {
-		return nil, refuse("channel %q of type %d: the reference target keeps person (1) and group (2) channels", req.ChannelID, req.ChannelType)
+		return nil, refuse("channel %q of type %d: the reference target keeps person (1), group (2) and live (9) channels", req.ChannelID, req.ChannelType)
 	}
 	if req.ClientMsgNo == "" {
 		var b [16]byte

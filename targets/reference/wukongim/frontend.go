@@ -8,10 +8,17 @@
 // (device.go), answers the core's refusals with reason codes (errors.go) and
 // exports the counts a real server's /metrics has (metrics.go).
 //
+// Chatrooms are v2's live channels (type 9): subscribers added and removed
+// through the API join and leave the core's chatroom, a SEND to it reaches
+// the subscribers online at that moment, and a RECV names it by its id and
+// type 9.
+//
 // Where the reference knowingly differs: a client's DISCONNECT is answered
 // with a DISCONNECT before the socket closes (a real v2 server ignores it),
-// so that a client tells its own goodbye from a drop; JSON-RPC, SUB, streams
-// and channel types other than person and group are not served.
+// so that a client tells its own goodbye from a drop; a live channel keeps
+// no messages, so /channel/messagesync answers it an empty page (the real
+// server stores them); JSON-RPC, SUB, streams and channel types other than
+// person, group and live are not served.
 package wukongim
 
 import (

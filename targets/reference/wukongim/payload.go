@@ -60,7 +60,7 @@ func decodeStored(b []byte) (stored, error) {
 }
 
 // convOf is the conversation a channel names for uid: a person channel is
-// named by the peer's uid.
+// named by the peer's uid, a live channel is a chatroom.
 func convOf(uid, channelID string, channelType uint8) (core.ConvKey, bool) {
 	if channelID == "" || !validID(channelID) {
 		return core.ConvKey{}, false
@@ -70,16 +70,27 @@ func convOf(uid, channelID string, channelType uint8) (core.ConvKey, bool) {
 		return core.DirectKey(uid, channelID), true
 	case wire.ChannelGroup:
 		return core.GroupKey(channelID), true
+	case wire.ChannelLive:
+		return core.RoomKey(channelID), true
 	}
 	return core.ConvKey{}, false
 }
 
-// channelOf is how a message's channel is named to viewer: a group by its
-// id; a person channel by the party other than viewer (a RECV's recipient
-// sees the sender, the sender's own devices the peer).
+// servedType reports whether the reference serves a channel type.
+func servedType(t uint8) bool {
+	return t == wire.ChannelPerson || t == wire.ChannelGroup || t == wire.ChannelLive
+}
+
+// channelOf is how a message's channel is named to viewer: a group or a
+// chatroom (live channel) by its id; a person channel by the party other
+// than viewer (a RECV's recipient sees the sender, the sender's own devices
+// the peer).
 func channelOf(k core.ConvKey, viewer string) (string, uint8) {
-	if k.Kind == core.Group {
+	switch k.Kind {
+	case core.Group:
 		return k.ID, wire.ChannelGroup
+	case core.Room:
+		return k.ID, wire.ChannelLive
 	}
 	if viewer == k.ID {
 		return k.Peer, wire.ChannelPerson

@@ -44,7 +44,7 @@ func (c *conn) send(s *wire.Send) (id int64, seq uint32, reason wire.ReasonCode)
 	}
 	key, ok := convOf(c.uid, s.ChannelID, s.ChannelType)
 	if !ok {
-		if s.ChannelType != wire.ChannelPerson && s.ChannelType != wire.ChannelGroup {
+		if !servedType(s.ChannelType) {
 			return 0, 0, wire.ReasonNotSupportChannelType
 		}
 		return 0, 0, wire.ReasonChannelIDError

@@ -99,7 +99,8 @@ func TestGroupMessagesAndRefusals(t *testing.T) {
 			{a, a.sendPacket("nogroup", wire.ChannelGroup, "x"), wire.ReasonChannelNotExist},
 			{a, badKey, wire.ReasonPayloadDecodeError},
 			{a, badPayload, wire.ReasonPayloadDecodeError},
-			{a, a.sendPacket("g1", wire.ChannelLive, "x"), wire.ReasonNotSupportChannelType},
+			{a, a.sendPacket("g1", wire.ChannelInfo, "x"), wire.ReasonNotSupportChannelType},
+			{a, a.sendPacket("g1", wire.ChannelLive, "x"), wire.ReasonChannelNotExist}, // no chatroom g1
 		} {
 			cs.c.write(cs.s)
 			if ack := cs.c.must(5 * time.Second).(wire.Sendack); ack.ReasonCode != cs.want || ack.ClientSeq != cs.s.ClientSeq {
@@ -188,11 +189,12 @@ func TestFaultsAsCounted(t *testing.T) {
 }
 
 // Over a core and two gateways, a message crosses from one gateway to the
-// other.
+// other, in a person, a group and a live channel.
 func TestAcrossGateways(t *testing.T) {
 	tg := reftest.StartWuKongIMCluster(t, core.Faults{}, 2)
 	users(t, tg, "a", "b")
 	group(t, tg, "g", "a", "b")
+	subscribers(t, tg, wire.PathSubscriberAdd, "room", "a", "b")
 	tcps, wss := strings.Split(tg.TCPAddr, ","), strings.Split(tg.WSURL, ",")
 	for _, via := range both {
 		a := dialAddr(t, tcps[0], wss[0], via)
@@ -202,15 +204,15 @@ func TestAcrossGateways(t *testing.T) {
 		for _, ch := range []struct {
 			id  string
 			typ uint8
-		}{{"b", wire.ChannelPerson}, {"g", wire.ChannelGroup}} {
+		}{{"b", wire.ChannelPerson}, {"g", wire.ChannelGroup}, {"room", wire.ChannelLive}} {
 			a.write(a.sendPacket(ch.id, ch.typ, "across"))
 			if ack := a.must(5 * time.Second).(wire.Sendack); ack.ReasonCode != wire.ReasonSuccess {
 				t.Fatalf("SENDACK %+v", ack)
 			}
-			if r, text := b.recv(5 * time.Second); text != "across" || r.FromUID != "a" {
+			if r, text := b.recv(5 * time.Second); text != "across" || r.FromUID != "a" || r.ChannelType != ch.typ {
 				t.Fatalf("RECV %+v %q", r, text)
 			}
 		}
 	}
-	waitCounter(t, tg, "imbench_target_pushes_total", 4)
+	waitCounter(t, tg, "imbench_target_pushes_total", 6)
 }
