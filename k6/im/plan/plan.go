@@ -107,6 +107,9 @@ func (p *Plan) UserID(i uint32) string { return p.Prefix + "u" + strconv.FormatU
 // GroupID is the wire id of group g.
 func (p *Plan) GroupID(g int32) string { return p.Prefix + p.Groups[g].Key }
 
+// RoomID is the wire id of chatroom r.
+func (p *Plan) RoomID(r int32) string { return p.Prefix + p.Rooms[r].Key }
+
 // Members lists the users of conversation c.
 func (p *Plan) Members(c uint32) []uint32 {
 	cv := &p.Convs[c]

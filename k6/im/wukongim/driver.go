@@ -26,6 +26,7 @@ type Driver struct {
 	api     *API
 	users   []string          // plan user → uid
 	groupOf map[string]uint32 // group channel id → plan conversation
+	roomOf  map[string]uint32 // live channel id → plan conversation
 	convsOf [][]uint32        // plan user → its conversations (for a login's sync)
 	once    sync.Once
 
@@ -42,15 +43,18 @@ func New(cfg Config, p *plan.Plan) (*Driver, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	d := &Driver{cfg: cfg, plan: p, api: newAPI(cfg), groupOf: map[string]uint32{},
+	d := &Driver{cfg: cfg, plan: p, api: newAPI(cfg), groupOf: map[string]uint32{}, roomOf: map[string]uint32{},
 		dialer: net.Dialer{Timeout: cfg.Timeout}, gateways: cfg.gateways()}
 	d.users = make([]string, p.Users)
 	for i := range d.users {
 		d.users[i] = p.UserID(uint32(i))
 	}
 	for i, c := range p.Convs {
-		if c.Kind == plan.Group {
+		switch c.Kind {
+		case plan.Group:
 			d.groupOf[p.GroupID(c.Group)] = uint32(i)
+		case plan.Room:
+			d.roomOf[p.RoomID(c.Group)] = uint32(i)
 		}
 	}
 	return d, nil
@@ -66,8 +70,11 @@ func (d *Driver) token(u uint32) string {
 // channel is the channel a plan conversation is sent to by sender.
 func (d *Driver) channel(conv, sender uint32) (id string, typ uint8) {
 	c := &d.plan.Convs[conv]
-	if c.Kind == plan.Group {
+	switch c.Kind {
+	case plan.Group:
 		return d.plan.GroupID(c.Group), wire.ChannelGroup
+	case plan.Room:
+		return d.plan.RoomID(c.Group), wire.ChannelLive
 	}
 	peer := c.Peers[0]
 	if peer == sender {
@@ -76,12 +83,15 @@ func (d *Driver) channel(conv, sender uint32) (id string, typ uint8) {
 	return d.users[peer], wire.ChannelPerson
 }
 
-// conversations lists user u's plan conversations (built once, on the first
-// sync).
+// conversations lists user u's plan conversations that keep a history
+// (built once, on the first sync): chatrooms keep none.
 func (d *Driver) conversations(u uint32) []uint32 {
 	d.once.Do(func() {
 		d.convsOf = make([][]uint32, d.plan.Users)
 		for i, c := range d.plan.Convs {
+			if c.Kind == plan.Room {
+				continue
+			}
 			if c.Kind == plan.Group {
 				for _, m := range d.plan.Groups[c.Group].Members {
 					d.convsOf[m] = append(d.convsOf[m], uint32(i))

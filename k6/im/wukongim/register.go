@@ -2,7 +2,6 @@ package wukongim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -26,8 +25,10 @@ func init() {
 		// The server drops a logged-in connection silent for connIdleTime
 		// (3 min by default, wukongim.md §5).
 		PingLimit: 2 * time.Minute,
-		Carries:   []plan.ConvKind{plan.Single, plan.Group},
-		Open:      open,
+		// Chatrooms are v2's live channels (type 9): members join through
+		// /channel/subscriber_add, and the server keeps no history for them.
+		Carries: []plan.ConvKind{plan.Single, plan.Group, plan.Room},
+		Open:    open,
 	})
 }
 
@@ -77,18 +78,14 @@ func (p *protocol) Preflight(ctx context.Context) error {
 	if err := newAPI(p.cfg).Health(ctx); err != nil {
 		return err
 	}
-	var dialer net.Dialer
 	for _, g := range p.cfg.gateways() {
-		u, _ := url.Parse(g)
-		c, err := dialer.DialContext(ctx, "tcp", hostPort(u))
+		u, err := url.Parse(g)
 		if err != nil {
-			var op *net.OpError
-			if errors.As(err, &op) {
-				err = op.Err
-			}
+			return err
+		}
+		if err := engine.Reach(ctx, hostPort(u)); err != nil {
 			return fmt.Errorf("WuKongIM %s endpoint at %s is not reachable: %w", p.cfg.Transport, g, err)
 		}
-		c.Close()
 	}
 	return nil
 }
