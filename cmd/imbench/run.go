@@ -117,13 +117,17 @@ func parseRun(args []string) (*runConfig, error) {
 	if !ok {
 		return nil, badInput("unknown target %q (known: %s)", *target, strings.Join(profile.Names(profiles), ", "))
 	}
-	// A scenario is named after the seed it reproduces; it runs over that
-	// system's protocol where its target speaks it, else the target's own,
+	// A scenario is named after the seed it reproduces; it runs over the
+	// protocols it names where it needs them (a chatroom), else that
+	// system's protocol where its target speaks it, else the target's own;
 	// or any protocol the target speaks (WuKongIM's receive test over
 	// OpenIM is a comparison of its own).
-	rc.protocol = p.System
-	if sys, _, _ := strings.Cut(rc.scenario, "/"); slices.Contains(p.Speaks(), sys) {
-		rc.protocol = sys
+	info, err := readScenario(rc.scenario)
+	if err != nil {
+		return nil, err
+	}
+	if rc.protocol, err = info.defaultProtocol(p.System, p.Speaks()); err != nil && *protocol == "" {
+		return nil, badInput("%v", err)
 	}
 	if *protocol != "" {
 		rc.protocol = *protocol

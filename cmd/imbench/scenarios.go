@@ -5,21 +5,48 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/imbench/imbench/internal/profile"
 )
 
 const scenarioDir = "k6/scenarios"
 
 // scenarioInfo is what `imbench scenarios` lists: read from the scenario's
-// header comment (its first sentence up to a colon) and its workload's
-// purpose.
+// header comment (its first sentence up to a colon), its workload's
+// purpose, and a `// protocols: a, b` line where only some protocols can
+// carry it (a chatroom), in order of preference.
 type scenarioInfo struct {
 	Name, Title, Purpose string
+	Protocols            []string
 }
 
-var purposeRE = regexp.MustCompile(`(?m)^\s*purpose:\s*'([^']*)'`)
+var (
+	purposeRE   = regexp.MustCompile(`(?m)^\s*purpose:\s*'([^']*)'`)
+	protocolsRE = regexp.MustCompile(`(?m)^// protocols: ([a-z0-9, ]+)$`)
+)
+
+// defaultProtocol is the protocol a scenario runs over against a target
+// speaking speaks (its system's first): those the scenario names, else its
+// own system's, else the target's.
+func (info scenarioInfo) defaultProtocol(system string, speaks []string) (string, error) {
+	if len(info.Protocols) > 0 {
+		for _, p := range info.Protocols {
+			if slices.Contains(speaks, p) {
+				return p, nil
+			}
+		}
+		return "", fmt.Errorf("%s needs a target speaking %s; this one speaks %s", info.Name,
+			strings.Join(info.Protocols, " or "), strings.Join(speaks, ", "))
+	}
+	if sys, _, _ := strings.Cut(info.Name, "/"); slices.Contains(speaks, sys) {
+		return sys, nil
+	}
+	return system, nil
+}
 
 // scenarios lists <system>/<test> for every k6/scenarios/<system>/<test>.js.
 func scenarios() ([]string, error) {
@@ -54,6 +81,13 @@ func readScenario(name string) (scenarioInfo, error) {
 	if m := purposeRE.FindSubmatch(raw); m != nil {
 		info.Purpose = string(m[1])
 	}
+	if m := protocolsRE.FindSubmatch(raw); m != nil {
+		for _, p := range strings.Split(string(m[1]), ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				info.Protocols = append(info.Protocols, p)
+			}
+		}
+	}
 	return info, nil
 }
 
@@ -65,16 +99,27 @@ func cmdScenarios(args []string) error {
 	if err != nil {
 		return err
 	}
+	profiles, err := profile.Load("targets")
+	if err != nil {
+		return err
+	}
+	ref := profiles["reference"]
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "SCENARIO\tWHAT\tPURPOSE")
+	fmt.Fprintln(w, "SCENARIO\tWHAT\tPROTOCOL\tPURPOSE")
 	for _, n := range names {
 		info, err := readScenario(n)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\n", info.Name, info.Title, info.Purpose)
+		proto, err := info.defaultProtocol(ref.System, ref.Speaks())
+		if err != nil {
+			proto = "-"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", info.Name, info.Title, proto, info.Purpose)
 	}
-	fmt.Fprintln(w, "\nmake run-scenario SCENARIO=<scenario> [SCALE=] [RATE=] [DURATION=] [TARGET=]")
+	fmt.Fprintln(w, "\nPROTOCOL is what it speaks to the reference target by default (PROTOCOL= picks another it carries);")
+	fmt.Fprintln(w, "every header says its seed's setup and figures, its default size and SCALE=1's.")
+	fmt.Fprintln(w, "make run-scenario SCENARIO=<scenario> [SCALE=] [RATE=] [DURATION=] [TARGET=] [PROTOCOL=]")
 	return w.Flush()
 }
 

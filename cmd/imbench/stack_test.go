@@ -192,7 +192,50 @@ func TestStackObservesARun(t *testing.T) {
 		t.Error("Loki holds no line of the target's log")
 	}
 
-	// Every query of every dashboard, variables filled in for this run.
+	checkDashboards(t, s, run, from, now)
+
+	// The same dashboards over WuKongIM's protocol, the reference target's
+	// other front end: selected by the same target label.
+	if r := s.cli("run", "-scenario", "wukongim/receive", "-scale", "0.01"); r.code != 0 ||
+		!strings.Contains(r.stdout, "(wukongim)") && !strings.Contains(r.stderr, "(wukongim)") || !strings.Contains(r.stdout, "As the WuKongIM report has it") {
+		t.Fatalf("wukongim run: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	raw, err = os.ReadFile(filepath.Join(s.root, "results", "latest", "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(raw, &sum)
+	wkRun, wkFrom := sum.RunID, sum.StartedAt.Add(-5*time.Second)
+	time.Sleep(12 * time.Second)
+	wkNow := time.Now()
+	if s.series(fmt.Sprintf(`k6_im_deliveries_total{run_id=%q, system="wukongim"}`, wkRun), wkFrom, wkNow, true) == 0 {
+		t.Errorf("Prometheus has no WuKongIM deliveries of run %s", wkRun)
+	}
+	checkDashboards(t, s, wkRun, wkFrom, wkNow)
+
+	t.Run("report", func(t *testing.T) { checkReport(t, s, run) })
+	t.Run("compare", func(t *testing.T) { checkCompare(t, s, run) })
+	t.Run("holes", func(t *testing.T) { checkHoles(t, s) })
+
+	pids := map[string]string{}
+	for _, svc := range []string{"reference-target", "node-exporter", "process-exporter", "loki", "prometheus"} {
+		b, _ := os.ReadFile(filepath.Join(s.root, ".run", svc+".pid"))
+		pids[svc] = strings.TrimSpace(string(b))
+	}
+	if r := s.cli("down"); strings.Count(r.stdout, "stopped") != 5 {
+		t.Fatalf("down: %s", r.stdout)
+	}
+	for svc, pid := range pids {
+		if _, err := os.Stat("/proc/" + pid); pid != "" && err == nil {
+			t.Errorf("%s (pid %s) still running after down", svc, pid)
+		}
+	}
+}
+
+// checkDashboards runs every query of every dashboard, variables filled in
+// for run, and requires data of each.
+func checkDashboards(t *testing.T, s *stack, run string, from, now time.Time) {
+	t.Helper()
 	rangeSecs := int(now.Sub(from).Seconds())
 	fill := strings.NewReplacer("$run_id", run, "$target", "reference", "$instance", ".*",
 		"$__range", fmt.Sprintf("%ds", rangeSecs), "$__rate_interval", "1m", "$__interval", "5s")
@@ -230,23 +273,6 @@ func TestStackObservesARun(t *testing.T) {
 		}
 	}
 
-	t.Run("report", func(t *testing.T) { checkReport(t, s, run) })
-	t.Run("compare", func(t *testing.T) { checkCompare(t, s, run) })
-	t.Run("holes", func(t *testing.T) { checkHoles(t, s) })
-
-	pids := map[string]string{}
-	for _, svc := range []string{"reference-target", "node-exporter", "process-exporter", "loki", "prometheus"} {
-		b, _ := os.ReadFile(filepath.Join(s.root, ".run", svc+".pid"))
-		pids[svc] = strings.TrimSpace(string(b))
-	}
-	if r := s.cli("down"); strings.Count(r.stdout, "stopped") != 5 {
-		t.Fatalf("down: %s", r.stdout)
-	}
-	for svc, pid := range pids {
-		if _, err := os.Stat("/proc/" + pid); pid != "" && err == nil {
-			t.Errorf("%s (pid %s) still running after down", svc, pid)
-		}
-	}
 }
 
 // checkReport: results/latest holds report.md, report.html and series.json;

@@ -71,11 +71,21 @@ func wildfireTable(s Summary) *SeedTable {
 	add("成功率 Success rate", successText(s))
 	add("发送时间 Sending time", fmt.Sprintf("%.1f s", s.sendingSeconds()))
 	add("发送速率 Send rate", fmt.Sprintf("%.0f/s", rate))
+	r := s.Deliveries.Rooms
 	if s.ServerCores > 0 {
 		c := float64(s.ServerCores)
 		add("单核速率 Per-core rate", fmt.Sprintf("%.2f/s", rate/c))
-		add("单核分发速率 Per-core dispatch rate", fmt.Sprintf("%.0f/s (%d dispatches: every member of each message's conversation)",
-			s.perSecond(s.Messages.Dispatches)/c, s.Messages.Dispatches))
+		if r != nil { // the report multiplies the per-core rate by the room's members
+			add("单核广播和拉取速率 Per-core broadcast and pull rate", fmt.Sprintf("%.0f/s (%d deliveries received by members present)",
+				s.perSecond(r.Received)/c, r.Received))
+		} else {
+			add("单核分发速率 Per-core dispatch rate", fmt.Sprintf("%.0f/s (%d dispatches: every member of each message's conversation)",
+				s.perSecond(s.Messages.Dispatches)/c, s.Messages.Dispatches))
+		}
+	}
+	if r != nil {
+		add("观察者接收 Received by members (a chatroom may drop)", fmt.Sprintf("%d of %d deliveries to members present when sent, %.2f%% missed (%d)",
+			r.Received, r.Expected, r.MissRate*100, r.Missed))
 	}
 	add("发送延迟 Send latency", fmt.Sprintf("acknowledged in %.1f ms on average; delivered in %.1f ms (p99 %.1f)",
 		s.Latency.Ack.Avg, s.Latency.E2E.Avg, s.Latency.E2E.P99))

@@ -19,6 +19,9 @@ import * as group100 from '../wildfire/group100.js';
 import * as group200 from '../wildfire/group200.js';
 import * as group1000 from '../wildfire/group1000.js';
 import * as c1000k from '../wildfire/c1000k.js';
+import * as chatroom1k from '../wildfire/chatroom1k.js';
+import * as chatroom2k from '../wildfire/chatroom2k.js';
+import * as chatroom5k from '../wildfire/chatroom5k.js';
 
 export const options = { vus: 1, iterations: 1, thresholds: { checks: ['rate==1'] } };
 
@@ -89,5 +92,11 @@ export default function () {
   check(group1000.plan, {
     'wildfire/group1000: 20,000 messages': (p) => p.messages === 20000 && p.users === 100 + 1 + 100 * 899,
   });
+  for (const [n, sc] of [[1000, chatroom1k], [2000, chatroom2k], [5000, chatroom5k]]) {
+    check(sc.plan, {
+      [`wildfire/chatroom: ${n} members and 100 senders × 100 messages`]: (p) =>
+        p.users === n + 100 && p.messages === 10000 && p.immediate === n + 100,
+    });
+  }
   check(c1000k.plan, { 'wildfire/c1000k: a million users': (p) => p.users === 1000000 && p.messages === 0 });
 }
