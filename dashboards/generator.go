@@ -23,6 +23,8 @@ func generator() Dashboard {
 		series(`sum(namedprocess_namegroup_num_threads{groupname="k6"})`, "threads")), 12, 8)
 	l.add(timeseries("Closest to the descriptor limit", "percentunit", "The k6 process nearest its open-files limit.",
 		series(`max(namedprocess_namegroup_worst_fd_ratio{groupname="k6"})`, "worst")), 12, 8)
+	l.add(timeseries("Goroutines", "short", "Of each k6 process: flat over a long run (make soak fits its slope).",
+		series(`k6_im_goroutines{`+run+`}`, "{{instance}}")), 12, 8)
 
 	l.row("Work")
 	l.add(timeseries("VUs", "short", "k6 VUs; each holds a share of the users.",
