@@ -22,11 +22,13 @@ const scenarioDir = "k6/scenarios"
 type scenarioInfo struct {
 	Name, Title, Purpose string
 	Protocols            []string
+	Default, Seed        string // its sizes: at its default SCALE, and at SCALE=1 (the seed's)
 }
 
 var (
 	purposeRE   = regexp.MustCompile(`(?m)^\s*purpose:\s*'([^']*)'`)
 	protocolsRE = regexp.MustCompile(`(?m)^// protocols: ([a-z0-9, ]+)$`)
+	sizeRE      = regexp.MustCompile(`(?m)^// size: (.+) \| SCALE=1: (.+)$`)
 )
 
 // defaultProtocol is the protocol a scenario runs over against a target
@@ -81,6 +83,9 @@ func readScenario(name string) (scenarioInfo, error) {
 	if m := purposeRE.FindSubmatch(raw); m != nil {
 		info.Purpose = string(m[1])
 	}
+	if m := sizeRE.FindSubmatch(raw); m != nil {
+		info.Default, info.Seed = string(m[1]), string(m[2])
+	}
 	if m := protocolsRE.FindSubmatch(raw); m != nil {
 		for _, p := range strings.Split(string(m[1]), ",") {
 			if p = strings.TrimSpace(p); p != "" {
@@ -105,7 +110,7 @@ func cmdScenarios(args []string) error {
 	}
 	ref := profiles["reference"]
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "SCENARIO\tWHAT\tPROTOCOL\tPURPOSE")
+	fmt.Fprintln(w, "SCENARIO\tWHAT\tPROTOCOL\tDEFAULT SIZE\tSCALE=1\tPURPOSE")
 	for _, n := range names {
 		info, err := readScenario(n)
 		if err != nil {
@@ -115,10 +120,10 @@ func cmdScenarios(args []string) error {
 		if err != nil {
 			proto = "-"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", info.Name, info.Title, proto, info.Purpose)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", info.Name, info.Title, proto, info.Default, info.Seed, info.Purpose)
 	}
 	fmt.Fprintln(w, "\nPROTOCOL is what it speaks to the reference target by default (PROTOCOL= picks another it carries);")
-	fmt.Fprintln(w, "every header says its seed's setup and figures, its default size and SCALE=1's.")
+	fmt.Fprintln(w, "every file's header quotes its seed's setup and figures.")
 	fmt.Fprintln(w, "make run-scenario SCENARIO=<scenario> [SCALE=] [RATE=] [DURATION=] [TARGET=] [PROTOCOL=]")
 	return w.Flush()
 }

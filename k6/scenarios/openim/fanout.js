@@ -4,6 +4,7 @@
 // every other member, so deliveries are messages × (users − 1): the load of
 // WuKongIM's receive test and Wildfire's group tests, and what `make bench`
 // measures generator CPU per verified delivery with.
+// size: IM_USERS in one group, IM_MESSAGES at IM_RATE | SCALE=1: -
 import im from 'k6/x/im';
 import { planKnobs } from '../lib/env.js';
 import { scenario, integrity } from '../lib/scenario.js';

@@ -10,6 +10,7 @@
 // IM_RATE sets the open classes' total rate, each keeping its share;
 // IM_MIX_CLOSED is the closed-loop pair's messages in flight (default 4; 0
 // leaves the pair out, so that every message goes at the set rate).
+// size: 2,402 users, 900 messages | SCALE=1: -
 import im from 'k6/x/im';
 import { planKnobs } from '../lib/env.js';
 import { scenario, integrity } from '../lib/scenario.js';

@@ -14,6 +14,7 @@
 // SEGMENTS); SCALE scales the members and the online users (and with them
 // msgtest's rate), not the sample's messages or pace. The default 0.02
 // (1,000 members, 26 online) sends for 50 s; DURATION shortens it.
+// size: 1,000 members, 26 online, 1,600 messages | SCALE=1: 10 × 50,000 members, 500 online, 50,000 online in all
 import im from 'k6/x/im';
 import { sizeKnobs, count } from '../lib/env.js';
 import { msgtestLoad } from '../lib/openim.js';

@@ -3,6 +3,7 @@
 // drops. SCALE=1 is a million users (more than one k6 process holds: run
 // it with SEGMENTS, see the README's Distributed runs); the default 0.002
 // holds 2,000 for IM_HOLD (default 60s; the report: 30m).
+// size: 2,000 users for 60 s | SCALE=1: a million users
 import im from 'k6/x/im';
 import { sizeKnobs, count } from '../lib/env.js';
 import { scenario } from '../lib/scenario.js';

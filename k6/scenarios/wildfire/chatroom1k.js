@@ -9,6 +9,7 @@
 // Wildfire's protocol is not spoken yet: the room is a WuKongIM live
 // channel (type 9) on the reference target. SCALE=1 is that size; the
 // default 0.3 scales the members, the senders and their messages.
+// size: 330 members, 900 messages | SCALE=1: 1,100 members, 10,000 messages
 import { chatroomTest } from '../lib/wildfire.js';
 import { scenario, integrity } from '../lib/scenario.js';
 

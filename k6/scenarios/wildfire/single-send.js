@@ -6,6 +6,7 @@
 // stored, the watcher's count right". Here the watcher's count is exact.
 // SCALE=1 is that size; SCALE scales senders, receivers and rounds (the
 // default 0.05: 10 senders, 50 receivers, 3 rounds, 1,500 messages).
+// size: 10 × 50, 1,500 messages | SCALE=1: 200 × 1,000, 10,000,000 messages
 import im from 'k6/x/im';
 import { planKnobs } from '../lib/env.js';
 import { scenario, integrity } from '../lib/scenario.js';

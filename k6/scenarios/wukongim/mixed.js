@@ -12,6 +12,7 @@
 // SCALE=1 is that size for 330 s (~4 million messages); SCALE scales the
 // numbers of pairs and groups and the big group's members; the default 0.05
 // sends for DURATION (default 1m).
+// size: 50 pairs, 5 groups, a 500-member group, 1 min | SCALE=1: 12,005 msg/s for 330 s
 import im from 'k6/x/im';
 import { sizeKnobs, count } from '../lib/env.js';
 import { scenario, integrity } from '../lib/scenario.js';

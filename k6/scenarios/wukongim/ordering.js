@@ -4,6 +4,7 @@
 // showed it on video, with no count; here every message is checked for
 // order (Duplicates / Out of order in the table), 16 in flight.
 // SCALE=1 sends 100,000; the default 0.05, 5,000. DURATION sends for a time.
+// size: 5,000 messages | SCALE=1: 100,000 messages
 import im from 'k6/x/im';
 import { planKnobs } from '../lib/env.js';
 import { scenario, integrity } from '../lib/scenario.js';

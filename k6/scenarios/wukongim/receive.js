@@ -5,6 +5,7 @@
 // SCALE=1 is that size; SCALE scales the group, its online members and the
 // messages (not the rate). The default 0.05 (500 members, 250 online, 1,000
 // messages: 10,000 deliveries a second) takes about 25 s.
+// size: 500 members, 250 online, 1,000 messages | SCALE=1: 10,000 members, 5,000 online, 200,000 deliveries/s
 import im from 'k6/x/im';
 import { sizeKnobs, count } from '../lib/env.js';
 import { scenario, integrity } from '../lib/scenario.js';

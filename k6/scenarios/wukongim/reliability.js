@@ -11,6 +11,7 @@
 // SCALE=1 is that size for 24 hours; SCALE scales the numbers of pairs and
 // groups (the big group's members too); the default 0.05 sends for DURATION
 // (default 1m).
+// size: 5,100 users, 1 min | SCALE=1: 102,000 users, 650.5 msg/s for 24 h
 import im from 'k6/x/im';
 import { sizeKnobs } from '../lib/env.js';
 import { stabilityMix } from '../lib/wukongim.js';

@@ -8,6 +8,7 @@
 // senders, one per group). runbooks/wukongim.md compares the two.
 // SCALE=1 is that size (20 million messages); the default 0.01 (one group,
 // 2,000 messages at 400 a second) takes seconds.
+// size: 1 group, 2,000 messages at 400/s | SCALE=1: 40,000 msg/s from one connection, 20 million
 import im from 'k6/x/im';
 import { sizeKnobs, count } from '../lib/env.js';
 import { scenario, integrity } from '../lib/scenario.js';

@@ -7,6 +7,7 @@
 // 400 a second) takes seconds. Over WuKongIM's protocol where the target
 // speaks it (the reference target does); PROTOCOL=openim for a comparison.
 // wukongim/send-wkstress is the test as the vendor's tool really ran it.
+// size: 1 group, 2,000 messages at 400/s | SCALE=1: 100 groups × 100, 40,000 msg/s, 20 million
 import im from 'k6/x/im';
 import { planKnobs } from '../lib/env.js';
 import { scenario, integrity } from '../lib/scenario.js';
