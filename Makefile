@@ -143,15 +143,17 @@ compare: $(BIN)/imbench
 
 proto: $(BIN)/protoc-gen-go apt
 	cd wire/openim/pb && PATH=$(abspath $(BIN)):$$PATH protoc --go_out=. --go_opt=paths=source_relative openim.proto
+	cd wire/wildfire/pb && PATH=$(abspath $(BIN)):$$PATH protoc --go_out=. --go_opt=paths=source_relative wildfire.proto
 
 # The committed generated code must be what its .proto generates.
 check-proto: $(BIN)/protoc-gen-go apt
-	@tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
-	cp wire/openim/pb/openim.proto $$tmp/ && \
-	(cd $$tmp && PATH=$(abspath $(BIN)):$$PATH protoc --go_out=. --go_opt=paths=source_relative openim.proto) && \
-	diff -u wire/openim/pb/openim.pb.go $$tmp/openim.pb.go >/dev/null || \
-	{ echo "wire/openim/pb/openim.pb.go drifted from openim.proto: run make proto"; exit 1; }
-	@echo "proto: generated code matches openim.proto"
+	@for p in openim wildfire; do \
+	  tmp=$$(mktemp -d); cp wire/$$p/pb/$$p.proto $$tmp/ && \
+	  (cd $$tmp && PATH=$(abspath $(BIN)):$$PATH protoc --go_out=. --go_opt=paths=source_relative $$p.proto) && \
+	  diff -u wire/$$p/pb/$$p.pb.go $$tmp/$$p.pb.go >/dev/null || \
+	  { rm -rf $$tmp; echo "wire/$$p/pb/$$p.pb.go drifted from $$p.proto: run make proto"; exit 1; }; \
+	  rm -rf $$tmp; echo "proto: generated code matches $$p.proto"; \
+	done
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^tools/')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

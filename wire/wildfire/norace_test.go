@@ -1,0 +1,5 @@
+//go:build !race
+
+package wildfire
+
+const raceEnabled = false
