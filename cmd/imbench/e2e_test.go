@@ -442,14 +442,15 @@ func TestEveryScenarioRunsVerifiedAtATinySize(t *testing.T) {
 		t.Fatalf("scenarios: %v %v", names, err)
 	}
 	tiny := map[string][]string{
-		"openim/test1":         {"IM_SCALE=0.05"}, // its groups of 5 need 5 users
-		"openim/test3":         {"IM_SCALE=0.002"},
-		"openim/test3-zh":      {"IM_SCALE=0.01", "IM_DURATION=5s"},
-		"wildfire/c1000k":      {"IM_SCALE=0.0002", "IM_HOLD=3s"},
-		"openim/hold":          {"IM_USERS=20", "IM_HOLD=3s"},
-		"wukongim/mixed":       {"IM_SCALE=0.01", "IM_DURATION=4s"},
-		"wukongim/stability":   {"IM_SCALE=0.01", "IM_DURATION=4s"},
-		"wukongim/reliability": {"IM_SCALE=0.01", "IM_DURATION=4s"},
+		"openim/test1":            {"IM_SCALE=0.05"}, // its groups of 5 need 5 users
+		"openim/test3":            {"IM_SCALE=0.002"},
+		"openim/test3-zh":         {"IM_SCALE=0.01", "IM_DURATION=5s"},
+		"wildfire/c1000k":         {"IM_SCALE=0.0002", "IM_HOLD=3s"},
+		"openim/hold":             {"IM_USERS=20", "IM_HOLD=3s"},
+		"wukongim/mixed":          {"IM_SCALE=0.01", "IM_DURATION=4s"},
+		"wukongim/mixed-wkstress": {"IM_SCALE=0.01", "IM_DURATION=4s"},
+		"wukongim/stability":      {"IM_SCALE=0.01", "IM_DURATION=4s"},
+		"wukongim/reliability":    {"IM_SCALE=0.01", "IM_DURATION=4s"},
 	}
 	tg := startTarget(t)
 	for _, name := range names {

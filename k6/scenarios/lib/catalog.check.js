@@ -11,6 +11,7 @@ import * as sendWkstress from '../wukongim/send-wkstress.js';
 import * as receive from '../wukongim/receive.js';
 import * as ordering from '../wukongim/ordering.js';
 import * as mixed from '../wukongim/mixed.js';
+import * as mixedWkstress from '../wukongim/mixed-wkstress.js';
 import * as stability from '../wukongim/stability.js';
 import * as reliability from '../wukongim/reliability.js';
 import * as singleSend from '../wildfire/single-send.js';
@@ -66,6 +67,10 @@ export default function () {
   check(mixed.plan, {
     'wukongim/mixed: 12,005 msg/s as its table states them, ~4 million in 330 s': (p) =>
       p.rate === 12005 && p.messages === 12005 * 330 && p.users === 2000 + 100 * 100 + 10000,
+  });
+  check(mixedWkstress.plan, {
+    'wukongim/mixed-wkstress: 12,005 msg/s, the 100 small groups on the same 100 members': (p) =>
+      p.rate === 12005 && p.users === 2000 + 100 + 10000 && p.groups === 101,
   });
   for (const [name, sc] of [['stability', stability], ['reliability', reliability]]) {
     check(sc.plan, {
