@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/imbench/imbench/wire/internal/varlen"
 )
 
 // Packet is any frame Wildfire uses. Append encodes it, header included, and
@@ -168,7 +170,7 @@ func frameStart(dst []byte, t PacketType, flags uint8, s sizer) ([]byte, error) 
 	if s.err != nil {
 		return dst, fmt.Errorf("wildfire: encode %s: %w", t, s.err)
 	}
-	out, err := AppendHeader(slices.Grow(dst, 1+varintLen(s.n)+s.n), t, flags, s.n)
+	out, err := AppendHeader(slices.Grow(dst, 1+varlen.Len(s.n)+s.n), t, flags, s.n)
 	if err != nil {
 		return dst, fmt.Errorf("wildfire: encode %s: %w", t, err)
 	}

@@ -1,6 +1,10 @@
 package wildfire
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/imbench/imbench/wire/internal/varlen"
+)
 
 // Ports of a release wildfirechat.conf (wildfire.md §1).
 const (
@@ -51,7 +55,7 @@ const (
 	// adding messages at 512 KiB (§5.6), so real frames stay well below.
 	MaxRemainingLength = 4 << 20
 	// MaxVarintBytes is the longest remaining-length encoding.
-	MaxVarintBytes = 4
+	MaxVarintBytes = varlen.MaxBytes
 	// MaxSkewHours is wfAES's clock tolerance (§3.1): a plaintext whose hour
 	// prefix is further than this from the reader's hour is refused.
 	MaxSkewHours = 24

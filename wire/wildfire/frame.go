@@ -3,6 +3,8 @@ package wildfire
 import (
 	"errors"
 	"strconv"
+
+	"github.com/imbench/imbench/wire/internal/varlen"
 )
 
 // PacketType is the high nibble of an MQTT frame's first byte.
@@ -130,32 +132,8 @@ func SplitFrameLimit(buf []byte, limit int) (t PacketType, flags uint8, body []b
 	if !ValidFlags(t, flags) {
 		return t, flags, nil, 0, ErrBadFlags
 	}
-	var length uint
-	var shift uint
-	i := 1
-	for {
-		if i > MaxVarintBytes {
-			return t, flags, nil, 0, ErrBadLength
-		}
-		if i >= len(buf) {
-			return t, flags, nil, 0, nil
-		}
-		d := buf[i]
-		i++
-		length |= uint(d&0x7f) << shift
-		if length > uint(limit) {
-			return t, flags, nil, 0, ErrFrameTooLarge
-		}
-		if d&0x80 == 0 {
-			break
-		}
-		shift += 7
-	}
-	end := i + int(length)
-	if len(buf) < end {
-		return t, flags, nil, 0, nil
-	}
-	return t, flags, buf[i:end:end], end, nil
+	body, n, err = varlen.Split(buf, limit, ErrFrameTooLarge, ErrBadLength)
+	return t, flags, body, n, err
 }
 
 // AppendHeader appends a fixed header: type and flags, then bodyLen as a
@@ -170,28 +148,7 @@ func AppendHeader(dst []byte, t PacketType, flags uint8, bodyLen int) ([]byte, e
 	if bodyLen < 0 || bodyLen > MaxRemainingLength {
 		return dst, ErrFrameTooLarge
 	}
-	dst = append(dst, byte(t)<<4|flags)
-	for {
-		d := byte(bodyLen & 0x7f)
-		bodyLen >>= 7
-		if bodyLen == 0 {
-			return append(dst, d), nil
-		}
-		dst = append(dst, d|0x80)
-	}
-}
-
-// varintLen is the size of a remaining length's encoding.
-func varintLen(n int) int {
-	switch {
-	case n < 1<<7:
-		return 1
-	case n < 1<<14:
-		return 2
-	case n < 1<<21:
-		return 3
-	}
-	return 4
+	return varlen.Append(append(dst, byte(t)<<4|flags), bodyLen), nil
 }
 
 // AppendPingreq appends PINGREQ, c0 00; send one every keepAlive/2 (§12).

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+
+	"github.com/imbench/imbench/wire/internal/varlen"
 )
 
 // Packet is any frame of the protocol. Append encodes it, header included,
@@ -157,7 +159,7 @@ func frameStart(dst []byte, t PacketType, flags uint8, s sizer) ([]byte, error) 
 	if s.err != nil {
 		return dst, fmt.Errorf("wukongim: encode %s: %w", t, s.err)
 	}
-	out, err := AppendHeader(slices.Grow(dst, 1+maxVarintBytes+s.n), t, flags, s.n)
+	out, err := AppendHeader(slices.Grow(dst, 1+varlen.MaxBytes+s.n), t, flags, s.n)
 	if err != nil {
 		return dst, fmt.Errorf("wukongim: encode %s: %w", t, err)
 	}

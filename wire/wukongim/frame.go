@@ -1,6 +1,10 @@
 package wukongim
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/imbench/imbench/wire/internal/varlen"
+)
 
 // Errors of the framing and the packet codecs. Decoders wrap them with the
 // packet type; test with errors.Is.
@@ -20,9 +24,6 @@ var (
 	// ErrUnknownType: packet type 0 or above 12.
 	ErrUnknownType = errors.New("wukongim: unknown packet type")
 )
-
-// maxVarintBytes is the longest remaining-length encoding (MQTT style).
-const maxVarintBytes = 4
 
 // SplitFrame cuts the first frame off a byte stream. It returns the packet
 // type, the header's flag nibble, the body (aliasing buf, capacity clipped)
@@ -45,31 +46,8 @@ func SplitFrame(buf []byte) (t PacketType, flags uint8, body []byte, n int, err 
 	if !t.Valid() {
 		return t, flags, nil, 0, ErrUnknownType
 	}
-	var length, shift uint
-	i := 1
-	for {
-		if i > maxVarintBytes {
-			return t, flags, nil, 0, ErrBadLength
-		}
-		if i >= len(buf) {
-			return t, flags, nil, 0, nil
-		}
-		d := buf[i]
-		i++
-		length |= uint(d&0x7f) << shift
-		if length > MaxRemainingLength {
-			return t, flags, nil, 0, ErrFrameTooLarge
-		}
-		if d&0x80 == 0 {
-			break
-		}
-		shift += 7
-	}
-	end := i + int(length)
-	if len(buf) < end {
-		return t, flags, nil, 0, nil
-	}
-	return t, flags, buf[i:end:end], end, nil
+	body, n, err = varlen.Split(buf, MaxRemainingLength, ErrFrameTooLarge, ErrBadLength)
+	return t, flags, body, n, err
 }
 
 // AppendHeader appends a frame header: the type and flag nibble, then the
@@ -89,15 +67,7 @@ func AppendHeader(dst []byte, t PacketType, flags uint8, bodyLen int) ([]byte, e
 	if bodyLen < 0 || bodyLen > MaxRemainingLength {
 		return dst, ErrFrameTooLarge
 	}
-	dst = append(dst, byte(t)<<4|flags&0x0f)
-	for {
-		d := byte(bodyLen & 0x7f)
-		bodyLen >>= 7
-		if bodyLen == 0 {
-			return append(dst, d), nil
-		}
-		dst = append(dst, d|0x80)
-	}
+	return varlen.Append(append(dst, byte(t)<<4|flags&0x0f), bodyLen), nil
 }
 
 // AppendPing appends a PING frame (0x70).
