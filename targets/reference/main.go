@@ -1,9 +1,12 @@
 // Command imbench-target is imbench's reference IM server: an in-memory,
 // protocol-free core (package core) behind protocol front ends, all served
 // at once by one process: OpenIM's REST API and WebSocket gateway (package
-// openim) and WuKongIM's HTTP API, binary TCP and WebSocket (package
-// wukongim), with Prometheus metrics and faults that can be switched on to
-// prove that a benchmark notices them.
+// openim), WuKongIM's HTTP API, binary TCP and WebSocket (package wukongim)
+// and Wildfire IM's signed admin API and MQTT (package wildfire), with
+// Prometheus metrics and faults that can be switched on to prove that a
+// benchmark notices them. Wildfire's per-user feeds live beside the core, so
+// its listeners are served by the core's process (roles all and core),
+// never by a gateway.
 //
 // Every flag has an IMBENCH_TARGET_* environment twin (flag name upper-cased,
 // dashes as underscores), e.g. IMBENCH_TARGET_SECRET, IMBENCH_TARGET_FAULT_LOSE.
@@ -31,6 +34,7 @@ import (
 	"github.com/imbench/imbench/targets/reference/cluster"
 	"github.com/imbench/imbench/targets/reference/core"
 	"github.com/imbench/imbench/targets/reference/openim"
+	"github.com/imbench/imbench/targets/reference/wildfire"
 	"github.com/imbench/imbench/targets/reference/wukongim"
 )
 
@@ -44,7 +48,7 @@ func main() {
 func run(args []string) error {
 	fs := flag.NewFlagSet("imbench-target", flag.ContinueOnError)
 	var (
-		role        = fs.String("role", "all", "all: one process; core: state and the APIs, serving gateways; gateway: the connections (WebSocket, WuKongIM's TCP), linked to a core")
+		role        = fs.String("role", "all", "all: one process; core: state, the APIs and Wildfire's MQTT, serving gateways; gateway: the OpenIM and WuKongIM connections (WebSocket, WuKongIM's TCP), linked to a core")
 		clusterAddr = fs.String("cluster", "127.0.0.1:10100", "where the core listens for gateways (core) or is found (gateway)")
 		apiAddr     = fs.String("api", "127.0.0.1:10002", "REST API `address`")
 		wsAddr      = fs.String("ws", "127.0.0.1:10001", "WebSocket gateway `address`")
@@ -62,6 +66,10 @@ func run(args []string) error {
 		wkEncrypt   = fs.Bool("wukongim-encryption", true, "encrypt WuKongIM payloads (false: the real server's disableEncryption)")
 		wkRetry     = fs.Duration("wukongim-retry-interval", wukongim.DefaultRetryInterval, "send an unacknowledged WuKongIM RECV again this often (messageRetry.interval)")
 		wkRead      = fs.Duration("wukongim-read-timeout", wukongim.DefaultReadTimeout, "drop a WuKongIM connection silent this long (connIdleTime)")
+		wfAdmin     = fs.String("wildfire-admin", "127.0.0.1:18180", "Wildfire admin API `address` (empty: off; served with the core: roles all and core)")
+		wfMQTT      = fs.String("wildfire-mqtt", "127.0.0.1:11883", "Wildfire MQTT `address` (empty: off; served with the core, where the per-user feeds are: roles all and core)")
+		wfRate      = fs.Int("wildfire-rate-limit", wildfire.DefaultRateLimit, "Wildfire requests per 5 s per clientId and topic (client.request_rate_limit; the release config's is 100)")
+		wfRead      = fs.Duration("wildfire-read-timeout", 0, "drop a Wildfire connection silent this long (0: round(1.5 × its keepAlive) s, as the real server)")
 		f           core.Faults
 	)
 	fs.Float64Var(&f.Lose, "fault-lose", 0, "rate of messages acknowledged but never stored nor pushed")
@@ -88,10 +96,13 @@ func run(args []string) error {
 	if *wkRetry <= 0 || *wkRead <= 0 {
 		return errors.New("-wukongim-retry-interval and -wukongim-read-timeout must be positive")
 	}
+	if *wfRate <= 0 || *wfRead < 0 {
+		return errors.New("-wildfire-rate-limit must be positive, -wildfire-read-timeout not negative")
+	}
 	var addrs []string
 	seen := map[string]string{}
 	listen := func(name, a string) error {
-		if a == "" && strings.HasPrefix(name, "wukongim-") {
+		if a == "" && (strings.HasPrefix(name, "wukongim-") || strings.HasPrefix(name, "wildfire-")) {
 			return nil // that listener is off
 		}
 		if other, dup := seen[a]; dup {
@@ -103,7 +114,8 @@ func run(args []string) error {
 	}
 	checks := []error{listen("metrics", *metricsAddr)}
 	if *role != "gateway" {
-		checks = append(checks, listen("api", *apiAddr), listen("wukongim-api", *wkAPI))
+		checks = append(checks, listen("api", *apiAddr), listen("wukongim-api", *wkAPI),
+			listen("wildfire-admin", *wfAdmin), listen("wildfire-mqtt", *wfMQTT))
 	}
 	if *role != "core" {
 		checks = append(checks, listen("ws", *wsAddr), listen("wukongim-tcp", *wkTCP), listen("wukongim-ws", *wkWS))
@@ -141,6 +153,7 @@ func run(args []string) error {
 	var (
 		c       *core.Core
 		backend core.Backend
+		wf      *wildfire.FrontEnd
 	)
 	if *role == "gateway" {
 		remote, err := cluster.Dial(*clusterAddr)
@@ -158,6 +171,11 @@ func run(args []string) error {
 		servers[*apiAddr] = &http.Server{Handler: front.API(c), ReadHeaderTimeout: 10 * time.Second}
 		if *wkAPI != "" {
 			servers[*wkAPI] = &http.Server{Handler: wk.API(c), ReadHeaderTimeout: 10 * time.Second}
+		}
+		wf = wildfire.New(c, m, log)
+		wf.RateLimit, wf.ReadTimeout = *wfRate, *wfRead
+		if *wfAdmin != "" {
+			servers[*wfAdmin] = &http.Server{Handler: wf.API(), ReadHeaderTimeout: 10 * time.Second}
 		}
 	}
 	if *role != "core" {
@@ -178,13 +196,17 @@ func run(args []string) error {
 	if *role != "core" {
 		tcpAddr = *wkTCP
 	}
+	mqttAddr := "" // Wildfire's MQTT, likewise, beside the core
+	if wf != nil {
+		mqttAddr = *wfMQTT
+	}
 	listeners := map[string]net.Listener{}
 	defer func() {
 		for _, l := range listeners {
 			l.Close()
 		}
 	}()
-	for _, addr := range append(slices.Collect(maps.Keys(servers)), tcpAddr) {
+	for _, addr := range append(slices.Collect(maps.Keys(servers)), tcpAddr, mqttAddr) {
 		if addr == "" {
 			continue
 		}
@@ -202,6 +224,9 @@ func run(args []string) error {
 	}
 	if tcpAddr != "" {
 		go func() { errc <- wk.ServeTCP(listeners[tcpAddr], backend, 0) }()
+	}
+	if mqttAddr != "" {
+		go func() { errc <- wf.ServeMQTT(listeners[mqttAddr]) }()
 	}
 	if c != nil {
 		go c.RunDisconnects(ctx)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 )
 
 const defaultMaxConns = 100000
@@ -42,6 +43,12 @@ type Core struct {
 	online  map[string]map[int]*Session // user → device → session
 	conns   int
 	groupNo int
+
+	// Feeds (SetFeed, KeepFeed): users whose front end keeps a feed of
+	// their own, handed what they miss while offline.
+	feed      func(p *Push, offline []string)
+	kept      map[string]bool
+	keptUsers atomic.Int64 // len(kept): Send looks for offline users only when > 0
 }
 
 type userDevice struct {
@@ -86,7 +93,8 @@ func New(cfg Config, m *Metrics) (*Core, error) {
 	}
 	c := &Core{cfg: cfg, metrics: m, log: cfg.Log,
 		users: map[string]*user{}, tokens: map[string]*token{}, latest: map[userDevice]string{}, chosen: map[userDevice]string{},
-		groups: map[string]*group{}, rooms: map[string]*room{}, convs: map[ConvKey]*Conv{}, online: map[string]map[int]*Session{}}
+		groups: map[string]*group{}, rooms: map[string]*room{}, convs: map[ConvKey]*Conv{}, online: map[string]map[int]*Session{},
+		kept: map[string]bool{}}
 	c.faults = newFaultState(cfg.Faults)
 	c.users[cfg.AdminID] = newUser(cfg.AdminID)
 	return c, nil
@@ -94,3 +102,31 @@ func New(cfg Config, m *Metrics) (*Core, error) {
 
 // Faults returns the faults the server injects.
 func (c *Core) Faults() Faults { return c.cfg.Faults }
+
+// Secret returns the server's secret, for protocols whose admin calls are
+// signed with it rather than carrying it (CheckSecret) or a token.
+func (c *Core) Secret() string { return c.cfg.Secret }
+
+// SetFeed installs the hook of a front end that keeps per-user feeds
+// (Wildfire's notify-and-pull): for every stored message of a group or
+// direct conversation, fn gets the push and the members other than the
+// sender that KeepFeed marked and that have no online session, called with
+// the conversation locked right after the seq is given (so in seq order per
+// conversation), never for a lost message nor a chatroom's. fn must not
+// call back into the core. Set it before serving; nil removes it.
+func (c *Core) SetFeed(fn func(p *Push, offline []string)) {
+	c.mu.Lock()
+	c.feed = fn
+	c.mu.Unlock()
+}
+
+// KeepFeed marks a user whose front end keeps a feed (see SetFeed). While
+// no user is marked, Send does no work for feeds.
+func (c *Core) KeepFeed(userID string) {
+	c.mu.Lock()
+	if !c.kept[userID] {
+		c.kept[userID] = true
+		c.keptUsers.Add(1)
+	}
+	c.mu.Unlock()
+}

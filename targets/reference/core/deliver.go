@@ -9,6 +9,15 @@ type heldPush struct {
 	timer  *time.Timer
 }
 
+// Storer is an Outlet that keeps a per-user feed clients pull from (a
+// notify-and-pull protocol such as Wildfire's): a push the skip-push fault
+// leaves out is handed to Store, which files it without telling the client,
+// so that the client finds it at its next pull as a real server's store
+// would have it. Outlets that are not Storers simply miss the push.
+type Storer interface {
+	Store(p *Push)
+}
+
 // deliver pushes p to one session, applying the faults to every recipient
 // but the sender. Called with the conversation locked, so pushes of one
 // conversation reach each session in seq order unless a fault says otherwise.
@@ -27,6 +36,14 @@ func (c *Core) deliver(s *Session, p *Push, toSender bool) {
 	}
 	if f.skipPush() {
 		c.metrics.faultSkipped[kind].Inc()
+		if st, ok := s.out.(Storer); ok {
+			// Stored where the client pulls from, after what is held for
+			// this conversation (released first, in order: not reordered).
+			s.mu.Lock()
+			s.releaseLocked(conv)
+			st.Store(p)
+			s.mu.Unlock()
+		}
 		return
 	}
 	if d := f.cfg.Delay; d > 0 {

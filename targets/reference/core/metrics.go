@@ -105,6 +105,10 @@ func (m *Metrics) PushWritten() { m.pushes.Inc() }
 // front end's protocol codes it.
 func (m *Metrics) Login(result string) { m.logins.WithLabelValues(result).Inc() }
 
+// Pulled counts messages a front end returned by pulls of its own (a feed
+// it keeps), as the core's Pull counts its own.
+func (m *Metrics) Pulled(n int) { m.pulled.Add(float64(n)) }
+
 // HeartbeatTimeout counts a connection dropped for silence.
 func (m *Metrics) HeartbeatTimeout() { m.hbTimeouts.Inc() }
 

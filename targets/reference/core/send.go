@@ -39,9 +39,19 @@ func (c *Core) Send(m *Message) (*Message, error) {
 	// expect the message; only the client can tell that case apart.
 	others := len(members) - 1
 	var targets []recipient
+	// Members a front end keeps a feed for and that are offline: theirs
+	// are filed in their feeds (SetFeed). Only looked for while a user is
+	// marked, so protocols without feeds pay nothing.
+	feed := c.feed
+	var offline []string
+	withFeeds := feed != nil && kind != Room && c.keptUsers.Load() > 0
 	for _, u := range members {
-		for _, s := range c.online[u] {
+		online := c.online[u]
+		for _, s := range online {
 			targets = append(targets, recipient{u, s})
+		}
+		if withFeeds && len(online) == 0 && u != m.Sender && c.kept[u] {
+			offline = append(offline, u)
 		}
 	}
 	cv := c.convs[m.Conv]
@@ -64,6 +74,9 @@ func (c *Core) Send(m *Message) (*Message, error) {
 		cv.msgs = append(cv.msgs, m)
 	}
 	p := &Push{Msg: m}
+	if len(offline) > 0 {
+		feed(p, offline)
+	}
 	for _, t := range targets {
 		c.deliver(t.sess, p, t.user == m.Sender)
 	}

@@ -66,7 +66,8 @@ func (c *Core) Attach(s *Session) error {
 	return nil
 }
 
-// Detach forgets a session that ended.
+// Detach forgets a session that ended, handing the outlet what the reorder
+// fault still held for it.
 func (c *Core) Detach(s *Session) {
 	c.mu.Lock()
 	if byDevice := c.online[s.User]; byDevice[s.Device] == s {
@@ -78,10 +79,15 @@ func (c *Core) Detach(s *Session) {
 	}
 	c.metrics.setOnline(len(c.online), c.conns)
 	c.mu.Unlock()
+	// Pushes held by the reorder fault go to the outlet rather than
+	// nowhere: an ended connection of most front ends drops them (Deliver
+	// is a no-op there), one that keeps a feed files them for the next
+	// login, as a real server's store would.
 	s.mu.Lock()
 	for k, h := range s.held {
 		h.timer.Stop()
 		delete(s.held, k)
+		s.out.Deliver(h.p, h.at)
 	}
 	s.mu.Unlock()
 }

@@ -1,0 +1,293 @@
+package wildfire
+
+import (
+	"net"
+	"sync"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/imbench/imbench/targets/reference/core"
+	wire "github.com/imbench/imbench/wire/wildfire"
+)
+
+const (
+	writeWait  = 10 * time.Second
+	maxPending = 16 << 20 // bytes queued for a client that does not read: it is dropped
+	keepBuf    = 1 << 20
+)
+
+// conn is one logged-in MQTT connection. Its reader goroutine (readLoop)
+// handles requests and queues the answers; writeLoop writes whatever is
+// queued (answers, MNs, ROFL), in queue order, several frames in one write.
+// Pushes the core hands it are filed in the user's feed in the order they
+// come, each no earlier than its time (the delay fault): at once when
+// nothing waits before it, else by deliverLoop, started while some wait.
+type conn struct {
+	f     *FrontEnd
+	nc    net.Conn
+	s     *session
+	uid   string
+	level uint8
+	feed  *feed
+	cs    *core.Session
+
+	qmu   sync.Mutex
+	obuf  []byte // queued for writeLoop
+	opush int    // MNs in obuf
+	wake  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+
+	dmu      sync.Mutex
+	dq       []delivery // pushes waiting for their time, in order
+	drunning bool       // deliverLoop runs
+
+	// The reader's own buffers, reused request after request.
+	plain  []byte // a request's result
+	answer []byte // a PUBACK, encrypted
+	pulled []*core.Message
+}
+
+type delivery struct {
+	p      *core.Push
+	at     time.Time
+	notify bool // false: filed without an MN (a skipped push)
+}
+
+func newConn(f *FrontEnd, nc net.Conn, s *session, level uint8, fd *feed) *conn {
+	return &conn{f: f, nc: nc, s: s, uid: s.user, level: level, feed: fd,
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// Deliver implements core.Outlet: p is filed in the user's feed and told
+// with an MN, no earlier than at, after what came before it. The sender's
+// own copies are filed nowhere. An ended connection files it without an
+// MN, so the client finds it at its next login; true then still says it was
+// filed, which is what the core counts duplicates and reorders by.
+func (c *conn) Deliver(p *core.Push, at time.Time) bool {
+	if p.Msg.Sender == c.uid || !ours(p.Msg) {
+		return !c.ended()
+	}
+	c.enqueue(delivery{p: p, at: at, notify: true})
+	return true
+}
+
+// Store implements core.Storer: a push the skip-push fault left out is
+// filed, in its turn, without an MN.
+func (c *conn) Store(p *core.Push) {
+	if p.Msg.Sender == c.uid || !ours(p.Msg) {
+		return
+	}
+	c.enqueue(delivery{p: p, notify: false})
+}
+
+func (c *conn) enqueue(d delivery) {
+	c.dmu.Lock()
+	defer c.dmu.Unlock()
+	if c.ended() {
+		c.drainLocked()
+		c.file(d.p, false)
+		return
+	}
+	if len(c.dq) == 0 && !d.at.After(time.Now()) {
+		c.file(d.p, d.notify)
+		return
+	}
+	c.dq = append(c.dq, d)
+	if !c.drunning {
+		c.drunning = true
+		go c.deliverLoop()
+	}
+}
+
+// deliverLoop files the queued pushes as their times come; it ends when
+// the queue is empty or the connection ended (what is left is filed then,
+// without MNs).
+func (c *conn) deliverLoop() {
+	var t *time.Timer
+	defer func() {
+		if t != nil {
+			t.Stop()
+		}
+	}()
+	for {
+		c.dmu.Lock()
+		if c.ended() {
+			c.drainLocked()
+			c.drunning = false
+			c.dmu.Unlock()
+			return
+		}
+		now := time.Now()
+		for len(c.dq) > 0 && !c.dq[0].at.After(now) {
+			d := c.dq[0]
+			c.dq[0] = delivery{}
+			c.dq = c.dq[1:]
+			c.file(d.p, d.notify)
+		}
+		if len(c.dq) == 0 {
+			c.dq = nil
+			c.drunning = false
+			c.dmu.Unlock()
+			return
+		}
+		wait := c.dq[0].at.Sub(now)
+		c.dmu.Unlock()
+		if t == nil {
+			t = time.NewTimer(wait)
+		} else {
+			t.Reset(wait)
+		}
+		select {
+		case <-t.C:
+		case <-c.done:
+		}
+	}
+}
+
+// drainLocked files everything queued, without MNs: the connection ended.
+func (c *conn) drainLocked() {
+	for _, d := range c.dq {
+		c.file(d.p, false)
+	}
+	c.dq = nil
+}
+
+// file puts p in the user's feed and, when notify and the connection is
+// open, queues its MN in the same step: an MP answered after that holds the
+// message only after its MN.
+func (c *conn) file(p *core.Push, notify bool) {
+	t := feedType(p.Msg)
+	fd := c.feed
+	fd.mu.Lock()
+	seq := fd.q[t].add(p.Msg)
+	if notify {
+		c.notifyLocked(t, seq, p.Msg)
+	}
+	fd.mu.Unlock()
+	via := viaStore
+	if notify {
+		via = viaPush
+	}
+	c.f.Metrics.filed(t, via)
+}
+
+// notifyLocked queues the MN of seq in feed type t, its feed locked.
+func (c *conn) notifyLocked(t int, seq int64, m *core.Message) {
+	if c.ended() {
+		return
+	}
+	var target string
+	if t == feedRoom {
+		target = m.Conv.ID
+	}
+	c.qmu.Lock()
+	c.obuf = appendNotify(c.obuf, t, seq, target)
+	c.opush++
+	full := len(c.obuf) > maxPending
+	c.qmu.Unlock()
+	c.f.Metrics.notifies[t].Inc()
+	c.signal(full)
+}
+
+// appendNotify appends an MN push: NotifyMessage{type, head, target}.
+func appendNotify(dst []byte, t int, head int64, target string) []byte {
+	var buf [64]byte
+	b := protowire.AppendTag(buf[:0], 1, protowire.VarintType)
+	b = protowire.AppendVarint(b, uint64(t))
+	b = protowire.AppendTag(b, 2, protowire.VarintType)
+	b = protowire.AppendVarint(b, uint64(head))
+	if target != "" {
+		b = protowire.AppendTag(b, 3, protowire.BytesType)
+		b = protowire.AppendString(b, target)
+	}
+	out, _ := wire.AppendPush(dst, wire.TopicNotifyMessage, b)
+	return out
+}
+
+var rofl, _ = wire.AppendPush(nil, wire.TopicNotifyOffline, []byte("1"))
+
+// Kick implements core.Outlet: ROFL "1", then the close KickDelay later.
+func (c *conn) Kick() {
+	c.f.Metrics.kicks.Inc()
+	c.put(rofl)
+	time.AfterFunc(c.f.KickDelay, func() { c.Close() })
+}
+
+// Close implements core.Outlet: the socket closes with nothing said, as a
+// dropped connection does; false when the connection was ending already.
+func (c *conn) Close() bool {
+	did := false
+	c.once.Do(func() {
+		did = true
+		close(c.done)
+		c.nc.Close() // unblocks a read or write in progress
+	})
+	return did
+}
+
+func (c *conn) ended() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// put queues a whole frame.
+func (c *conn) put(b []byte) {
+	if c.ended() {
+		return
+	}
+	c.qmu.Lock()
+	c.obuf = append(c.obuf, b...)
+	full := len(c.obuf) > maxPending
+	c.qmu.Unlock()
+	c.signal(full)
+}
+
+func (c *conn) signal(full bool) {
+	if full {
+		c.f.Log.Warn("wildfire: write queue full, closing", "user", c.uid, "clientId", c.s.clientID)
+		c.Close()
+		return
+	}
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (c *conn) writeLoop() {
+	var spare []byte
+	m := c.f.Metrics
+	for {
+		select {
+		case <-c.wake:
+		case <-c.done:
+			return
+		}
+		c.qmu.Lock()
+		b, pushes := c.obuf, c.opush
+		c.obuf, c.opush = spare[:0], 0
+		c.qmu.Unlock()
+		if len(b) == 0 {
+			spare = b
+			continue
+		}
+		c.nc.SetWriteDeadline(time.Now().Add(writeWait))
+		if _, err := c.nc.Write(b); err != nil {
+			c.Close()
+			return
+		}
+		for range pushes {
+			m.PushWritten()
+		}
+		spare = b
+		if cap(spare) > keepBuf {
+			spare = nil
+		}
+	}
+}

@@ -1,0 +1,41 @@
+package wildfire
+
+import (
+	"errors"
+
+	"github.com/imbench/imbench/targets/reference/core"
+	wire "github.com/imbench/imbench/wire/wildfire"
+)
+
+// sendCode answers the core's refusal of a message (or a chatroom join) to
+// a conversation of kind k as the real server does (wildfire.md §5.5, §14):
+// a sender not in a group is 9, not in a chatroom 4; an unknown user,
+// group or chatroom 253; a malformed id 251; anything else (the server
+// unable to) 4.
+func sendCode(err error, k core.Kind) wire.ErrorCode {
+	switch {
+	case errors.Is(err, core.ErrNotMember):
+		if k == core.Room {
+			return wire.CodeServerError
+		}
+		return wire.CodeNotInGroup
+	case errors.Is(err, core.ErrUnknownUser), errors.Is(err, core.ErrUnknownGroup):
+		return wire.CodeNotExist
+	case errors.Is(err, core.ErrBadArgs):
+		return wire.CodeInvalidParameter
+	}
+	return wire.CodeServerError
+}
+
+// apiCode answers the core's refusal of an admin call.
+func apiCode(err error) wire.ErrorCode {
+	switch {
+	case errors.Is(err, core.ErrExists):
+		return wire.CodeGroupAlreadyExist
+	case errors.Is(err, core.ErrUnknownUser), errors.Is(err, core.ErrUnknownGroup):
+		return wire.CodeNotExist
+	case errors.Is(err, core.ErrBadArgs):
+		return wire.CodeInvalidParameter
+	}
+	return wire.CodeServerError
+}
