@@ -12,8 +12,8 @@ declare module 'k6/x/im' {
     /** Endpoints by name; each protocol names what it needs (openim: api, ws; ws may list several, comma-separated). */
     endpoints: Record<string, string>;
     allowRemote?: boolean;
-    /** Read by the protocol only, strictly (openim: OpenIMOptions). */
-    options?: OpenIMOptions | Record<string, unknown>;
+    /** Read by the protocol only, strictly (openim: OpenIMOptions, wildfire: WildfireOptions). */
+    options?: OpenIMOptions | WildfireOptions | Record<string, unknown>;
   }
 
   /** The options of an OpenIM target. */
@@ -30,6 +30,20 @@ declare module 'k6/x/im' {
     compression?: 'gzip' | 'none';
     /** isMsgResp=true: the gateway reports the login result as a text frame. */
     msgResp?: boolean;
+    /** Local addresses to spread connections over (more source ports). */
+    sourceAddrs?: string[];
+    /** Request and handshake timeout, a duration string (default 10s). */
+    timeout?: string;
+  }
+
+  /** The options of a Wildfire target (endpoints wildfire_admin, wildfire_mqtt). */
+  export interface WildfireOptions {
+    /** The admin API's http.admin.secret_key: signs every admin call. */
+    secret: string;
+    /** get_token's platform (default 7, Linux). */
+    platform?: number;
+    /** CONNECT's keepAlive, seconds (default 60): the server drops a connection silent 1.5 times this. */
+    keepAlive?: number;
     /** Local addresses to spread connections over (more source ports). */
     sourceAddrs?: string[];
     /** Request and handshake timeout, a duration string (default 10s). */

@@ -7,6 +7,7 @@ import (
 
 	_ "github.com/imbench/imbench/k6/im"
 	_ "github.com/imbench/imbench/k6/im/openim"
+	_ "github.com/imbench/imbench/k6/im/wildfire"
 	_ "github.com/imbench/imbench/k6/im/wukongim"
 )
 

@@ -23,6 +23,7 @@ import (
 	"github.com/imbench/imbench/internal/runid"
 	"github.com/imbench/imbench/k6/im/engine"
 	_ "github.com/imbench/imbench/k6/im/openim" // registers the protocols
+	_ "github.com/imbench/imbench/k6/im/wildfire"
 	_ "github.com/imbench/imbench/k6/im/wukongim"
 )
 
@@ -216,9 +217,12 @@ func preflight(rc *runConfig) error {
 	if _, err := os.Stat(rc.k6); err != nil {
 		return fmt.Errorf("%s is not built: run make up", rc.k6)
 	}
+	opts := map[string]any{"secret": rc.secret}
+	if rc.protocol != "wildfire" { // as lib/env.js: Wildfire's admin API signs with the secret alone
+		opts["admin"] = rc.admin
+	}
 	t := engine.Target{Name: rc.target.Name, System: rc.protocol, AllowRemote: rc.allowRemote,
-		Endpoints: rc.endpoints,
-		Options:   map[string]any{"secret": rc.secret, "admin": rc.admin}}
+		Endpoints: rc.endpoints, Options: opts}
 	_, proto, err := t.Open()
 	if err != nil {
 		return badInput("%v", err)

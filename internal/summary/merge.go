@@ -81,6 +81,13 @@ func Merge(parts []Summary) (Summary, error) {
 		d.Duplicates += pd.Duplicates
 		d.OutOfOrder += pd.OutOfOrder
 		d.Lost += pd.Lost
+		if w := pd.Watchers; w != nil {
+			if d.Watchers == nil {
+				d.Watchers = &WatchersSummary{Users: w.Users}
+			}
+			d.Watchers.Expected += w.Expected
+			d.Watchers.Received += w.Received
+		}
 		if r := pd.Rooms; r != nil {
 			if d.Rooms == nil {
 				d.Rooms = &RoomsSummary{}

@@ -87,6 +87,14 @@ func wildfireTable(s Summary) *SeedTable {
 		add("观察者接收 Received by members (a chatroom may drop)", fmt.Sprintf("%d of %d deliveries to members present when sent, %.2f%% missed (%d)",
 			r.Received, r.Expected, r.MissRate*100, r.Missed))
 	}
+	if w := s.Deliveries.Watchers; w != nil {
+		who := "the watching client"
+		if w.Users > 1 {
+			who = fmt.Sprintf("the %d watching clients", w.Users)
+		}
+		add("观察者 Watcher (the report: 肉眼无法察觉, no loss seen by eye)",
+			fmt.Sprintf("%d of %d deliveries received by %s, %d missing", w.Received, w.Expected, who, w.Expected-w.Received))
+	}
 	add("发送延迟 Send latency", fmt.Sprintf("acknowledged in %.1f ms on average; delivered in %.1f ms (p99 %.1f)",
 		s.Latency.Ack.Avg, s.Latency.E2E.Avg, s.Latency.E2E.P99))
 	return t

@@ -64,3 +64,19 @@ func TestWildfireChatroomRows(t *testing.T) {
 		t.Errorf("a chatroom has no dispatch row:\n%s", got)
 	}
 }
+
+// The watcher's exact count takes the place of the report's "no loss seen
+// by eye", and a merge of processes adds their counts.
+func TestWildfireWatcherRow(t *testing.T) {
+	var s Summary
+	s.Scenario, s.Target = "wildfire/single-send", "reference"
+	s.Messages.Sent, s.Messages.Acked = 1500, 1500
+	s.Deliveries.Watchers = &WatchersSummary{Users: 1, Expected: 1500, Received: 1497}
+	if got := s.SeedTable().String(); !strings.Contains(got, "| 观察者 Watcher (the report: 肉眼无法察觉, no loss seen by eye) | 1497 of 1500 deliveries received by the watching client, 3 missing |") {
+		t.Errorf("watcher row missing in\n%s", got)
+	}
+	s.Deliveries.Watchers = nil
+	if got := s.SeedTable().String(); strings.Contains(got, "观察者 Watcher") {
+		t.Errorf("a run without watchers shows a watcher row:\n%s", got)
+	}
+}

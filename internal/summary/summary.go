@@ -98,6 +98,15 @@ type DeliveriesSummary struct {
 	LostSample []LostDelivery              `json:"lost_sample,omitempty"`
 	ByType     map[string]DeliveriesByType `json:"by_type"`
 	Rooms      *RoomsSummary               `json:"rooms,omitempty"` // not in the figures above
+	Watchers   *WatchersSummary            `json:"watchers,omitempty"`
+}
+
+// WatchersSummary counts the watching phones' deliveries apart (part of
+// the figures above): Wildfire's method checks delivery by a watcher.
+type WatchersSummary struct {
+	Users    int   `json:"users"`
+	Expected int64 `json:"expected"`
+	Received int64 `json:"received"`
 }
 
 // RoomsSummary is the chatrooms' account. A chatroom keeps no history and

@@ -81,6 +81,9 @@ func (r *Run) BuildSummary() summary.Summary {
 			BeforeJoin: t.BeforeJoin}
 		d.Rooms.SetRate()
 	}
+	if w := p.Watchers(); w > 0 {
+		d.Watchers = &summary.WatchersSummary{Users: w, Expected: t.WatchExpected, Received: t.WatchReceived}
+	}
 	s.Deliveries = d
 	if d.Expected > 0 {
 		s.Integrity = math.Round(float64(d.Expected-d.Lost)/float64(d.Expected)*1e6) / 1e6

@@ -58,3 +58,14 @@ type Conn interface {
 	// Alive is false once the connection has ended.
 	Alive() bool
 }
+
+// HeadSyncer is a Conn whose server numbers messages per user rather than
+// per conversation and notifies before the client pulls (Wildfire): a login
+// or final sync pulls everything after the newest message the client holds,
+// in place of MaxSeqs and Pull.
+type HeadSyncer interface {
+	// Sync pulls what waits after the user's head; the messages arrive
+	// through Handler.Arrive, Pulled (GapFill when recover), and done
+	// follows once the client holds everything up to the server's head.
+	Sync(recover bool, done func(error)) error
+}

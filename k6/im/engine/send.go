@@ -243,6 +243,9 @@ func (u *User) acked(m plan.Msg, k int, sentAt time.Time, err error) {
 			expected = s.sh.rooms.present(m.Conv, sentAt.UnixMicro()) - 1 // the sender is in
 		}
 		s.Tally.Expected[k].Add(int64(expected))
+		if w := s.sh.Plan.ExpectedWatchers(m); w > 0 {
+			s.Tally.WatchExpected.Add(int64(w))
+		}
 		s.Tally.Dispatched.Add(int64(len(s.sh.Plan.Members(m.Conv))))
 		s.Tally.Acked[k].Add(1)
 	} else {

@@ -98,6 +98,10 @@ func (u *User) sync(ctx context.Context, c Conn, recover bool) {
 	sh := u.s.sh
 	sh.inflight.Add(1)
 	defer sh.inflight.Add(-1)
+	if hs, ok := c.(HeadSyncer); ok {
+		u.headSync(ctx, hs, recover)
+		return
+	}
 	type maxes struct {
 		m   map[uint32]uint64
 		err error
@@ -128,6 +132,24 @@ func (u *User) sync(ctx context.Context, c Conn, recover bool) {
 				break
 			}
 		}
+	}
+}
+
+func (u *User) headSync(ctx context.Context, hs HeadSyncer, recover bool) {
+	sh := u.s.sh
+	done := make(chan error, 1)
+	u.s.Tally.PullRequests.Add(1)
+	err := hs.Sync(recover, func(err error) { done <- err })
+	if err == nil {
+		select {
+		case err = <-done:
+			sh.touch()
+		case <-ctx.Done():
+			return
+		}
+	}
+	if err != nil {
+		sh.warn("sync of %s: %v", sh.Plan.UserID(u.idx), err)
 	}
 }
 

@@ -87,6 +87,9 @@ func (g *Groups) build(b *builder, base uint32) (*Stream, error) {
 		for k := 0; k < g.Senders+g.Watchers; k++ {
 			shared = append(shared, base+uint32(k))
 			b.p.Login[base+uint32(k)] = Immediate
+			if k >= g.Senders {
+				b.watch(base + uint32(k))
+			}
 		}
 	}
 	lanes := make([]lane, 0, g.Groups)

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"iter"
+	"math"
 	"time"
 )
 
@@ -198,4 +199,40 @@ func (s *Stream) PlannedFor(lo, hi uint32) int64 {
 		}
 	}
 	return n
+}
+
+// SenderRate estimates the fastest a single user of the plan sends, in
+// messages a second: each open stream's peak rate shared by its distinct
+// senders; +Inf when a stream is closed (as fast as acknowledged). A server
+// that limits requests per client (Wildfire's client.request_rate_limit)
+// is checked against it before load.
+func (p *Plan) SenderRate() float64 {
+	peak := 0.0
+	for _, s := range p.Streams {
+		if s.InFlight > 0 {
+			return math.Inf(1)
+		}
+		rate := 0.0
+		switch {
+		case s.ramp != nil:
+			rate = s.ramp.start
+			for _, st := range s.ramp.stages {
+				rate = max(rate, st.r0, st.r1)
+			}
+		case s.Interval > 0:
+			rate = float64(time.Second) / float64(s.Interval)
+		}
+		senders := map[uint32]struct{}{}
+		for _, l := range s.lanes {
+			for _, seg := range l {
+				for _, u := range seg.senders {
+					senders[u] = struct{}{}
+				}
+			}
+		}
+		if len(senders) > 0 {
+			peak = max(peak, rate/float64(len(senders)))
+		}
+	}
+	return peak
 }

@@ -215,6 +215,7 @@ func (p *Presence) assign(b *builder, rs []uint32) {
 			b.p.Login[u] = Late
 		case i >= len(rs)-p.Watchers:
 			b.p.Login[u] = Immediate
+			b.watch(u)
 		default:
 			b.p.Login[u] = Never
 		}

@@ -90,6 +90,7 @@ type Plan struct {
 	Friends  [][2]uint32
 	Groups   []GroupSpec
 	Rooms    []RoomSpec
+	Watching []bool // per user: a watching phone (Wildfire's method), counted apart
 	Convs    []Conv
 	Streams  []*Stream       // one per workload class
 	Rate     float64         // planned messages per second of the open streams
@@ -99,6 +100,7 @@ type Plan struct {
 	pairConv  map[uint64]uint32
 	reachOnce sync.Once
 	reach     []int32 // reachable members per conversation
+	watchers  []int32 // watching members per conversation
 }
 
 // UserID is the wire id of user i.
@@ -133,21 +135,57 @@ func (p *Plan) ExpectedRecipients(m Msg) int {
 	if p.Convs[m.Conv].Kind == Room {
 		return 0
 	}
-	p.reachOnce.Do(func() {
-		p.reach = make([]int32, len(p.Convs))
-		for c := range p.Convs {
-			for _, u := range p.Members(uint32(c)) {
-				if p.Reachable(u) {
-					p.reach[c]++
-				}
-			}
-		}
-	})
+	p.countMembers()
 	n := int(p.reach[m.Conv])
 	if p.Reachable(m.Sender) {
 		n-- // the sender is a member; its own copy is not a delivery
 	}
 	return n
+}
+
+// ExpectedWatchers counts the watchers other than the sender who should
+// get m (none in a chatroom).
+func (p *Plan) ExpectedWatchers(m Msg) int {
+	if p.Watching == nil || p.Convs[m.Conv].Kind == Room {
+		return 0
+	}
+	p.countMembers()
+	n := int(p.watchers[m.Conv])
+	if p.IsWatcher(m.Sender) {
+		n--
+	}
+	return n
+}
+
+// Watchers counts the watching phones.
+func (p *Plan) Watchers() int {
+	n := 0
+	for _, w := range p.Watching {
+		if w {
+			n++
+		}
+	}
+	return n
+}
+
+// IsWatcher reports whether user u is a watching phone.
+func (p *Plan) IsWatcher(u uint32) bool { return p.Watching != nil && p.Watching[u] }
+
+func (p *Plan) countMembers() {
+	p.reachOnce.Do(func() {
+		p.reach = make([]int32, len(p.Convs))
+		p.watchers = make([]int32, len(p.Convs))
+		for c := range p.Convs {
+			for _, u := range p.Members(uint32(c)) {
+				if p.Reachable(u) {
+					p.reach[c]++
+				}
+				if p.IsWatcher(u) {
+					p.watchers[c]++
+				}
+			}
+		}
+	})
 }
 
 // SingleConv returns the conversation of two friends.
@@ -273,6 +311,14 @@ type builder struct{ p *Plan }
 
 func newBuilder(name string, users int) *builder {
 	return &builder{p: &Plan{Name: name, Users: users, Login: make([]Login, users), pairConv: map[uint64]uint32{}}}
+}
+
+// watch marks user u a watching phone.
+func (b *builder) watch(u uint32) {
+	if b.p.Watching == nil {
+		b.p.Watching = make([]bool, b.p.Users)
+	}
+	b.p.Watching[u] = true
 }
 
 func (b *builder) friend(a, c uint32) uint32 {

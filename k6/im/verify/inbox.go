@@ -159,6 +159,9 @@ func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *
 		t.OutOfOrder[k].Add(1)
 	}
 	s.maxN = max(s.maxN, n)
+	if ck.Plan.IsWatcher(me) {
+		t.WatchReceived.Add(1)
+	}
 	if a.Pulled {
 		t.Pulled[k].Add(1)
 		if a.GapFill {

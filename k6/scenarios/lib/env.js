@@ -1,23 +1,29 @@
 // Environment → k6/x/im options, shared by every scenario. `make run-scenario`
 // (cmd/imbench) sets these; with plain `k6 run` set them yourself (-e or env).
 //
-//   IM_TARGET        target profile: reference (default), openim, wukongim
-//   IM_PROTOCOL      the protocol to speak: openim (default) or wukongim
+//   IM_TARGET        target profile: reference (default), openim, wukongim, wildfire
+//   IM_PROTOCOL      the protocol to speak: openim (default), wukongim or wildfire
 //   IM_ENDPOINTS     the protocol's endpoint names, comma-separated (openim:
-//                    api,ws; wukongim: wukongim_api,wukongim_tcp,wukongim_ws);
+//                    api,ws; wukongim: wukongim_api,wukongim_tcp,wukongim_ws;
+//                    wildfire: wildfire_admin,wildfire_mqtt);
 //                    each is IM_<NAME>_URL. Without it, the reference
 //                    target's: IM_API_URL (http://127.0.0.1:10002) and
 //                    IM_WS_URL (ws://127.0.0.1:10001) for openim,
 //                    IM_WUKONGIM_API_URL (http://127.0.0.1:15001),
 //                    IM_WUKONGIM_TCP_URL (tcp://127.0.0.1:15100) and
-//                    IM_WUKONGIM_WS_URL (ws://127.0.0.1:15200) for wukongim
-//   IM_SECRET        admin secret (openim: share.yml's; wukongim: the managerToken)
+//                    IM_WUKONGIM_WS_URL (ws://127.0.0.1:15200) for wukongim,
+//                    IM_WILDFIRE_ADMIN_URL (http://127.0.0.1:18180) and
+//                    IM_WILDFIRE_MQTT_URL (tcp://127.0.0.1:11883) for wildfire
+//   IM_SECRET        admin secret (openim: share.yml's; wukongim: the
+//                    managerToken; wildfire: http.admin.secret_key)
 //   IM_ADMIN_USER    admin user id     (default imAdmin)
 //   IM_PLATFORM      openim: platformID of every connection (default 2, Android)
 //   IM_ENVELOPE      openim: gob (the Go SDK's) or json (the JS SDK's)
 //   IM_COMPRESSION   openim: gzip (default) or none
 //   IM_DEVICE_FLAG   wukongim: device flag of every connection (0 APP, 1 WEB, 2 PC)
 //   IM_TRANSPORT     wukongim: tcp (default) or ws
+//   IM_KEEP_ALIVE    wildfire: CONNECT's keepAlive in seconds (default 60)
+//   IM_WF_PLATFORM   wildfire: get_token's platform (default 7, Linux)
 //   IM_ALLOW_REMOTE  1 to allow a server outside 127.0.0.0/8
 //   IM_SOURCE_ADDRS  local addresses to spread connections over, comma-
 //                    separated (e.g. 127.0.0.2,127.0.0.3): each address
@@ -48,6 +54,10 @@ const defaultEndpoints = {
     wukongim_tcp: env.IM_WUKONGIM_TCP_URL || 'tcp://127.0.0.1:15100',
     wukongim_ws: env.IM_WUKONGIM_WS_URL || 'ws://127.0.0.1:15200',
   }),
+  wildfire: (env) => ({
+    wildfire_admin: env.IM_WILDFIRE_ADMIN_URL || 'http://127.0.0.1:18180',
+    wildfire_mqtt: env.IM_WILDFIRE_MQTT_URL || 'tcp://127.0.0.1:11883',
+  }),
 };
 
 // Each protocol's options (its driver refuses names it does not know).
@@ -65,6 +75,12 @@ const protocolOptions = {
     admin: env.IM_ADMIN_USER || '',
     deviceFlag: Number(env.IM_DEVICE_FLAG || 0),
     transport: env.IM_TRANSPORT || 'tcp',
+    sourceAddrs: list(env.IM_SOURCE_ADDRS),
+  }),
+  wildfire: (env) => ({
+    secret: env.IM_SECRET || '',
+    platform: Number(env.IM_WF_PLATFORM || 7),
+    keepAlive: Number(env.IM_KEEP_ALIVE || 60),
     sourceAddrs: list(env.IM_SOURCE_ADDRS),
   }),
 };
