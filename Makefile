@@ -57,6 +57,11 @@ $(BIN)/imbench: $(GO_SOURCES)
 	@mkdir -p $(BIN)
 	go build -trimpath -o $@ ./cmd/imbench
 
+# A real Wildfire's health and online count for Prometheus (exporters/wildfire).
+$(BIN)/wildfire-exporter: $(GO_SOURCES)
+	@mkdir -p $(BIN)
+	go build -trimpath -o $@ ./exporters/wildfire/cmd/wildfire-exporter
+
 # Stock k6 v1.8.1, no extension: the baseline `make bench` measures against.
 $(BIN)/k6-stock: go.mod go.sum
 	@mkdir -p $(BIN)
@@ -96,7 +101,7 @@ apt:
 
 stack-tools: $(BIN)/prometheus $(BIN)/promtool $(BIN)/loki apt
 
-tools: $(BIN)/k6 $(BIN)/imbench-target $(BIN)/imbench
+tools: $(BIN)/k6 $(BIN)/imbench-target $(BIN)/imbench $(BIN)/wildfire-exporter
 
 ## The main job ----------------------------------------------------------------
 

@@ -104,6 +104,16 @@ func TestMountedPathsExist(t *testing.T) {
 	for name, s := range c.Services {
 		for _, v := range s.Volumes {
 			src := strings.SplitN(v, ":", 2)[0]
+			if strings.HasPrefix(v, "${") {
+				// A host path from the environment: required, or with a
+				// host path as its default.
+				end := strings.Index(v, "}")
+				m := regexp.MustCompile(`^\$\{[A-Z_]+(:\?[^}]+|:-/[^}]*)\}$`).FindStringSubmatch(v[:end+1])
+				if end < 0 || m == nil || !strings.HasPrefix(v[end+1:], ":/") {
+					t.Errorf("%s: volume %q: an interpolated host path must be ${VAR:?message} or ${VAR:-/host/path}, mounted at an absolute path", name, v)
+				}
+				continue
+			}
 			switch {
 			case src == "../results":
 				// the runs' output, created by `imbench run` before the runner mounts it
@@ -162,6 +172,7 @@ func TestProfilesBringWhatTheyPromise(t *testing.T) {
 		"reference": {"imbench-target"},
 		"openim":    {"etcd", "kafka", "minio", "mongo", "openim-server", "redis"},
 		"wukongim":  {"wukongim"},
+		"wildfire":  {"wildfire", "wildfire-exporter"},
 		"runner":    {"k6"},
 	}
 	for p, names := range want {
@@ -184,6 +195,11 @@ func TestProfilesBringWhatTheyPromise(t *testing.T) {
 	for _, svc := range []string{"imbench-target", "wukongim"} {
 		if !slices.Contains(c.Services[svc].Networks["default"].Aliases, "wk") {
 			t.Errorf("%s must answer as wk, which Prometheus and k6 use for WuKongIM", svc)
+		}
+	}
+	for _, svc := range []string{"imbench-target", "wildfire"} {
+		if !slices.Contains(c.Services[svc].Networks["default"].Aliases, "wf") {
+			t.Errorf("%s must answer as wf, which k6 (and the exporter) use for Wildfire", svc)
 		}
 	}
 	if !strings.Contains(strings.Join(c.Services["process-exporter"].Volumes, " "), "../exporters/process-exporter.yml") {

@@ -51,13 +51,21 @@ func TestGroupsMatchRunningProcesses(t *testing.T) {
 	launch(t, "redis-server", "--port", strconv.Itoa(freePort(t)), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
 	launch(t, filepath.Join(tools, "imbench-target"), "-api", fmt.Sprintf("127.0.0.1:%d", freePort(t)),
 		"-ws", fmt.Sprintf("127.0.0.1:%d", freePort(t)), "-metrics", fmt.Sprintf("127.0.0.1:%d", freePort(t)))
+	// A JVM's comm is `java`: the wildfire group finds Wildfire's server by
+	// its main class on the command line. A shell named java stands in for
+	// it (`; exit 0` keeps the shell from exec'ing sleep in its place).
+	java := filepath.Join(t.TempDir(), "java")
+	if err := copyFile("/bin/sh", java); err != nil {
+		t.Fatal(err)
+	}
+	launch(t, java, "-c", "sleep 60; exit 0", "cn.wildfirechat.server.Server")
 	script := filepath.Join(t.TempDir(), "idle.js")
 	os.WriteFile(script, []byte("import { sleep } from 'k6';\nexport default function () { sleep(1); }\n"), 0o644)
 	launch(t, filepath.Join(tools, "k6"), "run", "--quiet", "--no-usage-report", "--duration", "60s", script)
 	pe := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	launch(t, "prometheus-process-exporter", "-web.listen-address="+pe, "-config.path=process-exporter.yml", "-threads=false")
 
-	want := map[string]bool{"redis": false, "imbench-target": false, "k6": false, "observability": false}
+	want := map[string]bool{"redis": false, "imbench-target": false, "k6": false, "observability": false, "wildfire": false}
 	line := regexp.MustCompile(`^namedprocess_namegroup_num_procs\{groupname="([^"]+)"\} (\d+)`)
 	deadline := time.Now().Add(20 * time.Second)
 	var seen map[string]int
@@ -88,8 +96,19 @@ func TestGroupsMatchRunningProcesses(t *testing.T) {
 			t.Errorf("group %q matched no process (groups seen: %v)", g, seen)
 		}
 	}
-	// Nothing running is named mongod here: its group must not claim processes.
-	if seen["mongo"] > 0 {
-		t.Errorf("group mongo matched %d processes", seen["mongo"])
+	// Nothing running is named mongod or mysqld here: their groups must not
+	// claim processes.
+	for _, g := range []string{"mongo", "mysql", "kafka"} {
+		if seen[g] > 0 {
+			t.Errorf("group %s matched %d processes", g, seen[g])
+		}
 	}
+}
+
+func copyFile(from, to string) error {
+	raw, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, raw, 0o755)
 }

@@ -3,6 +3,8 @@ package prometheus
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -14,6 +16,13 @@ var exporterJobs = map[string]bool{"node": true, "process": true, "cadvisor": tr
 
 type scrapeConfig struct {
 	JobName       string `yaml:"job_name"`
+	FileSDConfigs []struct {
+		Files []string `yaml:"files"`
+	} `yaml:"file_sd_configs"`
+	DNSSDConfigs []struct {
+		Names []string `yaml:"names"`
+		Port  int      `yaml:"port"`
+	} `yaml:"dns_sd_configs"`
 	StaticConfigs []struct {
 		Labels map[string]string `yaml:"labels"`
 	} `yaml:"static_configs"`
@@ -89,5 +98,130 @@ func TestSystemsUnderTestCarryTargetAndSystem(t *testing.T) {
 		if suts == 0 {
 			t.Errorf("%s: no job scrapes a system under test", path)
 		}
+	}
+}
+
+type testProfile struct {
+	Name, System, Discovery string
+	Metrics                 []string
+}
+
+func loadProfiles(t *testing.T) map[string]testProfile {
+	t.Helper()
+	out := map[string]testProfile{}
+	files, _ := filepath.Glob("../targets/*/profile.yaml")
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p testProfile
+		if err := yaml.Unmarshal(raw, &p); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out[p.Name] = p
+	}
+	if len(out) == 0 {
+		t.Fatal("no target profiles in ../targets")
+	}
+	return out
+}
+
+func loadJobs(t *testing.T, path string) []scrapeConfig {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		ScrapeConfigs []scrapeConfig `yaml:"scrape_configs"`
+	}
+	if err := yaml.Unmarshal(raw, &c); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return c.ScrapeConfigs
+}
+
+func relabelTarget(j scrapeConfig) string {
+	for _, r := range j.RelabelConfigs {
+		if r.TargetLabel == "target" && len(r.SourceLabels) == 0 {
+			return r.Replacement
+		}
+	}
+	return ""
+}
+
+// cmd/imbench writes .run/prometheus/<profile>-targets.json from the
+// `metrics` of a profile without discovery of its own (the reference
+// target is static): the native config must have a job reading each such
+// file and setting that profile as target, and read no other such file.
+func TestFileSDJobsMatchProfiles(t *testing.T) {
+	profiles := loadProfiles(t)
+	read := map[string]string{} // file → the target its job sets
+	for _, j := range loadJobs(t, "prometheus.yml") {
+		for _, sd := range j.FileSDConfigs {
+			for _, f := range sd.Files {
+				read[f] = relabelTarget(j)
+			}
+		}
+	}
+	for name, p := range profiles {
+		if name == "reference" || p.Discovery != "" || len(p.Metrics) == 0 {
+			continue
+		}
+		f := name + "-targets.json"
+		target, ok := read[f]
+		switch {
+		case !ok:
+			t.Errorf("profile %s lists metrics, but no job reads %s", name, f)
+		case target != name:
+			t.Errorf("the job reading %s sets target %q, want %q", f, target, name)
+		}
+		delete(read, f)
+	}
+	for f := range read {
+		t.Errorf("a job reads %s, which no profile's metrics produce", f)
+	}
+}
+
+// Every real server a profile describes is scraped in compose too.
+func TestComposeScrapesEveryProfile(t *testing.T) {
+	targets := map[string]bool{}
+	for _, j := range loadJobs(t, "../compose/prometheus.yml") {
+		targets[relabelTarget(j)] = true
+	}
+	for name, p := range loadProfiles(t) {
+		if len(p.Metrics) == 0 && p.Discovery == "" {
+			continue
+		}
+		if !targets[name] {
+			t.Errorf("compose/prometheus.yml has no job for profile %s", name)
+		}
+	}
+}
+
+// Wildfire has no metrics endpoint: its job scrapes imbench's exporter,
+// on the port the profile gives it, natively and in compose.
+func TestWildfireScrapesTheExporter(t *testing.T) {
+	p, ok := loadProfiles(t)["wildfire"]
+	if !ok {
+		t.Fatal("no targets/wildfire/profile.yaml")
+	}
+	if len(p.Metrics) == 0 || !strings.HasSuffix(p.Metrics[0], ":12080/metrics") {
+		t.Errorf("the wildfire profile's first metrics address %v is not the exporter's (port 12080)", p.Metrics)
+	}
+	found := false
+	for _, j := range loadJobs(t, "../compose/prometheus.yml") {
+		if j.JobName != "wildfire" {
+			continue
+		}
+		for _, sd := range j.DNSSDConfigs {
+			if slices.Contains(sd.Names, "wildfire-exporter") && sd.Port == 12080 {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Error("compose's wildfire job does not scrape wildfire-exporter:12080")
 	}
 }

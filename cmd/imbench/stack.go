@@ -94,9 +94,10 @@ func services(forStart, withTarget bool) ([]service, error) {
 			args:   []string{"-api", a.api, "-ws", a.ws, "-metrics", a.metrics, "-log-format", "json"},
 			env:    []string{"IMBENCH_TARGET_SECRET=" + secret, "IMBENCH_TARGET_LOKI=http://" + a.loki + "/loki/api/v1/push"},
 			health: "http://" + a.api + "/healthz",
-			url: fmt.Sprintf("api http://%s  ws ws://%s  metrics http://%s/metrics  wukongim api http://%s tcp tcp://%s ws ws://%s",
+			url: fmt.Sprintf("api http://%s  ws ws://%s  metrics http://%s/metrics  wukongim api http://%s tcp tcp://%s ws ws://%s  wildfire admin http://%s mqtt tcp://%s",
 				a.api, a.ws, a.metrics, envOr("IMBENCH_TARGET_WUKONGIM_API", "127.0.0.1:15001"),
-				envOr("IMBENCH_TARGET_WUKONGIM_TCP", "127.0.0.1:15100"), envOr("IMBENCH_TARGET_WUKONGIM_WS", "127.0.0.1:15200")),
+				envOr("IMBENCH_TARGET_WUKONGIM_TCP", "127.0.0.1:15100"), envOr("IMBENCH_TARGET_WUKONGIM_WS", "127.0.0.1:15200"),
+				envOr("IMBENCH_TARGET_WILDFIRE_ADMIN", "127.0.0.1:18180"), envOr("IMBENCH_TARGET_WILDFIRE_MQTT", "127.0.0.1:11883")),
 		})
 	}
 	out = append(out,
@@ -275,6 +276,7 @@ func cmdUp(args []string) error {
 	if err != nil {
 		return err
 	}
+	svcs = append(svcs, wildfireServices(target)...)
 	if err := renderScrapeTargets(target); err != nil {
 		return err
 	}
@@ -398,6 +400,7 @@ func cmdDown(args []string) error {
 		return composeDown()
 	}
 	svcs, _ := services(false, true)
+	svcs = append(svcs, wildfireServices("")...)
 	for i := len(svcs) - 1; i >= 0; i-- {
 		if stop(svcs[i]) {
 			fmt.Printf("%-18s stopped\n", svcs[i].name)
@@ -411,6 +414,7 @@ func cmdStatus(args []string) error {
 		return composeStatus()
 	}
 	svcs, _ := services(false, true)
+	svcs = append(svcs, wildfireServices("")...)
 	for _, s := range svcs {
 		state := "down"
 		if pid, ok := running(s); ok {
