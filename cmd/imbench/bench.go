@@ -63,7 +63,7 @@ func cmdBench(args []string) error {
 		flat   = fs.Duration("flat", 10*time.Minute, "how long the flat run sends (IM_DURATION)")
 		fRate  = fs.Float64("flat-rate", 400, "messages per second of the flat run's open classes (IM_RATE)")
 		fScen  = fs.String("flat-scenario", "openim/mix", "the flat run's workload: openim/mix or wukongim/stability")
-		protos = fs.String("protocols", "wukongim", "other protocols whose density and delivery are measured too (empty: none)")
+		protos = fs.String("protocols", "wukongim,wildfire", "other protocols whose density and delivery are measured too (empty: none)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
@@ -233,6 +233,8 @@ func (b *bench) runScenario(bt *benchTarget, scenario, protocol string, segments
 	os.Setenv("IM_WUKONGIM_API_URL", "http://"+bt.wkAPI)
 	os.Setenv("IM_WUKONGIM_TCP_URL", strings.Join(bt.wkTCP, ","))
 	os.Setenv("IM_WUKONGIM_WS_URL", strings.Join(bt.wkWS, ","))
+	os.Setenv("IM_WILDFIRE_ADMIN_URL", "http://"+bt.wfAdmin)
+	os.Setenv("IM_WILDFIRE_MQTT_URL", "tcp://"+bt.wfMQTT)
 	os.Setenv("IM_SECRET", bt.secret)
 	rc, err := parseRun([]string{"-scenario", scenario, "-results", b.resultsDir, "-segments", strconv.Itoa(segments), "-protocol", protocol})
 	if err != nil {

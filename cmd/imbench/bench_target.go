@@ -22,6 +22,8 @@ type benchTarget struct {
 	wkAPI   string   // WuKongIM's HTTP API
 	wkTCP   []string // WuKongIM's TCP gateways, tcp://host:port
 	wkWS    []string
+	wfAdmin string // Wildfire's admin API and MQTT port: served beside the core
+	wfMQTT  string
 	metrics []string // of every process
 	core    string   // the process that counts online users
 	procs   []*exec.Cmd
@@ -68,8 +70,9 @@ func startTargets(gateways int) (*benchTarget, error) {
 	bt := &benchTarget{api: localAddr(), secret: fmt.Sprintf("bench-%d", time.Now().UnixNano())}
 	met := localAddr()
 	bt.metrics, bt.core = []string{met}, met
-	bt.wkAPI = localAddr()
-	args := []string{"-api", bt.api, "-metrics", met, "-max-conns", "1000000", "-wukongim-api", bt.wkAPI}
+	bt.wkAPI, bt.wfAdmin, bt.wfMQTT = localAddr(), localAddr(), localAddr()
+	args := []string{"-api", bt.api, "-metrics", met, "-max-conns", "1000000", "-wukongim-api", bt.wkAPI,
+		"-wildfire-admin", bt.wfAdmin, "-wildfire-mqtt", bt.wfMQTT}
 	link := localAddr()
 	if gateways == 0 {
 		ws, wkTCP, wkWS := localAddr(), localAddr(), localAddr()
@@ -91,7 +94,7 @@ func startTargets(gateways int) (*benchTarget, error) {
 		bt.wkTCP, bt.wkWS = append(bt.wkTCP, "tcp://"+wkTCP), append(bt.wkWS, "ws://"+wkWS)
 		bt.metrics = append(bt.metrics, gm)
 		if err := bt.start("-role", "gateway", "-ws", ws, "-metrics", gm, "-cluster", link,
-			"-wukongim-api", "", "-wukongim-tcp", wkTCP, "-wukongim-ws", wkWS); err != nil {
+			"-wukongim-api", "", "-wukongim-tcp", wkTCP, "-wukongim-ws", wkWS, "-wildfire-admin", "", "-wildfire-mqtt", ""); err != nil {
 			bt.stop()
 			return nil, err
 		}

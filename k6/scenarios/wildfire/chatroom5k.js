@@ -6,10 +6,9 @@
 // "all stored, the watcher got most of them (a chatroom may drop by design)".
 // Here every member present when a message was sent is counted: what they
 // missed is a rate in the table, not a failure.
-// protocols: wukongim
-// Wildfire's protocol is not spoken yet: the room is a WuKongIM live
-// channel (type 9) on the reference target. SCALE=1 is that size; the
-// default 0.06 scales the members, the senders and their messages.
+// Members join with CRJ and get the room's messages by MN and MP type 1
+// (wildfire.md §14). SCALE=1 is that size; the default 0.06 scales the
+// members, the senders and their messages.
 // size: 306 members, 36 messages | SCALE=1: 5,100 members, 10,000 messages
 import { chatroomTest } from '../lib/wildfire.js';
 import { scenario, integrity } from '../lib/scenario.js';
