@@ -4,7 +4,7 @@
 #   make run-scenario [SCENARIO=openim/test1] [TARGET=reference|openim] [SCALE=0.5] [RATE=] [DURATION=] [VUS=] [SEGMENTS=] [PROTOCOL=]
 #   make report [RUN=<run id>]       results/<run>/report.md and report.html (run-scenario writes them too)
 #   make compare A=<run id> B=<run id> [THRESHOLD=10]   exit 3 when B is worse than A
-#   make bench [ONLY=density,stock,delivery,distributed,flat] [RATES=50,400] [FLAT=10m] [PROTOCOLS=wukongim]   generator figures, results/bench/*.json
+#   make bench [ONLY=density,stock,delivery,distributed,flat] [RATES=50,400] [FLAT=10m] [PROTOCOLS=wukongim,wildfire]   generator figures, results/bench/*.json
 #   make scenarios                   every scenario, what it reproduces and its purpose
 #   make soak [SOAK=1h] [SOAK_RATE=400]   wukongim/stability for SOAK: generator RSS slope per hour
 #   make status | make down

@@ -46,9 +46,10 @@ type conn struct {
 	kicked atomic.Bool
 	ended  atomic.Bool
 
-	cmu   sync.Mutex
-	onEnd func(dropped bool) // set by Close: our DISCONNECT is out
-	wait  *time.Timer
+	cmu         sync.Mutex
+	onEnd       func(dropped bool) // set by Close: our DISCONNECT is out
+	goodbyeLost bool               // the DISCONNECT could not be written
+	wait        *time.Timer
 }
 
 type await struct {
@@ -127,6 +128,9 @@ func (c *conn) Close(ended func(dropped bool)) {
 	c.wait = time.AfterFunc(closeWait, func() { c.st.Close() })
 	c.cmu.Unlock()
 	if c.st.Write(wire.AppendDisconnect(nil), c.d.cfg.Timeout) != nil {
+		c.cmu.Lock()
+		c.goodbyeLost = true // the server was gone before the goodbye
+		c.cmu.Unlock()
 		c.st.Close()
 	}
 }
@@ -151,6 +155,9 @@ func (c *conn) OnData(b []byte) error {
 		b = b[n:]
 	}
 	c.pending = append(c.pending[:0], b...)
+	if len(c.pending) == 0 && cap(c.pending) > 64<<10 {
+		c.pending = nil // one large pull answer need not stay with the connection
+	}
 	return nil
 }
 
@@ -202,7 +209,7 @@ func (c *conn) onPush(p wire.Publish) error {
 func (c *conn) OnClose(err error) {
 	c.cmu.Lock()
 	c.ended.Store(true)
-	onEnd := c.onEnd
+	onEnd, dropped := c.onEnd, c.goodbyeLost
 	if c.wait != nil {
 		c.wait.Stop()
 	}
@@ -217,7 +224,7 @@ func (c *conn) OnClose(err error) {
 	}
 	switch {
 	case onEnd != nil:
-		onEnd(false)
+		onEnd(dropped)
 	case c.kicked.Load():
 		c.h.Closed(c, ErrKicked, true)
 	default:

@@ -53,13 +53,14 @@ func (d *Driver) dial(ctx context.Context, u uint32, h engine.Handler) (*conn, e
 		}
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
 	}
-	c.startFeeds(head, d.logins[u].Swap(true))
+	c.startFeeds(head, d.logins[u].Load())
 	if c.st, err = netloop.Attach(nc, c, d.cfg.ReadTimeout, netloop.DefaultMode); err != nil {
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
 	}
 	if err := c.st.Start(rest); err != nil {
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
 	}
+	d.logins[u].Store(true)
 	return c, nil
 }
 

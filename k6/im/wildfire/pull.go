@@ -19,7 +19,8 @@ type feed struct {
 	again     bool          // notified or asked again while pulling
 	loginHead int64         // the head the CONNACK gave: below it, a login's catch-up
 	recover   bool          // a catch-up recovers what the user should have had (a re-login)
-	waiters   []func(error) // Syncs waiting for this pull chain's end
+	waiters   []func(error) // Syncs waiting for the next pull to be sent
+	armed     []func(error) // Syncs answered by the pull under way, unless it pages on
 }
 
 func (c *conn) startFeeds(head int64, recover bool) {
@@ -51,6 +52,11 @@ func (c *conn) notified(t int32, head int64) {
 
 // pull asks for everything after the user's head of type t.
 func (c *conn) pull(t int32) {
+	c.fmu.Lock()
+	f := &c.feeds[t]
+	f.armed = append(f.armed, f.waiters...)
+	f.waiters = nil
+	c.fmu.Unlock()
 	id := c.d.heads[t][c.user].Load()
 	plain, err := proto.Marshal(&pb.PullMessageRequest{Id: proto.Int64(id), Type: proto.Int32(t)})
 	if err == nil {
@@ -111,12 +117,18 @@ func (c *conn) pulled(t int32, id int64, a wire.Puback, err error) {
 	if cur > hd.Load() {
 		hd.Store(cur)
 	}
-	more := (cur > id && cur < head) || f.again
+	// A Sync is answered by the first answer that reaches the server's
+	// head when it was asked, even while MNs keep the chain going: under
+	// steady traffic the chain may never go idle.
+	paging := cur > id && cur < head
+	more := paging || f.again
 	f.again = false
 	var waiters []func(error)
+	if !paging {
+		waiters, f.armed = f.armed, nil
+	}
 	if !more {
 		f.pulling = false
-		waiters, f.waiters = f.waiters, nil
 	}
 	c.fmu.Unlock()
 	for _, a := range arrivals {
@@ -135,8 +147,8 @@ func (c *conn) endChain(t int32, err error) {
 	c.fmu.Lock()
 	f := &c.feeds[t]
 	f.pulling, f.again = false, false
-	waiters := f.waiters
-	f.waiters = nil
+	waiters := append(f.armed, f.waiters...)
+	f.armed, f.waiters = nil, nil
 	c.fmu.Unlock()
 	for _, w := range waiters {
 		w(err)

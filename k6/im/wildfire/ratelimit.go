@@ -43,8 +43,10 @@ func (d *Driver) checkRateLimit(ctx context.Context, progress func(string)) erro
 	if err != nil {
 		return fmt.Errorf("rate-limit probe: %w", err)
 	}
-	defer c.Close(func(bool) {})
-	d.logins[0].Store(false) // the probe is not the user's login
+	defer func() {
+		c.Close(func(bool) {})
+		d.logins[0].Store(false) // the probe is not the user's login
+	}()
 	body := protowire.AppendTag(nil, 1, protowire.BytesType)
 	body = protowire.AppendBytes(body, protowire.AppendString(protowire.AppendTag(nil, 1, protowire.BytesType), c.uid))
 	var (

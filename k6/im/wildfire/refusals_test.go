@@ -72,7 +72,7 @@ func TestRateLimitIsCheckedBeforeLoad(t *testing.T) {
 
 type handler struct{}
 
-func (handler) Arrive(verify.Arrival)          {}
+func (handler) Arrive(verify.Arrival)           {}
 func (handler) Closed(engine.Conn, error, bool) {}
 
 // A login the server refuses is one line with the CONNACK's code.

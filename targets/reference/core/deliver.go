@@ -58,7 +58,10 @@ func (c *Core) deliver(s *Session, p *Push, toSender bool) {
 		if h.sender == sender {
 			// The next message of the same sender and conversation overtakes
 			// the held one: the receiver sees them swapped.
-			if s.out.Deliver(p, at) && s.out.Deliver(h.p, h.at) {
+			// Both, whatever the first answers: a front end that keeps
+			// feeds files the held one even on an ended connection.
+			first := s.out.Deliver(p, at)
+			if second := s.out.Deliver(h.p, h.at); first && second {
 				c.metrics.faultReordered[kind].Inc()
 			}
 			s.mu.Unlock()

@@ -3,6 +3,7 @@ package wildfire
 import (
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -14,7 +15,7 @@ import (
 const (
 	writeWait  = 10 * time.Second
 	maxPending = 16 << 20 // bytes queued for a client that does not read: it is dropped
-	keepBuf    = 1 << 20
+	keepBuf    = 64 << 10
 )
 
 // conn is one logged-in MQTT connection. Its reader goroutine (readLoop)
@@ -37,7 +38,8 @@ type conn struct {
 	opush int    // MNs in obuf
 	wake  chan struct{}
 	done  chan struct{}
-	once  sync.Once
+	once   sync.Once
+	kicked atomic.Bool
 
 	dmu      sync.Mutex
 	dq       []delivery // pushes waiting for their time, in order
@@ -63,14 +65,14 @@ func newConn(f *FrontEnd, nc net.Conn, s *session, level uint8, fd *feed) *conn 
 // Deliver implements core.Outlet: p is filed in the user's feed and told
 // with an MN, no earlier than at, after what came before it. The sender's
 // own copies are filed nowhere. An ended connection files it without an
-// MN, so the client finds it at its next login; true then still says it was
-// filed, which is what the core counts duplicates and reorders by.
+// MN, so the client finds it at its next login, and answers false: the
+// client pulls it, and a pulled copy is neither a duplicate nor out of
+// order to it, so the core must not count one.
 func (c *conn) Deliver(p *core.Push, at time.Time) bool {
 	if p.Msg.Sender == c.uid || !ours(p.Msg) {
 		return !c.ended()
 	}
-	c.enqueue(delivery{p: p, at: at, notify: true})
-	return true
+	return c.enqueue(delivery{p: p, at: at, notify: true})
 }
 
 // Store implements core.Storer: a push the skip-push fault left out is
@@ -82,23 +84,24 @@ func (c *conn) Store(p *core.Push) {
 	c.enqueue(delivery{p: p, notify: false})
 }
 
-func (c *conn) enqueue(d delivery) {
+func (c *conn) enqueue(d delivery) (live bool) {
 	c.dmu.Lock()
 	defer c.dmu.Unlock()
 	if c.ended() {
 		c.drainLocked()
 		c.file(d.p, false)
-		return
+		return false
 	}
 	if len(c.dq) == 0 && !d.at.After(time.Now()) {
 		c.file(d.p, d.notify)
-		return
+		return true
 	}
 	c.dq = append(c.dq, d)
 	if !c.drunning {
 		c.drunning = true
 		go c.deliverLoop()
 	}
+	return true
 }
 
 // deliverLoop files the queued pushes as their times come; it ends when
@@ -210,6 +213,9 @@ var rofl, _ = wire.AppendPush(nil, wire.TopicNotifyOffline, []byte("1"))
 
 // Kick implements core.Outlet: ROFL "1", then the close KickDelay later.
 func (c *conn) Kick() {
+	if !c.kicked.CompareAndSwap(false, true) {
+		return // get_token kicked it already; the new client's CONNECT asks again
+	}
 	c.f.Metrics.kicks.Inc()
 	c.put(rofl)
 	time.AfterFunc(c.f.KickDelay, func() { c.Close() })

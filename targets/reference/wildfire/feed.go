@@ -37,7 +37,10 @@ func (q *queue) add(m *core.Message) int64 {
 // trim drops the messages up to seq id, returning how many.
 func (q *queue) trim(id int64) int {
 	first := q.head - int64(len(q.msgs)) + 1
-	n := int(min(max(id-first+1, 0), int64(len(q.msgs))))
+	if id < first {
+		return 0 // also a negative id, which would wrap below
+	}
+	n := int(min(id-first+1, int64(len(q.msgs))))
 	if n == 0 {
 		return 0
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	wire "github.com/imbench/imbench/wire/wildfire"
@@ -14,7 +15,7 @@ import (
 type session struct {
 	clientID string
 	user     string
-	platform int32
+	platform atomic.Int32
 	secret   string // the session key: a UUID, as the real server's
 	dbSecret string
 	cipher   *wire.Cipher
@@ -54,7 +55,7 @@ func platformClass(p int32) int {
 const deviceBase = 1 << 20
 
 // device is the core's device of a session: its platform class.
-func (s *session) device() int { return deviceBase | platformClass(s.platform) }
+func (s *session) device() int { return deviceBase | platformClass(s.platform.Load()) }
 
 // uuid returns a random (version 4) UUID string.
 func uuid() string {
@@ -97,18 +98,46 @@ func (f *FrontEnd) issue(user, clientID string, platform int32) (string, error) 
 		f.sessions[clientID] = s
 		f.byUser[user] = append(f.byUser[user], s)
 	}
-	s.platform = platform
+	s.platform.Store(platform)
 	class := platformClass(platform)
+	var removed []*session
 	for _, o := range f.byUser[user] {
-		if o != s && platformClass(o.platform) == class {
+		if o != s && platformClass(o.platform.Load()) == class {
 			delete(f.sessions, o.clientID)
 			f.unlinkLocked(o)
+			removed = append(removed, o)
 		}
 	}
 	secret, dbSecret := s.secret, s.dbSecret
 	f.mu.Unlock()
+	f.kickSessions(user, removed)
 	des := wire.MakeDESToken(f.TokenKey, time.Now().UnixMilli(), user)
 	return wire.MakeIMToken(wire.IMToken{DESToken: des, Secret: secret, DBSecret: dbSecret, Hour: wire.HourNow()}), nil
+}
+
+// kickSessions kicks the live connections of sessions a new get_token
+// removed, as the real server does at get_token (ROFL, then the close).
+func (f *FrontEnd) kickSessions(user string, removed []*session) {
+	if len(removed) == 0 {
+		return
+	}
+	fd := f.feedOf(user)
+	if fd == nil {
+		return
+	}
+	var kick []*conn
+	fd.mu.Lock()
+	for _, c := range fd.conns {
+		for _, o := range removed {
+			if c.s == o {
+				kick = append(kick, c)
+			}
+		}
+	}
+	fd.mu.Unlock()
+	for _, c := range kick {
+		c.Kick()
+	}
 }
 
 // unlinkLocked takes s out of its user's list.
