@@ -33,11 +33,11 @@ type conn struct {
 	feed  *feed
 	cs    *core.Session
 
-	qmu   sync.Mutex
-	obuf  []byte // queued for writeLoop
-	opush int    // MNs in obuf
-	wake  chan struct{}
-	done  chan struct{}
+	qmu    sync.Mutex
+	obuf   []byte // queued for writeLoop
+	opush  int    // MNs in obuf
+	wake   chan struct{}
+	done   chan struct{}
 	once   sync.Once
 	kicked atomic.Bool
 
