@@ -88,6 +88,7 @@ func parseRun(args []string) (*runConfig, error) {
 		results  = fs.String("results", "results", "results folder")
 		k6bin    = fs.String("k6", filepath.Join(toolsBin, "k6"), "imbench's k6 binary")
 		protocol = fs.String("protocol", "", "the protocol to speak, where the target speaks several (default: the target's system)")
+		quiet    = fs.Bool("q", false, "no progress lines while the run goes (IM_PROGRESS=off)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return nil, usageError{err}
@@ -195,6 +196,9 @@ func parseRun(args []string) (*runConfig, error) {
 	env["IM_SECRET"], env["IM_ADMIN_USER"], env["IM_RUN_ID"] = rc.secret, rc.admin, rc.runID
 	env["IM_RESULTS_DIR"] = rc.resultsDir
 	env["IM_IMBENCH_VERSION"] = imbenchVersion()
+	if *quiet {
+		env["IM_PROGRESS"] = "off"
+	}
 	for k, v := range env {
 		rc.env = append(rc.env, k+"="+v)
 	}

@@ -160,3 +160,35 @@ func (n *Native) Buckets(f func(key int, count uint64)) {
 		}
 	}
 }
+
+// Since returns what n recorded after it was prev (an earlier copy of the
+// same series): a window's histogram.
+func (n *Native) Since(prev *Native) Native {
+	out := *n
+	out.count -= prev.count
+	out.zero -= prev.zero
+	out.sum -= prev.sum
+	for i := range out.buckets {
+		out.buckets[i] -= prev.buckets[i]
+	}
+	return out
+}
+
+// QuantileSeconds is the upper bound of the bucket holding the q-th value
+// (within 9 % of it at schema 3); 0 when n is empty.
+func (n *Native) QuantileSeconds(q float64) float64 {
+	if n.count == 0 {
+		return 0
+	}
+	rank := uint64(math.Ceil(q * float64(n.count)))
+	seen := n.zero
+	if seen >= rank {
+		return 0
+	}
+	for i, c := range n.buckets {
+		if seen += c; seen >= rank {
+			return math.Exp2(float64(i+nativeMinKey) / float64(len(nativeBounds)))
+		}
+	}
+	return math.Exp2(float64(nativeMaxKey) / float64(len(nativeBounds)))
+}

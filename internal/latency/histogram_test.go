@@ -36,3 +36,32 @@ func TestHistogramAgreesWithSortedValues(t *testing.T) {
 		t.Fatal("quantiles out of order")
 	}
 }
+
+// A window's quantiles come from the buckets recorded since the earlier copy.
+func TestNativeWindowQuantiles(t *testing.T) {
+	var n Native
+	for range 100 {
+		n.Record(100_000) // 100 ms
+	}
+	prev := n
+	for range 90 {
+		n.Record(1000) // 1 ms
+	}
+	for range 10 {
+		n.Record(50_000) // 50 ms
+	}
+	w := n.Since(&prev)
+	if w.Count() != 100 {
+		t.Fatalf("window count %d", w.Count())
+	}
+	if p50 := w.QuantileSeconds(0.5); p50 < 0.001 || p50 > 0.00109 {
+		t.Errorf("p50 %v, want the 1 ms bucket's bound", p50)
+	}
+	if p99 := w.QuantileSeconds(0.99); p99 < 0.05 || p99 > 0.0546 {
+		t.Errorf("p99 %v, want the 50 ms bucket's bound", p99)
+	}
+	var empty Native
+	if empty.QuantileSeconds(0.5) != 0 {
+		t.Error("an empty window has a quantile")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -164,6 +165,8 @@ type Run struct {
 	StartAt   time.Time // common start of a distributed run
 	StartedAt time.Time
 
+	progress *progress // progress lines, when this process prints them
+
 	mu        sync.Mutex
 	endedAt   time.Time
 	reconcile *verify.Reconciliation
@@ -286,6 +289,15 @@ func (mi *ModuleInstance) open(ph *PlanHandle, t *engine.Target, v sobek.Value, 
 	}
 	run.Shared = engine.NewShared(run.ID, ph.p, d, eopts)
 	run.Shared.Logf = log
+	if !o.SetupOnly {
+		every, err := progressEvery(os.Getenv("IM_PROGRESS"), isTerminal(os.Stderr))
+		if err != nil {
+			return nil, err
+		}
+		if every > 0 {
+			run.progress = startProgress(run, os.Stderr, every)
+		}
+	}
 	mi.root.mu.Lock()
 	mi.root.runs[run.ID] = run
 	mi.root.last = run
@@ -353,6 +365,7 @@ func (mi *ModuleInstance) Finish(v sobek.Value) (FinishResult, error) {
 		return FinishResult{}, nil
 	}
 	rec, fresh := run.reconciled()
+	run.progress.Stop()
 	if fresh {
 		if st := mi.vu.State(); st != nil {
 			tags := st.Tags.GetCurrentValues().Tags

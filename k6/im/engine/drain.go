@@ -21,6 +21,7 @@ type DrainResult struct {
 // what is missing), which recovers pushes the server stored but never sent,
 // and a short quiet wait lets those pulls land.
 func (s *Session) Drain() DrainResult {
+	s.sh.SetPhase("drain")
 	began := time.Now()
 	res := DrainResult{Reason: s.waitQuiet(s.sh.Opts.DrainTimeout, true)}
 	s.finalSync()

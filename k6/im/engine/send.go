@@ -30,6 +30,8 @@ type SendResult struct {
 // deadline after the plan's sending time; messages not sent by then fail,
 // but for those of classes bounded by time, whose time was up.
 func (s *Session) Send(start time.Time, deadline time.Duration) SendResult {
+	s.sh.SetPhase("sending")
+	s.sh.sendAt.CompareAndSwap(0, start.UnixNano())
 	p := s.sh.Plan
 	var res SendResult
 	for _, st := range p.Streams {

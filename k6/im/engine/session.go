@@ -62,6 +62,11 @@ type LoginResult struct {
 // Login logs in the session's users of the given phase, LoginParallel at a
 // time, each followed by its sync; it returns when all have finished.
 func (s *Session) Login(phase plan.Login) LoginResult {
+	if phase == plan.Late {
+		s.sh.SetPhase("late login")
+	} else {
+		s.sh.SetPhase("login")
+	}
 	var (
 		res LoginResult
 		mu  sync.Mutex

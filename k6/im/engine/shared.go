@@ -63,8 +63,10 @@ type Shared struct {
 	inflight   atomic.Int64 // pulls and syncs under way
 	lastChange atomic.Int64 // unix ns of the last delivery or finished pull
 
-	meter Meter
-	rooms rooms
+	meter  Meter
+	rooms  rooms
+	phase  atomic.Pointer[string] // what the sessions are doing, for progress lines
+	sendAt atomic.Int64           // unix ns: when sending began, 0 before
 
 	mu       sync.Mutex
 	sessions []*Session
@@ -83,7 +85,27 @@ func NewShared(runID string, p *plan.Plan, d Driver, opts Options) *Shared {
 
 // Online is the number of users online in this process now; Peak the most.
 func (sh *Shared) Online() int64 { return sh.online.Load() }
-func (sh *Shared) Peak() int64   { return sh.peak.Load() }
+
+// Phase is what the sessions are doing: setup, login, sending, late
+// login, drain ("" before any).
+func (sh *Shared) Phase() string {
+	if p := sh.phase.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// SetPhase records what the sessions are doing.
+func (sh *Shared) SetPhase(p string) { sh.phase.Store(&p) }
+
+// SendingSince is when this process began sending (zero before).
+func (sh *Shared) SendingSince() time.Time {
+	if ns := sh.sendAt.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
+}
+func (sh *Shared) Peak() int64 { return sh.peak.Load() }
 
 // Meter is the per-second send counter of this process.
 func (sh *Shared) Meter() *Meter { return &sh.meter }
