@@ -8,7 +8,8 @@
 #   make scenarios                   every scenario, what it reproduces and its purpose
 #   make soak [SOAK=1h] [SOAK_RATE=400]   wukongim/stability for SOAK: generator RSS slope per hour
 #   make status | make down
-#   make test                        everything CI runs
+#   make test                        everything CI runs (the fuzz targets' seed corpora included)
+#   make fuzz [FUZZTIME=30s]         every Fuzz* target for FUZZTIME each: executions and findings
 #   make proto                       regenerate wire/openim/pb from its .proto
 
 SHELL := /bin/bash
@@ -29,6 +30,7 @@ RUN      ?=
 A        ?=
 B        ?=
 THRESHOLD ?=
+FUZZTIME ?= 30s
 ONLY     ?=
 RATES    ?=
 PROTOCOLS ?=
@@ -38,10 +40,10 @@ GO_SOURCES := go.mod go.sum $(shell find . -name '*.go' -not -name '*_test.go' -
 PROTOC_GEN_GO_VERSION := v1.36.11
 PROMETHEUS_VERSION    := 3.10.0
 
-.PHONY: help up down status scenarios run-scenario soak report compare bench test tools stack-tools apt proto check-proto fmt-check generate promtool-test
+.PHONY: help up down status scenarios run-scenario soak report compare bench test fuzz tools stack-tools apt proto check-proto fmt-check generate promtool-test
 
 help:
-	@sed -n '1,9p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '/^$$/q;p' Makefile | sed 's/^# \{0,1\}//'
 
 ## Tools ---------------------------------------------------------------------
 
@@ -173,3 +175,30 @@ promtool-test: $(BIN)/promtool
 # cores, packages running side by side would measure each other.
 test: tools stack-tools fmt-check check-proto promtool-test
 	IMBENCH_TOOLS=$(abspath $(BIN)) go test -p 1 -count=1 -timeout 40m ./...
+
+# Every Fuzz* target of the module, one after the other, each fuzzed for
+# FUZZTIME (niced: two cores): per target its executions and what it found.
+# A failing input is written to that package's testdata/fuzz/<target>/,
+# where it stays as a seed `make test` runs; any failure fails the target.
+fuzz:
+	@total=0; failed=0; \
+	for dir in $$(grep -rl --include='*_test.go' '^func Fuzz' . | grep -v '^\./\(tools\|\.tools\)/' | xargs -n1 dirname | sort -u); do \
+	  if ! names=$$(nice -n 10 go test -list '^Fuzz' $$dir 2>&1); then \
+	    echo "$$dir: does not build:"; echo "$$names" | head -20; failed=$$((failed+1)); continue; \
+	  fi; \
+	  for name in $$(echo "$$names" | grep '^Fuzz' || true); do \
+	    total=$$((total+1)); log=$$(mktemp); \
+	    if nice -n 10 go test -run '^$$' -fuzz "^$$name\$$" -fuzztime '$(FUZZTIME)' $$dir >$$log 2>&1; then \
+	      found="nothing found"; \
+	    else \
+	      failed=$$((failed+1)); \
+	      found="FOUND: $$(grep -o 'testdata/fuzz/[^ ]*' $$log | head -1)"; \
+	    fi; \
+	    execs=$$(grep -o 'execs: [0-9]*' $$log | tail -1 | cut -d' ' -f2); \
+	    printf '%-52s %12s execs  %s\n' "$${dir#./}.$$name" "$${execs:-0}" "$$found"; \
+	    if [ "$${found#FOUND}" != "$$found" ]; then grep -v '^fuzz: elapsed' $$log | head -30 | sed 's/^/    /'; fi; \
+	    rm -f $$log; \
+	  done; \
+	done; \
+	echo "make fuzz: $$total targets, $(FUZZTIME) each, $$failed failed"; \
+	[ $$failed -eq 0 ]

@@ -143,7 +143,7 @@ func (r *gobReader) uint() uint64 {
 		r.b = r.b[1:]
 		return uint64(b0)
 	}
-	n := int(-int8(b0))
+	n := -int(int8(b0)) // in int: negating int8(-128) would stay -128
 	if n > 8 || len(r.b) < 1+n {
 		r.fail(errors.New("gob: bad unsigned integer"))
 		return 0

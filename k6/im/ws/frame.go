@@ -117,7 +117,7 @@ func (r *Reader) max() int {
 
 func (r *Reader) frame(fin bool, op Op, payload []byte, fn func(Op, []byte) error) error {
 	switch {
-	case op.control():
+	case op == OpClose || op == OpPing || op == OpPong:
 		return fn(op, payload)
 	case op == OpText || op == OpBinary:
 		if r.msg != nil {

@@ -40,7 +40,7 @@ type Core struct {
 	groups  map[string]*group
 	rooms   map[string]*room
 	convs   map[ConvKey]*Conv
-	online  map[string]map[int]*Session // user → device → session
+	online  map[string]map[int][]*Session // user → device → sessions (several only if SameTokenJoins)
 	conns   int
 	groupNo int
 
@@ -93,7 +93,7 @@ func New(cfg Config, m *Metrics) (*Core, error) {
 	}
 	c := &Core{cfg: cfg, metrics: m, log: cfg.Log,
 		users: map[string]*user{}, tokens: map[string]*token{}, latest: map[userDevice]string{}, chosen: map[userDevice]string{},
-		groups: map[string]*group{}, rooms: map[string]*room{}, convs: map[ConvKey]*Conv{}, online: map[string]map[int]*Session{},
+		groups: map[string]*group{}, rooms: map[string]*room{}, convs: map[ConvKey]*Conv{}, online: map[string]map[int][]*Session{},
 		kept: map[string]bool{}}
 	c.faults = newFaultState(cfg.Faults)
 	c.users[cfg.AdminID] = newUser(cfg.AdminID)

@@ -105,8 +105,8 @@ func (c *Core) Drop(n int) int {
 	c.mu.RLock()
 	var all []*Session
 	for _, byDevice := range c.online {
-		for _, s := range byDevice {
-			all = append(all, s)
+		for _, list := range byDevice {
+			all = append(all, list...)
 		}
 	}
 	c.mu.RUnlock()

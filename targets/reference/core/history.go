@@ -75,7 +75,7 @@ func (c *Core) Pull(userID string, k ConvKey, begin, end, num int64) (Page, erro
 	maxSeq := int64(len(cv.msgs))
 	begin = max(begin, 1)
 	end = min(end, maxSeq)
-	if end-begin+1 > num {
+	if end >= begin && end-begin+1 > num { // end < begin: end-begin+1 may wrap
 		begin = end - num + 1
 	}
 	var msgs []*Message

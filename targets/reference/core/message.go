@@ -11,6 +11,7 @@ type Message struct {
 	Seq      int64  // from 1 per conversation; 0 for a message lost on purpose
 	Time     int64  // when the core accepted it, Unix milliseconds
 	Payload  []byte
+	System   bool // made by the server (a notification): never faulted, sent by whoever the front end names
 }
 
 // Page is what a pull returns: messages of one conversation in seq order.

@@ -10,7 +10,9 @@ type recipient struct {
 // Send validates, stores and fans out one message, returning it as stored
 // (seq and time filled). The sender's own connections get the message too,
 // so the sender's other devices stay in sync; faults never touch those. A
-// chatroom's message is numbered and pushed but not kept.
+// chatroom's message is numbered and pushed but not kept. A System message
+// (one the server makes, such as a notification) is never faulted, and its
+// sender need not be in the group it goes to.
 func (c *Core) Send(m *Message) (*Message, error) {
 	if m.Sender == "" {
 		return nil, ErrBadArgs.With("a message needs a sender")
@@ -20,7 +22,7 @@ func (c *Core) Send(m *Message) (*Message, error) {
 		return nil, ErrBadArgs.With("conversation kind %d", kind)
 	}
 	c.mu.RLock()
-	members, err := c.membersLocked(m.Conv, m.Sender)
+	members, err := c.membersLocked(m.Conv, m.Sender, m.System)
 	if err != nil {
 		c.mu.RUnlock()
 		c.metrics.Counts.refused[kind].Add(1)
@@ -47,8 +49,10 @@ func (c *Core) Send(m *Message) (*Message, error) {
 	withFeeds := feed != nil && kind != Room && c.keptUsers.Load() > 0
 	for _, u := range members {
 		online := c.online[u]
-		for _, s := range online {
-			targets = append(targets, recipient{u, s})
+		for _, list := range online {
+			for _, s := range list {
+				targets = append(targets, recipient{u, s})
+			}
 		}
 		if withFeeds && len(online) == 0 && u != m.Sender && c.kept[u] {
 			offline = append(offline, u)
@@ -61,7 +65,7 @@ func (c *Core) Send(m *Message) (*Message, error) {
 	}
 
 	m.Time = time.Now().UnixMilli()
-	if c.faults.lose() {
+	if !m.System && c.faults.lose() {
 		c.metrics.lost(kind, others)
 		c.metrics.Counts.accepted[kind].Add(1)
 		return m, nil // acknowledged, never stored, never pushed
@@ -78,7 +82,7 @@ func (c *Core) Send(m *Message) (*Message, error) {
 		feed(p, offline)
 	}
 	for _, t := range targets {
-		c.deliver(t.sess, p, t.user == m.Sender)
+		c.deliver(t.sess, p, m.System || t.user == m.Sender)
 	}
 	cv.mu.Unlock()
 	c.metrics.Counts.accepted[kind].Add(1)
@@ -86,8 +90,9 @@ func (c *Core) Send(m *Message) (*Message, error) {
 	return m, nil
 }
 
-// membersLocked returns who is in conversation k, if sender may write there.
-func (c *Core) membersLocked(k ConvKey, sender string) ([]string, error) {
+// membersLocked returns who is in conversation k, if sender may write
+// there; the server itself (system) may write to any group's.
+func (c *Core) membersLocked(k ConvKey, sender string, system bool) ([]string, error) {
 	switch k.Kind {
 	case Direct:
 		if sender != k.ID && sender != k.Peer {
@@ -116,7 +121,7 @@ func (c *Core) membersLocked(k ConvKey, sender string) ([]string, error) {
 		if g == nil {
 			return nil, ErrUnknownGroup.With("group %s", k.ID)
 		}
-		if !g.members[sender] {
+		if !system && !g.members[sender] {
 			return nil, ErrNotMember.With("%s is not in group %s", sender, k.ID)
 		}
 		return g.list, nil

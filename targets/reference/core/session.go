@@ -1,6 +1,7 @@
 package core
 
 import (
+	"slices"
 	"sync"
 	"time"
 )
@@ -22,7 +23,14 @@ type Session struct {
 	User   string
 	Device int // the client's platform or device class, numbered as its protocol does
 	Token  string
-	out    Outlet
+	// SameTokenJoins makes a login with the token of sessions already on
+	// the user's device join them, both kept and pushed to, instead of
+	// replacing them; sessions of another token are still kicked. This is
+	// OpenIM's default multi-login policy (share.yml multiLogin.policy 1,
+	// open-im-server internal/msggateway ws_server.go
+	// multiTerminalLoginChecker). Set it before Attach.
+	SameTokenJoins bool
+	out            Outlet
 
 	mu   sync.Mutex
 	held map[ConvKey]*heldPush // per conversation: a push held back by the reorder fault
@@ -36,8 +44,10 @@ func NewSession(userID string, device int, token string, out Outlet) *Session {
 // Outlet returns the connection the session writes to.
 func (s *Session) Outlet() Outlet { return s.out }
 
-// Attach registers a logged-in session. One session per user and device: an
-// earlier one is replaced, and kicked when it logged in with another token.
+// Attach registers a logged-in session. One session per user and device:
+// earlier ones are replaced, kicked when they logged in with another token
+// and closed when with the same one, unless s.SameTokenJoins keeps those of
+// the same token beside it.
 func (c *Core) Attach(s *Session) error {
 	c.mu.Lock()
 	if c.conns >= c.cfg.MaxConns {
@@ -46,21 +56,26 @@ func (c *Core) Attach(s *Session) error {
 	}
 	byDevice := c.online[s.User]
 	if byDevice == nil {
-		byDevice = map[int]*Session{}
+		byDevice = map[int][]*Session{}
 		c.online[s.User] = byDevice
 	}
-	old := byDevice[s.Device]
-	if old == nil {
-		c.conns++
+	var kept, gone []*Session
+	for _, o := range byDevice[s.Device] {
+		if s.SameTokenJoins && o.Token == s.Token {
+			kept = append(kept, o)
+		} else {
+			gone = append(gone, o)
+		}
 	}
-	byDevice[s.Device] = s
+	byDevice[s.Device] = append(kept, s)
+	c.conns += 1 - len(gone)
 	c.metrics.setOnline(len(c.online), c.conns)
 	c.mu.Unlock()
-	if old != nil {
-		if old.Token != s.Token {
-			old.out.Kick()
+	for _, o := range gone {
+		if o.Token != s.Token {
+			o.out.Kick()
 		} else {
-			old.out.Close()
+			o.out.Close()
 		}
 	}
 	return nil
@@ -70,8 +85,13 @@ func (c *Core) Attach(s *Session) error {
 // fault still held for it.
 func (c *Core) Detach(s *Session) {
 	c.mu.Lock()
-	if byDevice := c.online[s.User]; byDevice[s.Device] == s {
-		delete(byDevice, s.Device)
+	byDevice := c.online[s.User]
+	if list := byDevice[s.Device]; slices.Contains(list, s) {
+		if len(list) == 1 {
+			delete(byDevice, s.Device)
+		} else {
+			byDevice[s.Device] = slices.DeleteFunc(slices.Clone(list), func(o *Session) bool { return o == s })
+		}
 		c.conns--
 		if len(byDevice) == 0 {
 			delete(c.online, s.User)
@@ -90,6 +110,18 @@ func (c *Core) Detach(s *Session) {
 		s.out.Deliver(h.p, h.at)
 	}
 	s.mu.Unlock()
+}
+
+// OnlineDevices lists the devices a user has sessions on, ascending.
+func (c *Core) OnlineDevices(userID string) []int {
+	c.mu.RLock()
+	out := make([]int, 0, len(c.online[userID]))
+	for d := range c.online[userID] {
+		out = append(out, d)
+	}
+	c.mu.RUnlock()
+	slices.Sort(out)
+	return out
 }
 
 // Backend is what a front end's gateway needs from the server: the Core

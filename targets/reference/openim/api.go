@@ -1,38 +1,77 @@
 package openim
 
 import (
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/imbench/imbench/targets/reference/core"
 	wire "github.com/imbench/imbench/wire/openim"
 )
 
-// API serves the openim-api routes imbench's setup uses. Like openim-api,
-// every business route is a POST with a JSON body and an operationID header,
-// and every answer is HTTP 200 with {errCode, errMsg, errDlt, data}.
+// API serves the openim-api routes imbench's setup and an OpenIM SDK's
+// login and sync call. Like openim-api (open-im-server internal/api
+// router.go), every business route is a POST with a JSON body and an
+// operationID header, every route but /auth/get_admin_token needs a token
+// header, and every answer is HTTP 200 with {errCode, errMsg, errDlt,
+// data}; a path that names no route is an HTTP 404 with such a body too.
 type API struct {
 	Core    *core.Core
 	Metrics *Metrics
-	mux     *http.ServeMux
+	// Notifications: see FrontEnd.Notifications.
+	Notifications bool
+
+	mux    *http.ServeMux
+	tokens sync.Map // user token → tokenOwner, for the routes users call
+	meta   meta
+	reads  *readSeqs
 }
+
+type tokenOwner struct {
+	user     string
+	platform int
+}
+
+// caller is who a request's token names.
+type caller struct {
+	user     string
+	platform int
+	admin    bool
+}
+
+// Who may call a route.
+type access int
+
+const (
+	anyone    access = iota // no token: /auth/get_admin_token
+	adminOnly               // the admin's token
+	anyToken                // the admin's or a user's token
+)
+
+type handler func(r *http.Request, who caller, body []byte) (any, error)
 
 // NewAPI builds the route table.
 func NewAPI(c *core.Core, m *Metrics) *API {
-	a := &API{Core: c, Metrics: m, mux: http.NewServeMux()}
-	a.route("/auth/get_admin_token", false, a.adminToken)
-	a.route("/auth/get_user_token", true, a.userToken)
-	a.route("/user/user_register", true, a.register)
-	a.route("/user/account_check", true, a.accountCheck)
-	a.route("/friend/import_friend", true, a.importFriend)
-	a.route("/group/create_group", true, a.createGroup)
-	a.route("/group/invite_user_to_group", true, a.invite)
-	a.route("/msg/get_server_time", true, func(*http.Request, []byte) (any, error) {
+	a := &API{Core: c, Metrics: m, mux: http.NewServeMux(), reads: newReadSeqs()}
+	a.meta.init()
+	a.route("/auth/get_admin_token", anyone, a.adminToken)
+	a.route("/auth/get_user_token", adminOnly, a.userToken)
+	a.route("/user/user_register", adminOnly, a.register)
+	a.route("/user/account_check", adminOnly, a.accountCheck)
+	a.route("/friend/import_friend", adminOnly, a.importFriend)
+	a.route("/group/create_group", adminOnly, a.createGroup)
+	a.route("/group/invite_user_to_group", adminOnly, a.invite)
+	a.route("/msg/send_msg", adminOnly, a.sendMsg)
+	a.route("/msg/get_server_time", anyToken, func(*http.Request, caller, []byte) (any, error) {
 		return map[string]int64{"serverTime": time.Now().UnixMilli()}, nil
 	})
+	a.syncRoutes()
 	a.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
 	// openim-api lists each service's metrics targets here for Prometheus'
 	// http_sd. This server is scraped directly, so it lists none: the
@@ -41,16 +80,24 @@ func NewAPI(c *core.Core, m *Metrics) *API {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, "[]\n")
 	})
+	// openim-api answers a path it has no route for with gin's plain-text
+	// 404; an SDK then fails to decode the body. Here the 404 keeps the
+	// status and carries a body the SDK can read.
+	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		ref := refuse(wire.CodeRecordNotFound, "no route %s %s", r.Method, r.URL.Path)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		json.NewEncoder(w).Encode(wire.APIResponse[any]{ErrCode: ref.Code, ErrMsg: ref.Msg, ErrDlt: ref.Dlt})
+		a.Metrics.httpCount.WithLabelValues("<404>", r.Method, "404").Inc()
+	})
 	return a
 }
 
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTTP(w, r) }
 
-type handler func(r *http.Request, body []byte) (any, error)
-
-func (a *API) route(path string, admin bool, h handler) {
+func (a *API) route(path string, who access, h handler) {
 	a.mux.HandleFunc("POST "+path, func(w http.ResponseWriter, r *http.Request) {
-		data, err := a.serve(r, admin, h)
+		data, err := a.serve(r, who, h)
 		env := map[string]any{"errCode": 0, "errMsg": "", "errDlt": ""}
 		if err != nil {
 			ref := refusalOf(err)
@@ -65,24 +112,73 @@ func (a *API) route(path string, admin bool, h handler) {
 	})
 }
 
-func (a *API) serve(r *http.Request, admin bool, h handler) (any, error) {
+func (a *API) serve(r *http.Request, who access, h handler) (any, error) {
 	if r.Header.Get("operationID") == "" {
 		return nil, refuse(wire.CodeArgs, "header must have operationID")
 	}
-	if admin {
-		t := r.Header.Get("token")
-		if t == "" {
-			return nil, refuse(wire.CodeArgs, "header must have token")
-		}
-		if err := a.Core.RequireAdmin(t); err != nil {
+	var c caller
+	if who != anyone {
+		var err error
+		if c, err = a.parseToken(r.Header.Get("token")); err != nil {
 			return nil, err
+		}
+		if who == adminOnly && !c.admin {
+			return nil, refuse(wire.CodeNoPermission, "only the admin can do this")
 		}
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 	if err != nil {
 		return nil, refuse(wire.CodeArgs, "%s", err)
 	}
-	return h(r, body)
+	return h(r, c, body)
+}
+
+// parseToken names a token's caller as openim-api's token middleware does
+// (router.go GinParseToken, internal/rpc/auth parseToken): 1001 without a
+// token, 1503 for what cannot be a token at all, 1507 for one the server
+// does not know, 1506 for one a newer login replaced.
+func (a *API) parseToken(t string) (caller, error) {
+	if t == "" {
+		return caller{}, refuse(wire.CodeArgs, "header must have token")
+	}
+	err := a.Core.RequireAdmin(t)
+	switch {
+	case err == nil:
+		return caller{user: a.Core.AdminID(), platform: wire.PlatformAdmin, admin: true}, nil
+	case !errors.Is(err, core.ErrNoPermission):
+		if !wellFormed(t) {
+			return caller{}, refuse(wire.CodeTokenMalformed, "not a token")
+		}
+		return caller{}, err
+	}
+	v, ok := a.tokens.Load(t)
+	if !ok {
+		return caller{}, core.ErrTokenUnknown.With("token not found")
+	}
+	o := v.(tokenOwner)
+	if err := a.Core.CheckLogin(t, o.user, o.platform); err != nil {
+		return caller{}, err
+	}
+	return caller{user: o.user, platform: o.platform}, nil
+}
+
+// wellFormed reports whether t has the shape of the tokens the core makes
+// (48 hex digits); any other string is no token at all.
+func wellFormed(t string) bool {
+	if len(t) != 48 {
+		return false
+	}
+	_, err := hex.DecodeString(t)
+	return err == nil
+}
+
+// self checks that the caller may act for userID: the user itself or the
+// admin (authverify CheckAccessV3).
+func self(who caller, userID string) error {
+	if who.admin || who.user == userID {
+		return nil
+	}
+	return refuse(wire.CodeNoPermission, "%s cannot act for %s", who.user, userID)
 }
 
 func decode(body []byte, v any) error {
@@ -99,7 +195,7 @@ type tokenResp struct {
 
 const tokenExpiry = 90 * 24 * 3600 // share.yml tokenPolicy.expire: 90 days
 
-func (a *API) adminToken(_ *http.Request, body []byte) (any, error) {
+func (a *API) adminToken(_ *http.Request, _ caller, body []byte) (any, error) {
 	var req struct {
 		Secret string `json:"secret"`
 		UserID string `json:"userID"`
@@ -115,7 +211,12 @@ func (a *API) adminToken(_ *http.Request, body []byte) (any, error) {
 	return tokenResp{t, tokenExpiry}, nil
 }
 
-func (a *API) userToken(_ *http.Request, body []byte) (any, error) {
+// userToken is /auth/get_user_token (internal/rpc/auth auth.go
+// GetUserToken): no token for the admin platform or the admin user (1002).
+// The real request's own check of the platform range discards its errors
+// (protocol auth/auth.go GetUserTokenReq.Check), so any other platform gets
+// a token there; here one outside 1–11 is refused with 1001.
+func (a *API) userToken(_ *http.Request, _ caller, body []byte) (any, error) {
 	var req struct {
 		UserID     string `json:"userID"`
 		PlatformID int    `json:"platformID"`
@@ -123,21 +224,25 @@ func (a *API) userToken(_ *http.Request, body []byte) (any, error) {
 	if err := decode(body, &req); err != nil {
 		return nil, err
 	}
-	if !wire.ValidPlatform(req.PlatformID) {
+	switch {
+	case req.PlatformID == wire.PlatformAdmin:
+		return nil, refuse(wire.CodeNoPermission, "platformID invalid. platformID must not be adminPlatformID")
+	case req.UserID == a.Core.AdminID():
+		return nil, refuse(wire.CodeNoPermission, "don't get Admin token")
+	case !wire.ValidPlatform(req.PlatformID):
 		return nil, refuse(wire.CodeArgs, "platformID %d invalid", req.PlatformID)
 	}
 	t, err := a.Core.UserToken(req.UserID, req.PlatformID)
 	if err != nil {
 		return nil, err
 	}
+	a.tokens.Store(t, tokenOwner{req.UserID, req.PlatformID})
 	return tokenResp{t, tokenExpiry}, nil
 }
 
-func (a *API) register(_ *http.Request, body []byte) (any, error) {
+func (a *API) register(_ *http.Request, _ caller, body []byte) (any, error) {
 	var req struct {
-		Users []struct {
-			UserID string `json:"userID"`
-		} `json:"users"`
+		Users []wire.UserInfo `json:"users"`
 	}
 	if err := decode(body, &req); err != nil {
 		return nil, err
@@ -146,15 +251,24 @@ func (a *API) register(_ *http.Request, body []byte) (any, error) {
 	for i, u := range req.Users {
 		ids[i] = u.UserID
 	}
-	return nil, existsAs(a.Core.Register(ids), wire.CodeRegistered)
+	if err := existsAs(a.Core.Register(ids), wire.CodeRegistered); err != nil {
+		return nil, err
+	}
+	a.meta.registered(req.Users, time.Now().UnixMilli())
+	return nil, nil
 }
 
-func (a *API) accountCheck(_ *http.Request, body []byte) (any, error) {
+// accountCheck is /user/account_check (internal/rpc/user UserServer
+// AccountCheck): repeated ids are refused with 1001.
+func (a *API) accountCheck(_ *http.Request, _ caller, body []byte) (any, error) {
 	var req struct {
 		CheckUserIDs []string `json:"checkUserIDs"`
 	}
 	if err := decode(body, &req); err != nil {
 		return nil, err
+	}
+	if len(slices.Compact(slices.Sorted(slices.Values(req.CheckUserIDs)))) != len(req.CheckUserIDs) {
+		return nil, refuse(wire.CodeArgs, "userID repeated")
 	}
 	reg := a.Core.Registered(req.CheckUserIDs)
 	type result struct {
@@ -172,7 +286,9 @@ func (a *API) accountCheck(_ *http.Request, body []byte) (any, error) {
 	return map[string]any{"results": out}, nil
 }
 
-func (a *API) importFriend(_ *http.Request, body []byte) (any, error) {
+// importFriend is /friend/import_friend; each new friend is announced as
+// an approved application (notify.go).
+func (a *API) importFriend(_ *http.Request, _ caller, body []byte) (any, error) {
 	var req struct {
 		OwnerUserID   string   `json:"ownerUserID"`
 		FriendUserIDs []string `json:"friendUserIDs"`
@@ -180,19 +296,19 @@ func (a *API) importFriend(_ *http.Request, body []byte) (any, error) {
 	if err := decode(body, &req); err != nil {
 		return nil, err
 	}
-	return nil, existsAs(a.Core.Befriend(req.OwnerUserID, req.FriendUserIDs), wire.CodeRelationship)
+	if err := existsAs(a.Core.Befriend(req.OwnerUserID, req.FriendUserIDs), wire.CodeRelationship); err != nil {
+		return nil, err
+	}
+	a.notifyFriendsImported(req.OwnerUserID, req.FriendUserIDs)
+	return nil, nil
 }
 
-func (a *API) createGroup(_ *http.Request, body []byte) (any, error) {
+func (a *API) createGroup(_ *http.Request, who caller, body []byte) (any, error) {
 	var req struct {
-		OwnerUserID   string   `json:"ownerUserID"`
-		MemberUserIDs []string `json:"memberUserIDs"`
-		AdminUserIDs  []string `json:"adminUserIDs"`
-		GroupInfo     struct {
-			GroupID   string `json:"groupID"`
-			GroupName string `json:"groupName"`
-			GroupType int    `json:"groupType"`
-		} `json:"groupInfo"`
+		OwnerUserID   string         `json:"ownerUserID"`
+		MemberUserIDs []string       `json:"memberUserIDs"`
+		AdminUserIDs  []string       `json:"adminUserIDs"`
+		GroupInfo     wire.GroupInfo `json:"groupInfo"`
 	}
 	if err := decode(body, &req); err != nil {
 		return nil, err
@@ -205,11 +321,16 @@ func (a *API) createGroup(_ *http.Request, body []byte) (any, error) {
 	if err != nil {
 		return nil, existsAs(err, wire.CodeGroupExisted)
 	}
-	return map[string]any{"groupInfo": map[string]any{"groupID": id, "groupName": req.GroupInfo.GroupName,
-		"ownerUserID": req.OwnerUserID, "memberCount": len(members) + 1, "groupType": wire.GroupTypeWorking}}, nil
+	g := req.GroupInfo
+	g.GroupID, g.OwnerUserID, g.CreatorUserID = id, req.OwnerUserID, who.user
+	g.CreateTime = time.Now().UnixMilli()
+	a.meta.created(&g, req.AdminUserIDs)
+	info := a.groupInfo(id)
+	a.notifyGroupCreated(who, info)
+	return map[string]any{"groupInfo": info}, nil
 }
 
-func (a *API) invite(_ *http.Request, body []byte) (any, error) {
+func (a *API) invite(_ *http.Request, who caller, body []byte) (any, error) {
 	var req struct {
 		GroupID        string   `json:"groupID"`
 		InvitedUserIDs []string `json:"invitedUserIDs"`
@@ -217,5 +338,9 @@ func (a *API) invite(_ *http.Request, body []byte) (any, error) {
 	if err := decode(body, &req); err != nil {
 		return nil, err
 	}
-	return nil, a.Core.AddMembers(req.GroupID, req.InvitedUserIDs)
+	if err := a.Core.AddMembers(req.GroupID, req.InvitedUserIDs); err != nil {
+		return nil, err
+	}
+	a.notifyMembersInvited(who, req.GroupID, req.InvitedUserIDs)
+	return nil, nil
 }

@@ -2,6 +2,7 @@ package openim
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -13,12 +14,14 @@ import (
 // conn is one client connection: readLoop's goroutine reads, writeLoop
 // writes everything (replies and pushes) in queue order.
 type conn struct {
-	g       *Gateway
-	ws      *websocket.Conn
-	sess    *core.Session
-	env     wire.Envelope
-	gzip    bool
-	variant int // which of a push's frames this connection takes (push.go)
+	g          *Gateway
+	ws         *websocket.Conn
+	sess       *core.Session
+	env        wire.Envelope
+	gzip       bool
+	variant    int // which of a push's frames this connection takes (push.go)
+	platform   int
+	background atomic.Bool // 2004: the app is in the background
 	// The write queue: a slice, not a buffered channel, so that an idle
 	// connection holds no queue (1,024 slots of a channel cost 64 KB each).
 	qmu   sync.Mutex
@@ -29,7 +32,7 @@ type conn struct {
 }
 
 func newConn(g *Gateway, ws *websocket.Conn, a loginArgs) *conn {
-	c := &conn{g: g, ws: ws, env: a.env, gzip: a.gzip, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	c := &conn{g: g, ws: ws, env: a.env, gzip: a.gzip, platform: a.platform, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	c.variant = variantOf(a.env, a.gzip)
 	return c
 }
@@ -43,8 +46,18 @@ type frame struct {
 	at    time.Time
 }
 
-// Deliver implements core.Outlet.
+// Deliver implements core.Outlet. An iOS connection whose app is in the
+// background is not pushed to (open-im-server internal/msggateway
+// hub_server.go pushToUser): the push is dropped, not refused.
 func (c *conn) Deliver(p *core.Push, at time.Time) bool {
+	if c.platform == wire.PlatformIOS && c.background.Load() {
+		select {
+		case <-c.done:
+			return false
+		default:
+			return true
+		}
+	}
 	return c.enqueue(frame{push: p, at: at})
 }
 
@@ -127,21 +140,24 @@ func (c *conn) write(f frame) bool {
 			return false
 		}
 	}
-	data, mt := f.data, websocket.BinaryMessage
+	datas, mt := [][]byte{f.data}, websocket.BinaryMessage
 	var (
 		pf  *pushFrames
 		err error
 	)
 	switch {
 	case f.kick:
-		data, err = c.encode(&wire.Resp{ReqIdentifier: wire.KickOnlineMsg})
+		datas[0], err = c.encode(&wire.Resp{ReqIdentifier: wire.KickOnlineMsg})
 	case f.push != nil:
 		pf = framesOf(f.push)
-		data, err = pf.frame(c.variant)
+		datas, err = pf.frames(c.variant)
 	case f.text:
 		mt = websocket.TextMessage
 	}
-	if err == nil {
+	for _, data := range datas {
+		if err != nil {
+			break
+		}
 		c.ws.SetWriteDeadline(time.Now().Add(writeWait))
 		err = c.ws.WriteMessage(mt, data)
 	}

@@ -14,19 +14,36 @@ import (
 type FrontEnd struct {
 	Metrics *Metrics
 	Log     *slog.Logger
+	// Notifications makes the API send what open-im-server sends when a
+	// group is created (1501), members are invited (1509) and friends are
+	// imported (1201, an approved application), as its default
+	// notification.yml has them (isSendMsg: true): a stored copy in the
+	// group's or the pair's chat conversation, which takes a seq, counts
+	// as a message and is pushed and pulled like one, and an unstored push
+	// (seq 0) in the n_ notification conversation. Off by default: a load
+	// client that checks every stored message as its own (imbench's) sees
+	// them as foreign. Set it before API is called.
+	Notifications bool
+
+	reads *readSeqs
 }
 
 // New registers OpenIM's series on m.
 func New(m *core.Metrics, log *slog.Logger) *FrontEnd {
-	return &FrontEnd{Metrics: NewMetrics(m), Log: log}
+	return &FrontEnd{Metrics: NewMetrics(m), Log: log, reads: newReadSeqs()}
 }
 
 // API serves openim-api's routes over c.
-func (f *FrontEnd) API(c *core.Core) http.Handler { return NewAPI(c, f.Metrics) }
+func (f *FrontEnd) API(c *core.Core) http.Handler {
+	a := NewAPI(c, f.Metrics)
+	a.Notifications, a.reads = f.Notifications, f.reads
+	return a
+}
 
 // Gateway serves msggateway over b; readTimeout 0 keeps PongWait.
 func (f *FrontEnd) Gateway(b core.Backend, readTimeout time.Duration) http.Handler {
 	gw := NewGateway(b, f.Metrics, f.Log)
+	gw.reads = f.reads
 	if readTimeout > 0 {
 		gw.ReadTimeout = readTimeout
 	}

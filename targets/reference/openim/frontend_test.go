@@ -70,16 +70,17 @@ func TestPushFramesAreMadeOncePerVariant(t *testing.T) {
 		t.Fatal("two recipients of one push got two frame caches")
 	}
 	for v := range 4 {
-		a, err := framesOf(p).frame(v)
-		if err != nil {
-			t.Fatal(err)
+		a, err := framesOf(p).frames(v)
+		if err != nil || len(a) != 1 {
+			t.Fatal(len(a), err)
 		}
-		b, _ := framesOf(p).frame(v)
-		if &a[0] != &b[0] {
+		b, _ := framesOf(p).frames(v)
+		if &a[0][0] != &b[0][0] {
 			t.Fatalf("variant %d encoded twice", v)
 		}
 	}
-	raw, _ := framesOf(p).frame(variantOf(wire.Gob, false))
+	raws, _ := framesOf(p).frames(variantOf(wire.Gob, false))
+	raw := raws[0]
 	var resp wire.Resp
 	var push pb.PushMessages
 	if err := wire.Gob.DecodeResp(raw, &resp); err != nil || resp.ReqIdentifier != wire.PushMsg {

@@ -1,6 +1,9 @@
 // Package openim is the reference target's OpenIM front end: a
-// msggateway-like WebSocket endpoint and the openim-api REST routes
-// imbench's setup uses, over the protocol-free core. It decodes and encodes
+// msggateway-like WebSocket endpoint answering every request identifier the
+// real gateway answers (requests.go, seqs.go) and the openim-api REST routes
+// imbench's setup and an OpenIM SDK's login and sync call (api.go,
+// api_sync.go, api_msg.go), with OpenIM's notifications when asked
+// (notify.go), over the protocol-free core. It decodes and encodes
 // frames the way the real gateway does (a fresh gob encoder and decoder per
 // frame, standard gzip), independently of the fast client codec, so each
 // side checks the other. It maps OpenIM's conversation ids to core keys
@@ -37,12 +40,13 @@ type Gateway struct {
 	ReadTimeout time.Duration // PongWait unless set
 
 	upgrader websocket.Upgrader
+	reads    *readSeqs // shared with the API when both are the FrontEnd's
 }
 
 // NewGateway returns a gateway over c: the core in this process, or a link
 // to it in another (cluster.Remote).
 func NewGateway(c core.Backend, m *Metrics, log *slog.Logger) *Gateway {
-	return &Gateway{Core: c, Metrics: m, Log: log, ReadTimeout: PongWait, upgrader: websocket.Upgrader{
+	return &Gateway{Core: c, Metrics: m, Log: log, ReadTimeout: PongWait, reads: newReadSeqs(), upgrader: websocket.Upgrader{
 		HandshakeTimeout: 10 * time.Second,
 		ReadBufferSize:   1024,
 		WriteBufferSize:  1024,
@@ -70,6 +74,9 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ws.WriteMessage(websocket.TextMessage, loginAnswer(nil))
 	}
 	c.sess = core.NewSession(a.user, a.platform, a.token, c)
+	// OpenIM's default multi-login policy: a login with the token already
+	// online on the platform keeps both connections; another token kicks.
+	c.sess.SameTokenJoins = true
 	if err := g.Core.Attach(c.sess); err != nil {
 		ref := refusalOf(err)
 		g.Metrics.Login(ref.code())
@@ -80,4 +87,13 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.Metrics.Login("ok")
 	go c.writeLoop()
 	c.readLoop()
+}
+
+// onlineDevices lists the platforms a user is online on, as far as the
+// backend tells (a core in another process does not: none).
+func (g *Gateway) onlineDevices(userID string) []int {
+	if o, ok := g.Core.(interface{ OnlineDevices(string) []int }); ok {
+		return o.OnlineDevices(userID)
+	}
+	return nil
 }

@@ -16,14 +16,18 @@ import (
 // PushMessages protobuf made once, then one frame per envelope and
 // compression, each made when a recipient first needs it. Every recipient
 // on this process shares them, so a fan-out encodes each variant once and
-// every member's connection gets the very same bytes.
+// every member's connection gets the very same bytes. A notification the
+// server sends with isSendMsg (notify.go) is two pushes, as open-im-server
+// makes it (internal/msgtransfer online_history_msg_handler.go
+// categorizeMessageLists): the unstored notification in its n_
+// conversation with seq 0, then the stored copy in the chat conversation.
 type pushFrames struct {
-	data     []byte // PushMessages
+	data     [][]byte // PushMessages, in writing order
 	sendTime int64
 	err      error
 	variants [4]struct {
 		once sync.Once
-		b    []byte
+		b    [][]byte
 		err  error
 	}
 }
@@ -57,18 +61,37 @@ func newPushFrames(m *core.Message) any {
 		return f
 	}
 	f.sendTime = md.SendTime
-	f.data, f.err = proto.Marshal(&pb.PushMessages{Msgs: map[string]*pb.PullMsgs{convID(m.Conv): {Msgs: []*pb.MsgData{md}}}})
+	conv := convID(m.Conv)
+	if m.System && isNotificationType(md.ContentType) {
+		n := proto.Clone(md).(*pb.MsgData)
+		n.Seq, n.Options = 0, notificationOptions()
+		data, err := proto.Marshal(&pb.PushMessages{NotificationMsgs: map[string]*pb.PullMsgs{notificationConv(conv): {Msgs: []*pb.MsgData{n}}}})
+		if err != nil {
+			f.err = err
+			return f
+		}
+		f.data = append(f.data, data)
+	}
+	data, err := proto.Marshal(&pb.PushMessages{Msgs: map[string]*pb.PullMsgs{conv: {Msgs: []*pb.MsgData{md}}}})
+	f.data, f.err = append(f.data, data), err
 	return f
 }
 
-// frame returns variant v of the push frame.
-func (f *pushFrames) frame(v int) ([]byte, error) {
+// frames returns variant v of the push's frames.
+func (f *pushFrames) frames(v int) ([][]byte, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
 	fv := &f.variants[v]
 	fv.once.Do(func() {
-		fv.b, fv.err = encodeFrame(&wire.Resp{ReqIdentifier: wire.PushMsg, Data: f.data}, variantArgs[v].env, variantArgs[v].gz)
+		for _, data := range f.data {
+			b, err := encodeFrame(&wire.Resp{ReqIdentifier: wire.PushMsg, Data: data}, variantArgs[v].env, variantArgs[v].gz)
+			if err != nil {
+				fv.err = err
+				return
+			}
+			fv.b = append(fv.b, b)
+		}
 	})
 	return fv.b, fv.err
 }

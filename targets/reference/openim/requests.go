@@ -13,8 +13,15 @@ import (
 	"github.com/imbench/imbench/wire/openim/pb"
 )
 
-// handle serves one request; false closes the connection, which is what the
-// gateway does on any decode error, foreign sendID or unknown request.
+// handle serves one request frame; false ends the connection. The
+// gateway's own order (open-im-server internal/msggateway client.go
+// handleMessage): decode (an undecodable frame ends the connection),
+// validate the envelope and the sender, then answer by identifier with
+// reqIdentifier, msgIncr and operationID echoed and errCode/errMsg from
+// the error (apiresp.ParseError: a coded error keeps its code, any other is
+// 500). What the real gateway refuses by ending the connection (an invalid
+// envelope, another user's sendID, an identifier it does not serve) is
+// answered here with 500 first, then the connection ends as there.
 func (c *conn) handle(data []byte) bool {
 	if c.gzip {
 		zr, err := gzip.NewReader(bytes.NewReader(data))
@@ -26,28 +33,45 @@ func (c *conn) handle(data []byte) bool {
 		}
 	}
 	var req wire.Req
-	if err := c.env.DecodeReq(data, &req); err != nil || req.SendID != c.sess.User {
+	if err := c.env.DecodeReq(data, &req); err != nil {
 		return false
 	}
 	resp := &wire.Resp{ReqIdentifier: req.ReqIdentifier, MsgIncr: req.MsgIncr, OperationID: req.OperationID}
+	switch {
+	case req.ReqIdentifier == 0 || req.SendID == "" || req.OperationID == "" || req.MsgIncr == "":
+		return c.refuseAndEnd(resp, "reqIdentifier, sendID, operationID and msgIncr are required")
+	case req.SendID != c.sess.User:
+		return c.refuseAndEnd(resp, "exception conn userID not same to req userID")
+	}
 	var (
 		out proto.Message
 		err error
 	)
 	switch req.ReqIdentifier {
-	case wire.ReqSendMsg:
-		out, err = c.sendMsg(req.Data)
 	case wire.ReqGetNewestSeq:
 		out, err = c.newestSeq(req.Data)
 	case wire.ReqPullMsgByRange:
 		out, err = c.pullByRange(req.Data)
+	case wire.ReqSendMsg:
+		out, err = c.sendMsg(req.Data)
+	case wire.ReqSendSignalMsg:
+		// The gateway hands the msg service no MsgData at all
+		// (message_handler.go SendSignalMessage): refused as such.
+		err = refuse(wire.CodeArgs, "msgData is nil")
+	case wire.ReqPullMsgBySeqList:
+		out, err = c.pullBySeqList(req.Data)
+	case wire.ReqGetConvMaxReadSeq:
+		out, err = c.convMaxReadSeq(req.Data)
+	case wire.ReqPullConvLastMsg:
+		out, err = c.lastMessage(req.Data)
 	case wire.LogoutMsg:
-		if b, err := c.encode(resp); err == nil {
-			c.enqueue(frame{data: b, final: true, at: time.Now()})
-		}
-		return true // the writer closes once the reply is out
-	default:
-		return false
+		out, err = c.logout(req.Data)
+	case wire.SetBackgroundStatus:
+		out, err = c.setBackground(req.Data)
+	case wire.SubUserOnlineStatus:
+		out, err = c.subscribe(req.Data)
+	default: // 2001, 2002, 3001 and anything unknown
+		return c.refuseAndEnd(resp, "ReqIdentifier failed")
 	}
 	if err != nil {
 		r := refusalOf(err)
@@ -63,13 +87,45 @@ func (c *conn) handle(data []byte) bool {
 	if err != nil {
 		return false
 	}
-	return c.enqueue(frame{data: b, at: time.Now()})
+	// After a logout's answer the gateway ends the connection
+	// (client.go replyMessage), whatever the answer was.
+	return c.enqueue(frame{data: b, final: req.ReqIdentifier == wire.LogoutMsg, at: time.Now()})
+}
+
+// refuseAndEnd answers a request the real gateway would end the connection
+// over with 500, then ends it once the answer is written.
+func (c *conn) refuseAndEnd(resp *wire.Resp, why string) bool {
+	c.g.Log.Debug("request refused, ending the connection", "user", c.sess.User, "reqIdentifier", resp.ReqIdentifier, "why", why)
+	r := refuse(wire.CodeServerInternal, "%s", why)
+	resp.ErrCode, resp.ErrMsg = r.Code, r.Msg
+	if b, err := c.encode(resp); err == nil {
+		c.enqueue(frame{data: b, final: true, at: time.Now()})
+	}
+	return true // the writer ends the connection after the answer
+}
+
+// unmarshal decodes a request's protobuf; failure is a 500, as an
+// uncoded error is for the gateway.
+func unmarshal(data []byte, m proto.Message) error {
+	if err := proto.Unmarshal(data, m); err != nil {
+		return refuse(wire.CodeServerInternal, "proto unmarshal: %s", err)
+	}
+	return nil
+}
+
+// self checks that a request's userID is the connection's (authverify
+// CheckAccessV3 for a user caller).
+func (c *conn) self(userID string) error {
+	if userID != c.sess.User {
+		return refuse(wire.CodeNoPermission, "userID %q is not the connection's", userID)
+	}
+	return nil
 }
 
 func (c *conn) sendMsg(data []byte) (proto.Message, error) {
 	var md pb.MsgData
-	if proto.Unmarshal(data, &md) != nil {
-		return nil, refuse(wire.CodeServerInternal, "bad MsgData")
+	if err := unmarshal(data, &md); err != nil {
+		return nil, err
 	}
 	if md.SendID == "" || md.Content == nil {
 		return nil, refuse(wire.CodeArgs, "sendID and content are required")
@@ -87,50 +143,103 @@ func (c *conn) sendMsg(data []byte) (proto.Message, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.g.reads.sent(md.SendID, convID(key), m.Seq)
 	return &pb.SendMsgResp{ServerMsgID: id, ClientMsgID: md.ClientMsgID, SendTime: sendTime(&md, m)}, nil
 }
 
 func (c *conn) newestSeq(data []byte) (proto.Message, error) {
 	var r pb.GetMaxSeqReq
-	if proto.Unmarshal(data, &r) != nil || r.UserID != c.sess.User {
-		return nil, refuse(wire.CodeNoPermission, "userID is not the connection's")
+	if err := unmarshal(data, &r); err != nil {
+		return nil, err
 	}
-	seqs := c.g.Core.MaxSeqs(r.UserID)
-	maxes := make(map[string]int64, len(seqs))
-	mins := make(map[string]int64, len(seqs))
-	for k, s := range seqs {
-		id := convID(k)
-		maxes[id], mins[id] = s, 1
+	if err := c.self(r.UserID); err != nil {
+		return nil, err
 	}
-	return &pb.GetMaxSeqResp{MaxSeqs: maxes, MinSeqs: mins}, nil
+	return newestSeqs(c.g.Core, r.UserID), nil
 }
 
 func (c *conn) pullByRange(data []byte) (proto.Message, error) {
 	var r pb.PullMessageBySeqsReq
-	if proto.Unmarshal(data, &r) != nil || r.UserID != c.sess.User {
-		return nil, refuse(wire.CodeNoPermission, "userID is not the connection's")
+	if err := unmarshal(data, &r); err != nil {
+		return nil, err
 	}
-	res := &pb.PullMessageBySeqsResp{Msgs: map[string]*pb.PullMsgs{}}
-	for _, sr := range r.SeqRanges {
-		pm := res.Msgs[sr.ConversationID]
-		if pm == nil {
-			pm = &pb.PullMsgs{}
-			res.Msgs[sr.ConversationID] = pm
-		}
-		// A conversation the user is not in, or an id that names none,
-		// pulls nothing: an empty, ended range.
-		page := core.Page{AtEnd: true}
-		if key, ok := convKey(sr.ConversationID, r.UserID); ok {
-			page, _ = c.g.Core.Pull(r.UserID, key, sr.Begin, sr.End, sr.Num)
-		}
-		for _, m := range page.Msgs {
-			md, err := msgData(m)
-			if err != nil {
-				return nil, err
-			}
-			pm.Msgs = append(pm.Msgs, md)
-		}
-		pm.IsEnd, pm.EndSeq = page.AtEnd, page.EndSeq
+	if err := c.self(r.UserID); err != nil {
+		return nil, err
 	}
-	return res, nil
+	return pullRanges(c.g.Core, &r)
+}
+
+func (c *conn) pullBySeqList(data []byte) (proto.Message, error) {
+	var r pb.GetSeqMessageReq
+	if err := unmarshal(data, &r); err != nil {
+		return nil, err
+	}
+	if err := c.self(r.UserID); err != nil {
+		return nil, err
+	}
+	return pullSeqs(c.g.Core, &r)
+}
+
+func (c *conn) convMaxReadSeq(data []byte) (proto.Message, error) {
+	var r pb.GetConversationsHasReadAndMaxSeqReq
+	if err := unmarshal(data, &r); err != nil {
+		return nil, err
+	}
+	if err := c.self(r.UserID); err != nil {
+		return nil, err
+	}
+	return hasReadAndMaxSeqs(c.g.Core, c.g.reads, &r), nil
+}
+
+func (c *conn) lastMessage(data []byte) (proto.Message, error) {
+	var r pb.GetLastMessageReq
+	if err := unmarshal(data, &r); err != nil {
+		return nil, err
+	}
+	if err := c.self(r.UserID); err != nil {
+		return nil, err
+	}
+	return lastMessages(c.g.Core, &r)
+}
+
+// logout is 2003: the push service forgets the device's push token and
+// answers an empty DelUserPushTokenResp; the connection then ends.
+func (c *conn) logout(data []byte) (proto.Message, error) {
+	var r pb.DelUserPushTokenReq
+	if err := unmarshal(data, &r); err != nil {
+		return nil, err
+	}
+	return &pb.DelUserPushTokenResp{}, nil
+}
+
+// setBackground is 2004: the connection's app went to the background or
+// came back; a backgrounded iOS connection gets no online push
+// (hub_server.go pushToUser). The answer carries no data.
+func (c *conn) setBackground(data []byte) (proto.Message, error) {
+	var r pb.SetAppBackgroundStatusReq
+	if err := unmarshal(data, &r); err != nil {
+		return nil, err
+	}
+	c.background.Store(r.IsBackground)
+	return nil, nil
+}
+
+// subscribe is 2005: the connection (un)subscribes users' online status;
+// the answer lists the platforms each newly subscribed user is online on
+// (subscription.go SubUserOnlineStatus). The server's later unsolicited
+// 2005 frames on status changes are not sent here.
+func (c *conn) subscribe(data []byte) (proto.Message, error) {
+	var r pb.SubUserOnlineStatus
+	if err := unmarshal(data, &r); err != nil {
+		return nil, err
+	}
+	tips := &pb.SubUserOnlineStatusTips{}
+	for _, u := range r.SubscribeUserID {
+		e := &pb.SubUserOnlineStatusElem{UserID: u}
+		for _, d := range c.g.onlineDevices(u) {
+			e.OnlinePlatformIDs = append(e.OnlinePlatformIDs, int32(d))
+		}
+		tips.Subscribers = append(tips.Subscribers, e)
+	}
+	return tips, nil
 }
