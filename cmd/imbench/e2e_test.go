@@ -48,23 +48,27 @@ type target struct {
 	api, ws, metrics string
 	wkAPI, wkTCP     string // WuKongIM's API and TCP gateway URLs
 	wkWS             string
+	wfAdmin, wfMQTT  string // Wildfire's admin API and MQTT port
 	secret           string
 }
 
 // startTarget runs the reference target binary on free loopback ports.
 func startTarget(t *testing.T, flags ...string) target {
 	t.Helper()
-	tg := target{secret: "e2e-secret"}
+	tg := target{secret: "e2e-secret-" + strconv.FormatInt(time.Now().UnixNano(), 36)}
 	api, ws, met := freePort(t), freePort(t), freePort(t)
 	tg.api = fmt.Sprintf("http://127.0.0.1:%d", api)
 	tg.ws = fmt.Sprintf("ws://127.0.0.1:%d", ws)
 	tg.metrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", met)
 	wkAPI, wkTCP, wkWS := freePort(t), freePort(t), freePort(t)
 	tg.wkAPI, tg.wkTCP, tg.wkWS = fmt.Sprintf("http://127.0.0.1:%d", wkAPI), fmt.Sprintf("tcp://127.0.0.1:%d", wkTCP), fmt.Sprintf("ws://127.0.0.1:%d", wkWS)
+	wfAdmin, wfMQTT := freePort(t), freePort(t)
+	tg.wfAdmin, tg.wfMQTT = fmt.Sprintf("http://127.0.0.1:%d", wfAdmin), fmt.Sprintf("tcp://127.0.0.1:%d", wfMQTT)
 	args := append([]string{"-api", fmt.Sprintf("127.0.0.1:%d", api), "-ws", fmt.Sprintf("127.0.0.1:%d", ws),
 		"-metrics", fmt.Sprintf("127.0.0.1:%d", met), "-fault-seed", "42",
 		"-wukongim-api", fmt.Sprintf("127.0.0.1:%d", wkAPI), "-wukongim-tcp", fmt.Sprintf("127.0.0.1:%d", wkTCP),
-		"-wukongim-ws", fmt.Sprintf("127.0.0.1:%d", wkWS)}, flags...)
+		"-wukongim-ws", fmt.Sprintf("127.0.0.1:%d", wkWS),
+		"-wildfire-admin", fmt.Sprintf("127.0.0.1:%d", wfAdmin), "-wildfire-mqtt", fmt.Sprintf("127.0.0.1:%d", wfMQTT)}, flags...)
 	cmd := exec.Command(filepath.Join(toolsDir(t), "imbench-target"), args...)
 	cmd.Env = append(os.Environ(), "IMBENCH_TARGET_SECRET="+tg.secret)
 	var log bytes.Buffer
@@ -122,7 +126,8 @@ func runCLI(bin, dir string, env []string, args ...string) (result, error) {
 
 func (tg target) env() []string {
 	return []string{"IM_API_URL=" + tg.api, "IM_WS_URL=" + tg.ws, "IM_SECRET=" + tg.secret,
-		"IM_WUKONGIM_API_URL=" + tg.wkAPI, "IM_WUKONGIM_TCP_URL=" + tg.wkTCP, "IM_WUKONGIM_WS_URL=" + tg.wkWS}
+		"IM_WUKONGIM_API_URL=" + tg.wkAPI, "IM_WUKONGIM_TCP_URL=" + tg.wkTCP, "IM_WUKONGIM_WS_URL=" + tg.wkWS,
+		"IM_WILDFIRE_ADMIN_URL=" + tg.wfAdmin, "IM_WILDFIRE_MQTT_URL=" + tg.wfMQTT}
 }
 
 // runSummary is the part of summary.json the tests read.
