@@ -44,6 +44,8 @@ func observe(rc *runConfig) observation {
 		o.loki = "http://" + a.loki
 		o.args = append(o.args, lokiLogOutput(o.loki, rc))
 		o.notes = append(o.notes, fmt.Sprintf("k6 log → Loki %s {run_id=%q}", o.loki, rc.runID))
+	} else {
+		o.notes = append(o.notes, "Loki is not up: the k6 log was not shipped (it stays on this terminal)")
 	}
 	return o
 }
