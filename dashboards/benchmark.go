@@ -7,8 +7,10 @@ const run = `run_id="$run_id"`
 func imBenchmark() Dashboard {
 	var l layout
 	l.row("Load")
-	l.add(timeseries("Online users", "short", "Users logged in, over all k6 processes of the run.",
-		series(`imbench:online_users{`+run+`}`, "online")), 8, 8)
+	l.add(timeseries("Online users", "short", "Users logged in, over all k6 processes of the run, and as the server counts them: OpenIM's msggateway (online_user_num; the reference target's counts every protocol's), else WuKongIM's (app_online_user_count), else Wildfire's admin API through wildfire-exporter (wildfire_online_users).",
+		series(`imbench:online_users{`+run+`}`, "online"),
+		// The first of them the stack scrapes: each server says it one way.
+		series(`sum(online_user_num) or sum(app_online_user_count) or sum(wildfire_online_users)`, "the server's count")), 8, 8)
 	l.add(timeseries("Messages per minute", "short", "Messages sent and deliveries received per minute (1 m rate × 60).",
 		series(`60 * imbench:messages_sent:rate1m{`+run+`}`, "sent"),
 		series(`60 * imbench:deliveries:rate1m{`+run+`}`, "delivered")), 10, 8)
