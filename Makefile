@@ -179,24 +179,32 @@ test: tools stack-tools fmt-check check-proto promtool-test
 # Every Fuzz* target of the module, one after the other, each fuzzed for
 # FUZZTIME (niced: two cores): per target its executions and what it found.
 # A failing input is written to that package's testdata/fuzz/<target>/,
-# where it stays as a seed `make test` runs; any failure fails the target.
+# where it stays as a seed `make test` runs; any failure fails the target,
+# but for a bare "context deadline exceeded" as the time runs out with no
+# input written and the seeds replaying clean: a race in Go's fuzzing
+# coordinator under load (go.dev/issue/75804, fixed in Go 1.27).
 fuzz:
 	@total=0; failed=0; \
 	for dir in $$(grep -rl --include='*_test.go' '^func Fuzz' . | grep -v '^\./\(tools\|\.tools\)/' | xargs -n1 dirname | sort -u); do \
 	  if ! names=$$(nice -n 10 go test -list '^Fuzz' $$dir 2>&1); then \
-	    echo "$$dir: does not build:"; echo "$$names" | head -20; failed=$$((failed+1)); continue; \
+	    echo "$$dir: does not build:"; echo "$$names" | head -20 || true; failed=$$((failed+1)); continue; \
 	  fi; \
 	  for name in $$(echo "$$names" | grep '^Fuzz' || true); do \
 	    total=$$((total+1)); log=$$(mktemp); \
+	    input=; \
 	    if nice -n 10 go test -run '^$$' -fuzz "^$$name\$$" -fuzztime '$(FUZZTIME)' $$dir >$$log 2>&1; then \
 	      found="nothing found"; \
+	    elif input=$$(grep -o 'testdata/fuzz/[^ ]*' $$log | head -1 || true); [ -z "$$input" ] && \
+	      grep -q '^ *context deadline exceeded$$' $$log && ! grep -q 'panic\|failure while testing' $$log && \
+	      nice -n 10 go test -count=1 -run "^$$name\$$" $$dir >/dev/null 2>&1; then \
+	      found="nothing found (go.dev/issue/75804: a bare deadline at the end, seeds replay clean)"; \
 	    else \
 	      failed=$$((failed+1)); \
-	      found="FOUND: $$(grep -o 'testdata/fuzz/[^ ]*' $$log | head -1)"; \
+	      found="$${input:+FOUND: $$dir/$$input}"; found="$${found:-FAILED}"; \
 	    fi; \
-	    execs=$$(grep -o 'execs: [0-9]*' $$log | tail -1 | cut -d' ' -f2); \
+	    execs=$$(grep -o 'execs: [0-9]*' $$log | tail -1 | cut -d' ' -f2 || true); \
 	    printf '%-52s %12s execs  %s\n' "$${dir#./}.$$name" "$${execs:-0}" "$$found"; \
-	    if [ "$${found#FOUND}" != "$$found" ]; then grep -v '^fuzz: elapsed' $$log | head -30 | sed 's/^/    /'; fi; \
+	    if [ "$${found#nothing found}" = "$$found" ]; then grep -v '^fuzz: elapsed' $$log | head -30 | sed 's/^/    /' || true; fi; \
 	    rm -f $$log; \
 	  done; \
 	done; \

@@ -22,7 +22,8 @@ func TextContent(text []byte) []byte {
 // ContentText extracts the text of a text message's content; content that
 // is not such JSON comes back as it is.
 func ContentText(content []byte) []byte {
-	if bytes.HasPrefix(content, contentPrefix) && bytes.HasSuffix(content, contentSuffix) {
+	if len(content) >= len(contentPrefix)+len(contentSuffix) && // {"content":"} has both, overlapping
+		bytes.HasPrefix(content, contentPrefix) && bytes.HasSuffix(content, contentSuffix) {
 		t := content[len(contentPrefix) : len(content)-len(contentSuffix)]
 		if bytes.IndexByte(t, '\\') < 0 && bytes.IndexByte(t, '"') < 0 {
 			return t
