@@ -1,7 +1,7 @@
 # imbench: `make up && make run-scenario` is the main job, `make test` the tests.
 #
 #   make up                          build the tools once (.tools/), start the native stack
-#   make run-scenario [SCENARIO=openim/test1] [TARGET=reference|openim] [SCALE=0.5] [RATE=] [DURATION=] [VUS=] [SEGMENTS=] [PROTOCOL=]
+#   make run-scenario [SCENARIO=openim/test1] [TARGET=reference|openim|wukongim|wildfire] [SCALE=0.5] [RATE=] [DURATION=] [VUS=] [SEGMENTS=] [PROTOCOL=] [QUIET=1]
 #   make report [RUN=<run id>]       results/<run>/report.md and report.html (run-scenario writes them too)
 #   make compare A=<run id> B=<run id> [THRESHOLD=10]   exit 3 when B is worse than A
 #   make bench [ONLY=density,stock,delivery,distributed,flat] [RATES=50,400] [FLAT=10m] [PROTOCOLS=wukongim,wildfire]   generator figures, results/bench/*.json
@@ -122,7 +122,7 @@ scenarios: $(BIN)/imbench
 run-scenario: tools
 	@$(BIN)/imbench run -scenario '$(SCENARIO)' -target '$(TARGET)' \
 	  $(if $(SCALE),-scale '$(SCALE)') $(if $(RATE),-rate '$(RATE)') $(if $(DURATION),-duration '$(DURATION)') $(if $(VUS),-vus '$(VUS)') \
-	  $(if $(SEGMENTS),-segments '$(SEGMENTS)') $(if $(PROTOCOL),-protocol '$(PROTOCOL)')
+	  $(if $(SEGMENTS),-segments '$(SEGMENTS)') $(if $(PROTOCOL),-protocol '$(PROTOCOL)') $(if $(QUIET),-q)
 
 generate:
 	go run ./cmd/imbench generate
