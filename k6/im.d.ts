@@ -34,6 +34,12 @@ declare module 'k6/x/im' {
     sourceAddrs?: string[];
     /** Request and handshake timeout, a duration string (default 10s). */
     timeout?: string;
+    /**
+     * What a user does once connected: 'light' (default: newest seqs, then
+     * pulls of what is missing) or 'sdk' (the requests openim-sdk-core v3.8
+     * makes at login, its REST calls with the user's token included).
+     */
+    login?: 'light' | 'sdk';
   }
 
   /** The options of a Wildfire target (endpoints wildfire_admin, wildfire_mqtt). */

@@ -77,6 +77,9 @@ func (r *Report) resultsTable() table {
 	add("Maximum Latency", fmt.Sprintf("%s seconds", dec(s.Latency.E2E.Max/1000, 3)))
 	add("Connections", fmt.Sprintf("%s connect errors, %s disconnects, %s reconnects",
 		num(float64(u.ConnectErrors)), num(float64(u.Disconnects)), num(float64(u.Reconnects))))
+	if s.Logins != nil {
+		add("Login Cost", summary.LoginText(s.Logins))
+	}
 	return t
 }
 

@@ -60,12 +60,19 @@ func newStack(t *testing.T) *stack {
 	os.Symlink(tools, filepath.Join(root, ".tools", "bin"))
 	port := func() string { return fmt.Sprintf("127.0.0.1:%d", freePort(t)) }
 	api, ws, met, prom, node, proc, loki, grpc := port(), port(), port(), port(), port(), port(), port(), port()
+	// WuKongIM's and Wildfire's listeners too: a stack already up on this
+	// machine holds their defaults. The target reads its IMBENCH_TARGET_*.
+	wkAPI, wkTCP, wkWS, wfAdmin, wfMQTT := port(), port(), port(), port(), port()
 	s := &stack{t: t, root: root, prom: "http://" + prom, loki: "http://" + loki}
 	s.env = []string{"IMBENCH_NATIVE=1",
 		"IMBENCH_TARGET_API=" + api, "IMBENCH_TARGET_WS=" + ws, "IMBENCH_TARGET_METRICS=" + met,
 		"IMBENCH_PROMETHEUS=" + prom, "IMBENCH_NODE_EXPORTER=" + node, "IMBENCH_PROCESS_EXPORTER=" + proc,
 		"IMBENCH_LOKI=" + loki, "IMBENCH_LOKI_GRPC=" + grpc,
-		"IM_API_URL=http://" + api, "IM_WS_URL=ws://" + ws}
+		"IMBENCH_TARGET_WUKONGIM_API=" + wkAPI, "IMBENCH_TARGET_WUKONGIM_TCP=" + wkTCP, "IMBENCH_TARGET_WUKONGIM_WS=" + wkWS,
+		"IMBENCH_TARGET_WILDFIRE_ADMIN=" + wfAdmin, "IMBENCH_TARGET_WILDFIRE_MQTT=" + wfMQTT,
+		"IM_API_URL=http://" + api, "IM_WS_URL=ws://" + ws,
+		"IM_WUKONGIM_API_URL=http://" + wkAPI, "IM_WUKONGIM_TCP_URL=tcp://" + wkTCP, "IM_WUKONGIM_WS_URL=ws://" + wkWS,
+		"IM_WILDFIRE_ADMIN_URL=http://" + wfAdmin, "IM_WILDFIRE_MQTT_URL=tcp://" + wfMQTT}
 	return s
 }
 

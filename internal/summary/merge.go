@@ -29,6 +29,7 @@ func Merge(parts []Summary) (Summary, error) {
 		ByType: map[string]int64{}}
 	out.Deliveries = DeliveriesSummary{ByType: map[string]DeliveriesByType{}}
 	out.Generator = GeneratorSummary{}
+	out.Logins = nil
 	hists := map[string]*latency.Histogram{}
 	lastStart := out.StartedAt
 	var firstSec int64
@@ -114,6 +115,14 @@ func Merge(parts []Summary) (Summary, error) {
 			t.Lost += v.Lost
 			d.ByType[k] = t
 		}
+		if l := p.Logins; l != nil {
+			if out.Logins == nil {
+				out.Logins = &LoginsSummary{Mode: l.Mode}
+			}
+			out.Logins.Count += l.Count
+			out.Logins.Failed += l.Failed
+			out.Logins.Requests += l.Requests
+		}
 		out.Generator.VUs += p.Generator.VUs
 		out.Generator.UserRanges = append(out.Generator.UserRanges, p.Generator.UserRanges...)
 		if f := p.Messages.FirstSendMs; f > 0 && (out.Messages.FirstSendMs == 0 || f < out.Messages.FirstSendMs) {
@@ -160,6 +169,10 @@ func Merge(parts []Summary) (Summary, error) {
 			out.Latency.E2E = l
 		case "ack":
 			out.Latency.Ack = l
+		case "login":
+			if out.Logins != nil {
+				out.Logins.TimeToOnline = l
+			}
 		}
 		if e, err := h.Encode(); err == nil {
 			out.Histograms[name] = e
@@ -167,6 +180,9 @@ func Merge(parts []Summary) (Summary, error) {
 	}
 	if out.Deliveries.Rooms != nil {
 		out.Deliveries.Rooms.SetRate()
+	}
+	if out.Logins != nil {
+		out.Logins.SetPerLogin()
 	}
 	out.Integrity = 0
 	if out.Deliveries.Expected > 0 {

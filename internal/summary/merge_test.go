@@ -102,3 +102,47 @@ func TestMergeWarnsWhenClocksDisagree(t *testing.T) {
 		t.Fatalf("warnings: %v", m.Warnings)
 	}
 }
+
+// The processes' login costs add up, time to online merged from the
+// histograms, and the table shows them.
+func TestLoginCostMergesAndShows(t *testing.T) {
+	all := latency.NewHistogram()
+	var parts []Summary
+	for i := 0; i < 2; i++ {
+		h := latency.NewHistogram()
+		for j := 1; j <= 100*(i+1); j++ {
+			us := int64(j * 1000 * (i + 1))
+			h.Record(us)
+			all.Record(us)
+		}
+		enc, err := h.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p Summary
+		p.RunID, p.Segment = "r", []string{"0:1/2", "1/2:1"}[i]
+		p.Users.Registered = 20
+		p.Generator.UserRanges = [][2]uint32{{uint32(10 * i), uint32(10*i + 10)}}
+		p.Logins = &LoginsSummary{Mode: "sdk", Count: int64(100 * (i + 1)), Failed: int64(i), Requests: int64(2000 * (i + 1))}
+		p.Histograms = map[string]latency.Encoded{"login": enc}
+		parts = append(parts, p)
+	}
+	m, err := Merge(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := m.Logins
+	if l == nil || l.Mode != "sdk" || l.Count != 300 || l.Failed != 1 || l.Requests != 6000 || l.RequestsPerLogin != 20 {
+		t.Fatalf("merged logins %+v", l)
+	}
+	if l.TimeToOnline != LatencyOf(all) {
+		t.Fatalf("time to online %+v, one histogram of everything says %+v", l.TimeToOnline, LatencyOf(all))
+	}
+	if tab := m.Table(); !strings.Contains(tab, "| Login Cost") || !strings.Contains(tab, "300 logins (sdk), 20.0 requests each") {
+		t.Fatalf("table without the login cost:\n%s", tab)
+	}
+	parts[0].Logins, parts[1].Logins = nil, nil
+	if m, _ := Merge(parts); m.Logins != nil || strings.Contains(m.Table(), "Login Cost") {
+		t.Fatal("summaries without login cost merged into one with it")
+	}
+}

@@ -28,6 +28,7 @@ type Summary struct {
 	Workload    json.RawMessage   `json:"workload"`               // kind and parameters of each class, as built
 	ServerCores int               `json:"server_cores,omitempty"` // of the target's machine, for per-core rates
 	Users       UsersSummary      `json:"users"`
+	Logins      *LoginsSummary    `json:"logins,omitempty"` // what logging in cost (absent in older summaries)
 	Groups      GroupsSummary     `json:"groups"`
 	Messages    MessagesSummary   `json:"messages"`
 	Deliveries  DeliveriesSummary `json:"deliveries"`
@@ -38,7 +39,7 @@ type Summary struct {
 	} `json:"latency_ms"`
 	Generator  GeneratorSummary           `json:"generator"`
 	Versions   map[string]string          `json:"versions"`
-	Histograms map[string]latency.Encoded `json:"histograms,omitempty"` // e2e, ack: to merge partial summaries exactly
+	Histograms map[string]latency.Encoded `json:"histograms,omitempty"` // e2e, ack, login: to merge partial summaries exactly
 	Parts      []string                   `json:"parts,omitempty"`      // the execution segments merged into this one
 	Warnings   []string                   `json:"warnings,omitempty"`
 }
@@ -55,6 +56,45 @@ type UsersSummary struct {
 	Disconnects     int64 `json:"disconnects"`
 	Reconnects      int64 `json:"reconnects"`
 	Kicks           int64 `json:"kicks"`
+}
+
+// LoginsSummary is what logging in cost, first logins and reconnects
+// alike: every login that reached online (its sync ended), its time from
+// the dial and its requests, WebSocket requests and REST calls (the
+// handshake not counted). A login storm costs a server this per user.
+type LoginsSummary struct {
+	Mode             string         `json:"mode,omitempty"` // the client's login: OpenIM's "light" or "sdk"
+	Count            int64          `json:"count"`
+	Failed           int64          `json:"failed"`   // online, but a request of their sync failed
+	Requests         int64          `json:"requests"` // made by those logins
+	RequestsPerLogin float64        `json:"requests_per_login"`
+	TimeToOnline     LatencySummary `json:"time_to_online_ms"` // from the dial to the sync's end
+}
+
+// SetPerLogin computes the requests per login.
+func (l *LoginsSummary) SetPerLogin() {
+	l.RequestsPerLogin = 0
+	if l.Count > 0 {
+		l.RequestsPerLogin = math.Round(float64(l.Requests)/float64(l.Count)*100) / 100
+	}
+}
+
+// LoginText says what logging in cost, in a line.
+func LoginText(l *LoginsSummary) string {
+	if l == nil || l.Count == 0 {
+		return "no login reached online"
+	}
+	mode := ""
+	if l.Mode != "" {
+		mode = " (" + l.Mode + ")"
+	}
+	o := l.TimeToOnline
+	s := fmt.Sprintf("%d logins%s, %.1f requests each; online %.0f ms on average, p50 %.0f, p99 %.0f, max %.0f ms",
+		l.Count, mode, l.RequestsPerLogin, o.Avg, o.P50, o.P99, o.Max)
+	if l.Failed > 0 {
+		s += fmt.Sprintf("; %d with a failed request", l.Failed)
+	}
+	return s
 }
 
 type GroupsSummary struct {
@@ -193,6 +233,9 @@ func (s Summary) Table() string {
 	a := s.Latency.Ack
 	row("Ack avg / p99 / max", fmt.Sprintf("%.1f / %.1f / %.1f ms", a.Avg, a.P99, a.Max))
 	row("Connections", fmt.Sprintf("%d connect errors, %d disconnects, %d reconnects", u.ConnectErrors, u.Disconnects, u.Reconnects))
+	if s.Logins != nil {
+		row("Login Cost", LoginText(s.Logins))
+	}
 	if st := s.SeedTable(); st != nil {
 		b.WriteString(st.String())
 	}

@@ -36,6 +36,7 @@ func (r *Run) BuildSummary() summary.Summary {
 		PlannedOnline: p.Count(plan.Immediate), PlannedLate: p.Count(plan.Late), OnlinePeak: r.Shared.Peak(),
 		Logins: t.LoginsImmediate + t.LoginsLate, LateLogins: t.LoginsLate, ConnectErrors: t.ConnectErrors,
 		Disconnects: t.Disconnects, Reconnects: t.Reconnects, Kicks: t.Kicks}
+	s.Logins = r.loginCost()
 	s.Groups = summary.GroupsSummary{Count: len(p.Groups), Friendships: len(p.Friends), BySize: map[string]int{}}
 	for _, g := range p.Groups {
 		s.Groups.BySize[fmt.Sprint(len(g.Members))]++
@@ -102,7 +103,11 @@ func (r *Run) BuildSummary() summary.Summary {
 	s.Latency.E2E, s.Latency.Ack = summary.LatencyOf(e2e), summary.LatencyOf(ack)
 	s.Latency.E2E.Negative = t.NegativeE2E
 	s.Histograms = map[string]latency.Encoded{}
-	for name, h := range map[string]*latency.Histogram{"e2e": e2e, "ack": ack} {
+	hists := map[string]*latency.Histogram{"e2e": e2e, "ack": ack}
+	if s.Logins.Count > 0 {
+		hists["login"] = r.loginHistogram()
+	}
+	for name, h := range hists {
 		if enc, err := h.Encode(); err == nil {
 			s.Histograms[name] = enc
 		}
@@ -124,6 +129,30 @@ func (r *Run) BuildSummary() summary.Summary {
 	s.Generator = gen
 	s.Versions = versions(r.Opts.Version)
 	return s
+}
+
+// loginCost sums what the sessions' logins cost.
+func (r *Run) loginCost() *summary.LoginsSummary {
+	l := &summary.LoginsSummary{}
+	if m, ok := r.Driver.(interface{ LoginMode() string }); ok {
+		l.Mode = m.LoginMode()
+	}
+	for _, sess := range r.Shared.Sessions() {
+		l.Count += sess.Logins.Count.Load()
+		l.Failed += sess.Logins.Failed.Load()
+		l.Requests += sess.Logins.Requests.Load()
+	}
+	l.SetPerLogin()
+	l.TimeToOnline = summary.LatencyOf(r.loginHistogram())
+	return l
+}
+
+func (r *Run) loginHistogram() *latency.Histogram {
+	h := latency.NewHistogram()
+	for _, sess := range r.Shared.Sessions() {
+		sess.Logins.Online.MergeInto(h)
+	}
+	return h
 }
 
 // endpoint is the target's first endpoint, where it was set up.

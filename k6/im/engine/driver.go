@@ -6,6 +6,7 @@ package engine
 
 import (
 	"context"
+	"time"
 
 	"github.com/imbench/imbench/k6/im/plan"
 	"github.com/imbench/imbench/k6/im/verify"
@@ -68,4 +69,23 @@ type HeadSyncer interface {
 	// through Handler.Arrive, Pulled (GapFill when recover), and done
 	// follows once the client holds everything up to the server's head.
 	Sync(recover bool, done func(error)) error
+}
+
+// LoginSyncer is a Conn whose client does more at login than the sync:
+// OpenIM's SDK-faithful login makes the requests openim-sdk-core makes, in
+// its order. The engine calls LoginSync once after Connect and before the
+// sync; messages it pulls arrive through Handler.Arrive marked Pulled
+// (GapFill when recover). An error marks the login failed in its cost; the
+// connection stays, as the SDK's does.
+type LoginSyncer interface {
+	LoginSync(ctx context.Context, recover bool) error
+}
+
+// LoginCoster is a Conn that accounts for its own login: when it began (the
+// dial: a token fetched before it is not the login's) and how many requests
+// it has made so far, WebSocket requests and REST calls alike. Without it a
+// login is timed from Connect and costs the requests of its sync.
+type LoginCoster interface {
+	Dialed() time.Time
+	Requests() int64
 }

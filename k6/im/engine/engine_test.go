@@ -3,11 +3,13 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/imbench/imbench/internal/latency"
 	"github.com/imbench/imbench/k6/im/engine"
 	"github.com/imbench/imbench/k6/im/plan"
 	"github.com/imbench/imbench/k6/im/verify"
@@ -158,5 +160,68 @@ func TestChatroomsExpectWhoWasPresent(t *testing.T) {
 	}
 	if verify.Owed(rec.Lost) != 0 || verify.Owed(tot.Expected) != 2*3*4 {
 		t.Fatalf("groups: lost %v expected %v", rec.Lost, tot.Expected)
+	}
+}
+
+// costConn is a connection that does the SDK's login and accounts for it:
+// the engine takes its figures over its own.
+type costConn struct {
+	*fakeConn
+	dialed  time.Time
+	synced  bool
+	failing bool
+}
+
+func (c *costConn) LoginSync(context.Context, bool) error {
+	c.synced = true
+	if c.failing {
+		return errors.New("a REST call failed")
+	}
+	return nil
+}
+func (c *costConn) Dialed() time.Time { return c.dialed }
+func (c *costConn) Requests() int64   { return 7 }
+
+type costHub struct{ *hub }
+
+func (h costHub) Connect(ctx context.Context, u uint32, hd engine.Handler) (engine.Conn, error) {
+	c, _ := h.hub.Connect(ctx, u, hd)
+	return &costConn{fakeConn: c.(*fakeConn), dialed: time.Now().Add(-time.Second), failing: u == 0}, nil
+}
+
+// Every login that reaches online is counted with its time from the dial and
+// its requests: the sync's by default, the connection's own when it counts
+// them; a login whose sync failed is counted and marked.
+func TestLoginCostIsCounted(t *testing.T) {
+	p := buildPlan(t, `{"kind":"groups","groups":2,"members":3,"allOnline":true,"rate":50,"messages":1}`)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := &hub{p: p, conns: map[uint32]*fakeConn{}, seq: map[uint32]uint64{}, joined: map[uint32]map[uint32]bool{}}
+	sh := engine.NewShared("cost", p, h, engine.Options{})
+	s := sh.NewSession(ctx, 0, uint32(p.Users))
+	if r := s.Login(plan.Immediate); r.Failed != 0 {
+		t.Fatal(r.FirstErr)
+	}
+	s.Close()
+	l := &s.Logins
+	if l.Count.Load() != int64(p.Users) || l.Requests.Load() != int64(p.Users) || l.Failed.Load() != 0 {
+		t.Fatalf("plain logins: %d counted, %d requests, %d failed; want %d, one max-seq request each",
+			l.Count.Load(), l.Requests.Load(), l.Failed.Load(), p.Users)
+	}
+	sh = engine.NewShared("cost2", p, costHub{h}, engine.Options{})
+	s = sh.NewSession(ctx, 0, uint32(p.Users))
+	if r := s.Login(plan.Immediate); r.Failed != 0 {
+		t.Fatal(r.FirstErr)
+	}
+	s.Close()
+	l = &s.Logins
+	if l.Count.Load() != int64(p.Users) || l.Requests.Load() != 7*int64(p.Users) || l.Failed.Load() != 1 {
+		t.Fatalf("accounted logins: %d counted, %d requests, %d failed; want %d, 7 each, 1 failed",
+			l.Count.Load(), l.Requests.Load(), l.Failed.Load(), p.Users)
+	}
+	hist := latency.NewHistogram()
+	l.Online.MergeInto(hist)
+	if hist.Count() != int64(p.Users) || hist.QuantileMs(0.5) < 1000 {
+		t.Fatalf("time to online: %d samples, p50 %.1f ms; want one a login, from the dial a second ago", hist.Count(), hist.QuantileMs(0.5))
 	}
 }

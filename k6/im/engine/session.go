@@ -20,6 +20,7 @@ type Session struct {
 	Lo, Hi uint32
 	users  []*User
 	Tally  verify.Tally
+	Logins LoginCost // what the session's logins cost
 
 	closing  atomic.Bool
 	stopBeat chan struct{}

@@ -51,6 +51,7 @@ func (u *User) current() Conn {
 // messages the user should have had (a reconnect), not a first sync.
 func (u *User) login(ctx context.Context, recover bool) error {
 	s := u.s
+	began := time.Now()
 	c, err := s.sh.Driver.Connect(ctx, u.idx, u)
 	if err != nil {
 		s.Tally.ConnectErrors.Add(1)
@@ -84,7 +85,15 @@ func (u *User) login(ctx context.Context, recover bool) error {
 			s.Tally.LoginsImmediate.Add(1)
 		}
 	}
-	u.sync(ctx, c, recover)
+	ok := true
+	if ls, is := c.(LoginSyncer); is {
+		if err := ls.LoginSync(ctx, recover); err != nil {
+			ok = false
+			s.sh.warn("login of %s: %v", s.sh.Plan.UserID(u.idx), err)
+		}
+	}
+	reqs, synced := u.sync(ctx, c, recover)
+	s.Logins.record(c, began, reqs, ok && synced)
 	if recover {
 		u.rejoin(ctx)
 	}
@@ -93,49 +102,54 @@ func (u *User) login(ctx context.Context, recover bool) error {
 }
 
 // sync asks the server for its max seqs and pulls everything not yet here,
-// as the SDK does after every login.
-func (u *User) sync(ctx context.Context, c Conn, recover bool) {
+// as the SDK does after every login. It returns the requests it made and
+// whether it got everything it asked for.
+func (u *User) sync(ctx context.Context, c Conn, recover bool) (requests int64, ok bool) {
 	sh := u.s.sh
 	sh.inflight.Add(1)
 	defer sh.inflight.Add(-1)
 	if hs, ok := c.(HeadSyncer); ok {
-		u.headSync(ctx, hs, recover)
-		return
+		return 1, u.headSync(ctx, hs, recover)
 	}
 	type maxes struct {
 		m   map[uint32]uint64
 		err error
 	}
 	ch := make(chan maxes, 1)
+	requests = 1
 	if err := c.MaxSeqs(func(m map[uint32]uint64, err error) { ch <- maxes{m, err} }); err != nil {
 		sh.warn("sync of %s: %v", sh.Plan.UserID(u.idx), err)
-		return
+		return requests, false
 	}
 	var got maxes
 	select {
 	case got = <-ch:
 	case <-ctx.Done():
-		return
+		return requests, false
 	}
 	if got.err != nil {
 		sh.warn("sync of %s: %v", sh.Plan.UserID(u.idx), got.err)
-		return
+		return requests, false
 	}
+	ok = true
 	for conv, max := range got.m {
 		for round := 0; ctx.Err() == nil; round++ {
 			missing := u.inbox.MissingUpTo(conv, max, sh.Opts.SyncBatch)
 			if len(missing) == 0 || round > int(max)/sh.Opts.SyncBatch+2 {
 				break // done, or the server keeps not having them
 			}
+			requests++
 			if err := u.pullWait(ctx, c, map[uint32][]uint64{conv: missing}, recover); err != nil {
 				sh.warn("pull for %s: %v", sh.Plan.UserID(u.idx), err)
+				ok = false
 				break
 			}
 		}
 	}
+	return requests, ok && ctx.Err() == nil
 }
 
-func (u *User) headSync(ctx context.Context, hs HeadSyncer, recover bool) {
+func (u *User) headSync(ctx context.Context, hs HeadSyncer, recover bool) bool {
 	sh := u.s.sh
 	done := make(chan error, 1)
 	u.s.Tally.PullRequests.Add(1)
@@ -145,12 +159,13 @@ func (u *User) headSync(ctx context.Context, hs HeadSyncer, recover bool) {
 		case err = <-done:
 			sh.touch()
 		case <-ctx.Done():
-			return
+			return false
 		}
 	}
 	if err != nil {
 		sh.warn("sync of %s: %v", sh.Plan.UserID(u.idx), err)
 	}
+	return err == nil
 }
 
 func (u *User) pullWait(ctx context.Context, c Conn, seqs map[uint32][]uint64, recover bool) error {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/imbench/imbench/k6/im/conformance"
 	"github.com/imbench/imbench/k6/im/engine"
+	"github.com/imbench/imbench/k6/im/openim"
 	"github.com/imbench/imbench/targets/reference/reftest"
 )
 
@@ -22,12 +23,36 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-type reference struct{ tg *reftest.Target }
+// The whole suite again with the SDK-faithful login: its login pulls and
+// the engine's sync after them still count every fault exactly.
+func TestConformanceSDKLogin(t *testing.T) {
+	conformance.Run(t, conformance.Harness{
+		System: "openim",
+		Start: func(t testing.TB, f conformance.Faults) conformance.Server {
+			r := startReference(t, f).(reference)
+			r.login = openim.LoginSDK
+			return r
+		},
+		WrongCredentials: func(tgt engine.Target) engine.Target {
+			tgt.Options = map[string]any{"secret": "wrong", "login": openim.LoginSDK}
+			return tgt
+		},
+		Variants: map[string]map[string]any{"gob": {"envelope": "gob"}, "json": {"envelope": "json"}},
+	})
+}
+
+type reference struct {
+	tg    *reftest.Target
+	login string
+}
 
 func (r reference) Target() engine.Target {
+	opts := map[string]any{"secret": r.tg.Secret}
+	if r.login != "" {
+		opts["login"] = r.login
+	}
 	return engine.Target{Name: "reference", System: "openim",
-		Endpoints: map[string]string{"api": r.tg.APIURL, "ws": r.tg.WSURL},
-		Options:   map[string]any{"secret": r.tg.Secret}}
+		Endpoints: map[string]string{"api": r.tg.APIURL, "ws": r.tg.WSURL}, Options: opts}
 }
 
 func (r reference) Counter(t testing.TB, name string) float64 { return r.tg.Counter(t, name) }
@@ -40,5 +65,5 @@ func startReference(t testing.TB, f conformance.Faults) conformance.Server {
 		tg = reftest.StartWith(t, reftest.Faults(f), f.ReadTimeout)
 	}
 	reftest.RunDisconnects(t, tg.Core, f)
-	return reference{tg}
+	return reference{tg: tg}
 }

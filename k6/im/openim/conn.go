@@ -40,6 +40,12 @@ type conn struct {
 	kicked  atomic.Bool
 	ended   atomic.Bool // set by OnClose, under cmu
 
+	dialed time.Time                         // when the login began
+	reqs   atomic.Int64                      // requests made: WebSocket requests and REST calls
+	token  string                            // the user's, for the SDK-faithful login's REST calls
+	local  *local                            // the SDK-faithful login's local database of the user
+	maxes  atomic.Pointer[map[uint32]uint64] // the login's 1001 answer, for the engine's sync
+
 	cmu     sync.Mutex         // Close against OnClose
 	onEnd   func(dropped bool) // set by Close: our goodbye is out
 	goodbye bool               // a close frame answered ours
@@ -67,6 +73,12 @@ func (c *conn) write(op ws.Op, payload []byte) error {
 	frameBufs.Put(bp)
 	return err
 }
+
+// Dialed implements engine.LoginCoster.
+func (c *conn) Dialed() time.Time { return c.dialed }
+
+// Requests implements engine.LoginCoster.
+func (c *conn) Requests() int64 { return c.reqs.Load() }
 
 // Ping implements engine.Conn with a WebSocket ping control frame.
 func (c *conn) Ping() error { return c.write(ws.OpPing, nil) }

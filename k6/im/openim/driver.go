@@ -33,7 +33,19 @@ type Config struct {
 	ReadTimeout time.Duration // silence after which a connection is considered dead
 	Parallel    int           // concurrent REST calls during setup
 	SourceAddrs []net.IP      // local addresses to spread connections over (nil: the system's choice)
+	Login       string        // LoginLight (default) or LoginSDK: what a client does after the upgrade
 }
+
+// The login modes: what a client does once the WebSocket is up.
+const (
+	// LoginLight asks for the newest seqs (1001) and pulls what is missing:
+	// the least a client that verifies every message does, close to
+	// msgtest's connections (which send nothing at all).
+	LoginLight = "light"
+	// LoginSDK makes the requests openim-sdk-core v3.8 makes at login, in
+	// its order (sdklogin.go): what the SDK-based programs' users cost.
+	LoginSDK = "sdk"
+)
 
 // Validate checks a config and fills defaults.
 func (c *Config) Validate() error {
@@ -79,6 +91,13 @@ func (c *Config) Validate() error {
 	if c.Parallel <= 0 {
 		c.Parallel = 8
 	}
+	switch c.Login {
+	case "":
+		c.Login = LoginLight
+	case LoginLight, LoginSDK:
+	default:
+		errs = append(errs, fmt.Errorf("login %q: want %s or %s", c.Login, LoginLight, LoginSDK))
+	}
 	return errors.Join(errs...)
 }
 
@@ -100,6 +119,12 @@ type Driver struct {
 	frames   frameCache
 	srcMu    sync.Mutex
 	srcIdx   int
+
+	// The SDK-faithful login's: the users' REST client, each user's local
+	// database (nil in the light login), and a test's record of requests.
+	userAPI *API
+	local   []*local
+	trace   func(u uint32, req string)
 }
 
 var _ engine.Driver = (*Driver)(nil)
@@ -116,6 +141,10 @@ func New(cfg Config, p *plan.Plan) (*Driver, error) {
 	for i := range d.users {
 		d.users[i] = p.UserID(uint32(i))
 	}
+	if cfg.Login == LoginSDK {
+		d.userAPI = newUserAPI(cfg)
+		d.local = make([]*local, p.Users)
+	}
 	d.conv = make([]string, len(p.Convs))
 	d.byID = make(map[string]uint32, len(p.Convs))
 	for i, c := range p.Convs {
@@ -130,6 +159,9 @@ func New(cfg Config, p *plan.Plan) (*Driver, error) {
 	}
 	return d, nil
 }
+
+// LoginMode is the configured login, LoginLight or LoginSDK.
+func (d *Driver) LoginMode() string { return d.cfg.Login }
 
 // GatewayOf is the WebSocket URL user u logs in at.
 func (d *Driver) GatewayOf(u uint32) string { return d.gateways[int(u)%len(d.gateways)] }

@@ -15,6 +15,7 @@ import (
 func (c *conn) handleFrame(frame []byte) error {
 	key := frameKey(frame)
 	if arrivals := c.d.frames.get(key, frame); arrivals != nil {
+		c.local.held(c.d, arrivals)
 		for _, a := range arrivals {
 			c.h.Arrive(a)
 		}
@@ -32,6 +33,7 @@ func (c *conn) handleFrame(frame []byte) error {
 		}
 		arrivals := c.arrivals(push.Msgs, false, false)
 		c.d.frames.put(key, frame, arrivals)
+		c.local.held(c.d, arrivals)
 		for _, a := range arrivals {
 			c.h.Arrive(a)
 		}

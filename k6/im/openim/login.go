@@ -33,15 +33,26 @@ func (e *LoginError) Error() string {
 }
 
 // loginURL is the gateway URL that logs uid in: the login is in the query
-// (openim.md §1.2).
+// (openim.md §1.2). The SDK-faithful login's is the Go SDK's
+// (internal/interaction/long_conn_mgr.go reConn): an operationID like its
+// own, its version, and no sdkType unless the envelope is JSON (the Go SDK
+// sends none; the gateway's default is gob).
 func loginURL(cfg Config, gateway, uid, token string) string {
 	q := url.Values{}
 	q.Set("sendID", uid)
 	q.Set("token", token)
 	q.Set("platformID", strconv.Itoa(cfg.Platform))
-	q.Set("operationID", "imbench-login-"+uid)
 	q.Set("isBackground", "false")
-	q.Set("sdkType", cfg.Envelope.SDKType())
+	if cfg.Login == LoginSDK {
+		q.Set("operationID", sdkOperationID())
+		q.Set("sdkVersion", sdkVersion)
+		if cfg.Envelope != wire.Gob {
+			q.Set("sdkType", cfg.Envelope.SDKType())
+		}
+	} else {
+		q.Set("operationID", "imbench-login-"+uid)
+		q.Set("sdkType", cfg.Envelope.SDKType())
+	}
 	if cfg.Gzip {
 		q.Set("compression", "gzip")
 	}
@@ -59,6 +70,7 @@ func (d *Driver) dial(ctx context.Context, u uint32, token string, h engine.Hand
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 	defer cancel()
+	dialed := time.Now()
 	nc, err := d.netDial(ctx, "tcp", hostPort(wsURL))
 	if err != nil {
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
@@ -91,7 +103,10 @@ func (d *Driver) dial(ctx context.Context, u uint32, token string, h engine.Hand
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
 	}
 	c := &conn{d: d, user: u, uid: uid, h: h, pending: map[string]*pending{},
-		codec: wire.Codec{Envelope: d.cfg.Envelope, Gzip: d.cfg.Gzip}}
+		codec: wire.Codec{Envelope: d.cfg.Envelope, Gzip: d.cfg.Gzip}, dialed: dialed, token: token}
+	if d.local != nil {
+		c.local = d.localOf(u)
+	}
 	c.rd.Max = maxFrame
 	if c.st, err = netloop.Attach(nc, c, d.cfg.ReadTimeout, netloop.DefaultMode); err != nil {
 		return nil, fmt.Errorf("login of %s: %w", uid, err)

@@ -35,6 +35,7 @@ type Options struct {
 	MsgResp     bool     `json:"msgResp"`
 	SourceAddrs []string `json:"sourceAddrs"` // local addresses to spread connections over
 	Timeout     string   `json:"timeout"`     // request and handshake timeout
+	Login       string   `json:"login"`       // light (default) or sdk: what a client does after the upgrade (sdklogin.go)
 }
 
 // protocol is one OpenIM target, read.
@@ -73,7 +74,7 @@ func (o Options) config(api, ws string) (Config, error) {
 		}
 	}
 	cfg := Config{APIURL: api, WSURL: ws, Secret: o.Secret, AdminID: o.Admin, Platform: o.Platform,
-		Envelope: env, Gzip: o.Compression == "gzip", MsgResp: o.MsgResp, Timeout: timeout}
+		Envelope: env, Gzip: o.Compression == "gzip", MsgResp: o.MsgResp, Timeout: timeout, Login: o.Login}
 	for _, a := range o.SourceAddrs {
 		ip := net.ParseIP(a)
 		if ip == nil {

@@ -24,6 +24,10 @@ func (c *conn) request(id int32, data []byte, cb func(*wire.Resp, error)) error 
 		}
 	})
 	c.pmu.Unlock()
+	c.reqs.Add(1)
+	if t := c.d.trace; t != nil {
+		t(c.user, strconv.Itoa(int(id)))
+	}
 	frame, err := c.codec.EncodeReq(&wire.Req{ReqIdentifier: id, SendID: c.uid, OperationID: incr, MsgIncr: incr, Data: data})
 	if err == nil {
 		err = c.write(ws.OpBinary, frame)

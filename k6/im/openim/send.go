@@ -18,7 +18,7 @@ func (c *conn) Send(m plan.Msg, text []byte, createMs int64, done func(error)) e
 	cv := d.plan.Convs[m.Conv]
 	md := &pb.MsgData{
 		SendID:           c.uid,
-		ClientMsgID:      clientMsgID(d.conv[m.Conv], c.uid, m.N),
+		ClientMsgID:      c.clientMsgID(m),
 		SenderPlatformID: int32(d.cfg.Platform),
 		MsgFrom:          wire.MsgFromUser,
 		ContentType:      wire.ContentTypeText,
@@ -44,6 +44,16 @@ func (c *conn) Send(m plan.Msg, text []byte, createMs int64, done func(error)) e
 		}
 		done(err)
 	})
+}
+
+// clientMsgID is the id of message m: in the SDK-faithful login a random
+// one as the SDK makes them; otherwise one derived from the message, unique
+// per message and of the SDK's form (32 hex digits).
+func (c *conn) clientMsgID(m plan.Msg) string {
+	if c.local != nil {
+		return sdkMsgID(c.uid)
+	}
+	return clientMsgID(c.d.conv[m.Conv], c.uid, m.N)
 }
 
 // clientMsgID is unique per message, an md5 hex like the SDK's.

@@ -20,6 +20,11 @@
 //   IM_PLATFORM      openim: platformID of every connection (default 2, Android)
 //   IM_ENVELOPE      openim: gob (the Go SDK's) or json (the JS SDK's)
 //   IM_COMPRESSION   openim: gzip (default) or none
+//   IM_LOGIN         openim: what a user does once connected: light (1001
+//                    and pulls, as msgtest's users hardly more) or sdk (the
+//                    requests openim-sdk-core makes at login, REST calls
+//                    with the user's token included). Default light; sdk in
+//                    the scenarios of the SDK-based programs (openim/test1)
 //   IM_DEVICE_FLAG   wukongim: device flag of every connection (0 APP, 1 WEB, 2 PC)
 //   IM_TRANSPORT     wukongim: tcp (default) or ws
 //   IM_KEEP_ALIVE    wildfire: CONNECT's keepAlive in seconds (default 60)
@@ -60,6 +65,16 @@ const defaultEndpoints = {
   }),
 };
 
+// The OpenIM login a scenario's users make unless IM_LOGIN says: light,
+// or what openimLogin set it to.
+let openimDefaultLogin = 'light';
+
+// openimLogin makes mode ('light' or 'sdk') the scenario's default OpenIM
+// login; call it before scenario().
+export function openimLogin(mode) {
+  openimDefaultLogin = mode;
+}
+
 // Each protocol's options (its driver refuses names it does not know).
 const protocolOptions = {
   openim: (env) => ({
@@ -68,6 +83,7 @@ const protocolOptions = {
     platform: Number(env.IM_PLATFORM || 2),
     envelope: env.IM_ENVELOPE || 'gob',
     compression: env.IM_COMPRESSION || 'gzip',
+    login: env.IM_LOGIN || openimDefaultLogin,
     sourceAddrs: list(env.IM_SOURCE_ADDRS),
   }),
   wukongim: (env) => ({

@@ -3,6 +3,8 @@
 // than the gateway's 30 s read deadline, so only heartbeats keep them), then
 // log out. No messages. What `make bench` measures generator memory and CPU
 // per online user with, and what the seeds' "N users online" loads are.
+// Light logins by default (a pure hold); IM_LOGIN=sdk holds users who
+// logged in as openim-sdk-core does, and the summary says what that cost.
 // size: IM_USERS (1,000) held for IM_HOLD (60s) | SCALE=1: -
 import im from 'k6/x/im';
 import { planKnobs } from '../lib/env.js';

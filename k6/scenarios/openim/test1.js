@@ -7,10 +7,14 @@
 // It reported 112,350 messages, 100 % delivered, 0.231 s average, 1.703 s max.
 // IM_SCALE=1 is that size (about 8 minutes at the seed's 40 msg/s); the
 // default 0.5 (100 users, 3 messages per conversation) takes about 2.
+// integration_test runs on openim-sdk-core: its users log in as the SDK
+// does (IM_LOGIN=sdk, the default here; light for the least a client does).
 // size: 100 users, 2,760 messages | SCALE=1: 200 users, 16,450 messages at 40/s
 import im from 'k6/x/im';
-import { planKnobs } from '../lib/env.js';
+import { planKnobs, openimLogin } from '../lib/env.js';
 import { scenario, integrity } from '../lib/scenario.js';
+
+openimLogin('sdk');
 
 export const plan = im.integration({
   name: 'openim/test1',

@@ -14,6 +14,9 @@
 // msgtest's rate) and the messages per conversation, not the sample's
 // pace. The default 0.02 (1,000 online, msgtest at 34 a second, 1,696
 // sampled messages) sends for about 32 s.
+// Most users here are msgtest's, which connect and send and do nothing
+// else: the light login (the default here). IM_LOGIN=sdk logs every user,
+// msgtest's included, in as openim-sdk-core does.
 // size: 1,000 online, 1,696 sampled messages | SCALE=1: 50,100 users, 84,800 sampled messages, load at 1,700/s
 import im from 'k6/x/im';
 import { sizeKnobs, count } from '../lib/env.js';

@@ -14,6 +14,9 @@
 // SEGMENTS); SCALE scales the members and the online users (and with them
 // msgtest's rate), not the sample's messages or pace. The default 0.02
 // (1,000 members, 26 online) sends for 50 s; DURATION shortens it.
+// Most users here are msgtest's, which connect and send and do nothing
+// else: the light login (the default here). IM_LOGIN=sdk logs every user,
+// msgtest's included, in as openim-sdk-core does.
 // size: 1,000 members, 26 online, 1,600 messages | SCALE=1: 10 × 50,000 members, 500 online, 50,000 online in all
 import im from 'k6/x/im';
 import { sizeKnobs, count } from '../lib/env.js';

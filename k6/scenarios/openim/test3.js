@@ -13,6 +13,9 @@
 // with SEGMENTS); SCALE scales members, online users and messages, not the
 // rate. The default 0.01 (1,100 members, 100 online, 1,000 messages) sends
 // for 5 s.
+// Most users here are msgtest's, which connect and send and do nothing
+// else: the light login (the default here). IM_LOGIN=sdk logs every user,
+// msgtest's included, in as openim-sdk-core does.
 // size: 1,100 members, 100 online, 1,000 messages | SCALE=1: 110,000 members, 10,010 online, 100,000 messages at 200/s
 import im from 'k6/x/im';
 import { sizeKnobs, count } from '../lib/env.js';
