@@ -66,6 +66,10 @@ func TestLoginRefusalsCarryTheErrCode(t *testing.T) {
 			ctx := context.Background()
 			_, err := d.DialToken(ctx, 0, "not-a-token", newRecorder())
 			var le *openim.LoginError
+			if !errors.As(err, &le) || le.Code != 1503 {
+				t.Fatalf("malformed token: %v, want errCode 1503", err)
+			}
+			_, err = d.DialToken(ctx, 0, strings.Repeat("ab", 24), newRecorder())
 			if !errors.As(err, &le) || le.Code != 1507 {
 				t.Fatalf("unknown token: %v, want errCode 1507", err)
 			}

@@ -13,6 +13,7 @@
 package openim
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -60,6 +61,9 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a, err := parseLogin(r)
 	if err == nil {
 		err = g.Core.CheckLogin(a.token, a.user, a.platform)
+		if errors.Is(err, core.ErrTokenUnknown) && !wellFormed(a.token) {
+			err = refuse(wire.CodeTokenMalformed, "not a token") // as the API says it (tools tokenverify)
+		}
 	}
 	if err != nil {
 		g.refuseHandshake(w, r, a, refusalOf(err))
