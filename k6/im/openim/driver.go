@@ -114,11 +114,9 @@ type Driver struct {
 	admin  string
 	tokens map[uint32]string
 
-	dialer   net.Dialer
+	dialer   *engine.SourceDialer
 	gateways []string // the WebSocket URLs users are spread over
 	frames   frameCache
-	srcMu    sync.Mutex
-	srcIdx   int
 
 	// The SDK-faithful login's: the users' REST client, each user's local
 	// database (nil in the light login), and a test's record of requests.
@@ -136,7 +134,7 @@ func New(cfg Config, p *plan.Plan) (*Driver, error) {
 	}
 	d := &Driver{cfg: cfg, plan: p, tokens: map[uint32]string{},
 		api:    newAPI(cfg),
-		dialer: net.Dialer{Timeout: cfg.Timeout}, gateways: strings.Split(cfg.WSURL, ",")}
+		dialer: &engine.SourceDialer{Timeout: cfg.Timeout, Addrs: cfg.SourceAddrs}, gateways: strings.Split(cfg.WSURL, ",")}
 	d.users = make([]string, p.Users)
 	for i := range d.users {
 		d.users[i] = p.UserID(uint32(i))
@@ -320,17 +318,4 @@ func (d *Driver) Connect(ctx context.Context, u uint32, h engine.Handler) (engin
 		return nil, err
 	}
 	return c, nil
-}
-
-func (d *Driver) netDial(ctx context.Context, network, addr string) (net.Conn, error) {
-	if len(d.cfg.SourceAddrs) == 0 {
-		return d.dialer.DialContext(ctx, network, addr)
-	}
-	d.srcMu.Lock()
-	src := d.cfg.SourceAddrs[d.srcIdx%len(d.cfg.SourceAddrs)]
-	d.srcIdx++
-	d.srcMu.Unlock()
-	nd := d.dialer
-	nd.LocalAddr = &net.TCPAddr{IP: src}
-	return nd.DialContext(ctx, network, addr)
 }

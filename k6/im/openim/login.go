@@ -71,7 +71,7 @@ func (d *Driver) dial(ctx context.Context, u uint32, token string, h engine.Hand
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 	defer cancel()
 	dialed := time.Now()
-	nc, err := d.netDial(ctx, "tcp", hostPort(wsURL))
+	nc, err := d.dialer.DialContext(ctx, "tcp", hostPort(wsURL))
 	if err != nil {
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
 	}

@@ -3,7 +3,6 @@ package openim
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -67,20 +66,14 @@ func (o Options) config(api, ws string) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	var timeout time.Duration
-	if o.Timeout != "" {
-		if timeout, err = time.ParseDuration(o.Timeout); err != nil || timeout <= 0 {
-			return Config{}, fmt.Errorf("timeout %q is not a positive duration", o.Timeout)
-		}
+	timeout, err := engine.ParseTimeout(o.Timeout)
+	if err != nil {
+		return Config{}, err
 	}
 	cfg := Config{APIURL: api, WSURL: ws, Secret: o.Secret, AdminID: o.Admin, Platform: o.Platform,
 		Envelope: env, Gzip: o.Compression == "gzip", MsgResp: o.MsgResp, Timeout: timeout, Login: o.Login}
-	for _, a := range o.SourceAddrs {
-		ip := net.ParseIP(a)
-		if ip == nil {
-			return cfg, fmt.Errorf("source address %q is not an IP", a)
-		}
-		cfg.SourceAddrs = append(cfg.SourceAddrs, ip)
+	if cfg.SourceAddrs, err = engine.ParseSourceAddrs(o.SourceAddrs); err != nil {
+		return cfg, err
 	}
 	return cfg, cfg.Validate()
 }

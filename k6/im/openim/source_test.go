@@ -27,7 +27,7 @@ func TestSourceAddressesTakeTurns(t *testing.T) {
 	}
 	var got []string
 	for range 4 {
-		c, err := d.netDial(context.Background(), "tcp", l.Addr().String())
+		c, err := d.dialer.DialContext(context.Background(), "tcp", l.Addr().String())
 		if err != nil {
 			t.Fatal(err)
 		}

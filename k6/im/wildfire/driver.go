@@ -3,7 +3,6 @@ package wildfire
 import (
 	"context"
 	"fmt"
-	"net"
 	"sync"
 	"sync/atomic"
 
@@ -34,9 +33,8 @@ type Driver struct {
 	heads    [2][]atomic.Int64
 	logins   []atomic.Bool // logged in before: a later login recovers
 
-	dialer   net.Dialer
+	dialer   *engine.SourceDialer
 	gateways []string
-	src      atomic.Uint64
 }
 
 // session is what get_token gave for one user's client.
@@ -54,7 +52,8 @@ func New(cfg Config, p *plan.Plan) (*Driver, error) {
 		return nil, err
 	}
 	d := &Driver{cfg: cfg, plan: p, admin: newAdmin(cfg), groupOf: map[string]uint32{}, roomOf: map[string]uint32{},
-		dialer: net.Dialer{Timeout: cfg.Timeout}, gateways: cfg.gateways()}
+		gateways: cfg.gateways()}
+	d.dialer = &engine.SourceDialer{Timeout: cfg.Timeout, Addrs: cfg.SourceAddrs}
 	d.users = make([]string, p.Users)
 	for i := range d.users {
 		d.users[i] = p.UserID(uint32(i))
@@ -200,12 +199,3 @@ func (d *Driver) Connect(ctx context.Context, u uint32, h engine.Handler) (engin
 }
 
 func (d *Driver) gatewayOf(u uint32) string { return d.gateways[int(u)%len(d.gateways)] }
-
-func (d *Driver) netDial(ctx context.Context, addr string) (net.Conn, error) {
-	if len(d.cfg.SourceAddrs) == 0 {
-		return d.dialer.DialContext(ctx, "tcp", addr)
-	}
-	nd := d.dialer
-	nd.LocalAddr = &net.TCPAddr{IP: d.cfg.SourceAddrs[int(d.src.Add(1))%len(d.cfg.SourceAddrs)]}
-	return nd.DialContext(ctx, "tcp", addr)
-}

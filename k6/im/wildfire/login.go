@@ -39,7 +39,7 @@ func (d *Driver) dial(ctx context.Context, u uint32, h engine.Handler) (*conn, e
 	if err != nil {
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
 	}
-	nc, err := d.netDial(ctx, d.gatewayOf(u))
+	nc, err := d.dialer.DialContext(ctx, "tcp", d.gatewayOf(u))
 	if err != nil {
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
 	}

@@ -47,19 +47,12 @@ func open(t engine.Target) (engine.Protocol, error) {
 	}
 	cfg := Config{AdminURL: t.Endpoints[EndpointAdmin], MQTT: t.Endpoints[EndpointMQTT], Secret: o.Secret,
 		Platform: o.Platform, KeepAlive: o.KeepAlive}
-	if o.Timeout != "" {
-		d, err := time.ParseDuration(o.Timeout)
-		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("timeout %q is not a positive duration", o.Timeout)
-		}
-		cfg.Timeout = d
+	var err error
+	if cfg.Timeout, err = engine.ParseTimeout(o.Timeout); err != nil {
+		return nil, err
 	}
-	for _, a := range o.SourceAddrs {
-		ip := net.ParseIP(a)
-		if ip == nil {
-			return nil, fmt.Errorf("source address %q is not an IP", a)
-		}
-		cfg.SourceAddrs = append(cfg.SourceAddrs, ip)
+	if cfg.SourceAddrs, err = engine.ParseSourceAddrs(o.SourceAddrs); err != nil {
+		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err

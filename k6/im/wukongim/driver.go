@@ -5,7 +5,6 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
-	"net"
 	"sync"
 	"sync/atomic"
 
@@ -30,10 +29,9 @@ type Driver struct {
 	convsOf [][]uint32        // plan user → its conversations (for a login's sync)
 	once    sync.Once
 
-	dialer   net.Dialer
+	dialer   *engine.SourceDialer
 	gateways []string
 	conns    atomic.Uint64 // deviceIDs: one per connection
-	src      atomic.Uint64
 }
 
 var _ engine.Driver = (*Driver)(nil)
@@ -44,7 +42,8 @@ func New(cfg Config, p *plan.Plan) (*Driver, error) {
 		return nil, err
 	}
 	d := &Driver{cfg: cfg, plan: p, api: newAPI(cfg), groupOf: map[string]uint32{}, roomOf: map[string]uint32{},
-		dialer: net.Dialer{Timeout: cfg.Timeout}, gateways: cfg.gateways()}
+		gateways: cfg.gateways()}
+	d.dialer = &engine.SourceDialer{Timeout: cfg.Timeout, Addrs: cfg.SourceAddrs}
 	d.users = make([]string, p.Users)
 	for i := range d.users {
 		d.users[i] = p.UserID(uint32(i))
@@ -167,12 +166,3 @@ func (d *Driver) Connect(ctx context.Context, u uint32, h engine.Handler) (engin
 }
 
 func (d *Driver) gatewayOf(u uint32) string { return d.gateways[int(u)%len(d.gateways)] }
-
-func (d *Driver) netDial(ctx context.Context, addr string) (net.Conn, error) {
-	if len(d.cfg.SourceAddrs) == 0 {
-		return d.dialer.DialContext(ctx, "tcp", addr)
-	}
-	nd := d.dialer
-	nd.LocalAddr = &net.TCPAddr{IP: d.cfg.SourceAddrs[int(d.src.Add(1))%len(d.cfg.SourceAddrs)]}
-	return nd.DialContext(ctx, "tcp", addr)
-}

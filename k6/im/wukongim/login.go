@@ -38,7 +38,7 @@ func (d *Driver) dial(ctx context.Context, u uint32, h engine.Handler) (*conn, e
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 	defer cancel()
-	nc, err := d.netDial(ctx, hostPort(gw))
+	nc, err := d.dialer.DialContext(ctx, "tcp", hostPort(gw))
 	if err != nil {
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
 	}
