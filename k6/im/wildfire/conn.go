@@ -27,13 +27,13 @@ const closeWait = time.Second
 // conn is one user's MQTT connection. Bytes arrive through netloop (OnData,
 // OnClose), one call at a time.
 type conn struct {
-	d       *Driver
-	user    uint32
-	uid     string
-	h       engine.Handler
-	st      netloop.Stream
-	s       *session
-	pending []byte
+	d      *Driver
+	user   uint32
+	uid    string
+	h      engine.Handler
+	st     netloop.Stream
+	s      *session
+	frames netloop.Frames // frames cut at a read's end
 
 	amu    sync.Mutex
 	acks   map[uint16]*await // requests waiting for their PUBACK, by packet id
@@ -136,29 +136,15 @@ func (c *conn) Close(ended func(dropped bool)) {
 }
 
 // OnData implements netloop.Handler: frames may span reads.
-func (c *conn) OnData(b []byte) error {
-	if len(c.pending) > 0 {
-		c.pending = append(c.pending, b...)
-		b = c.pending
+func (c *conn) OnData(b []byte) error { return c.frames.Feed(b, c) }
+
+// Frame implements netloop.Framer.
+func (c *conn) Frame(stream []byte) (int, error) {
+	t, flags, body, n, err := wire.SplitFrame(stream)
+	if err != nil || n == 0 {
+		return 0, err
 	}
-	for len(b) > 0 {
-		t, flags, body, n, err := wire.SplitFrame(b)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			break
-		}
-		if err := c.handle(t, flags, body); err != nil {
-			return err
-		}
-		b = b[n:]
-	}
-	c.pending = append(c.pending[:0], b...)
-	if len(c.pending) == 0 && cap(c.pending) > 64<<10 {
-		c.pending = nil // one large pull answer need not stay with the connection
-	}
-	return nil
+	return n, c.handle(t, flags, body)
 }
 
 func (c *conn) handle(t wire.PacketType, flags uint8, body []byte) error {

@@ -31,10 +31,10 @@ type conn struct {
 	uid      string
 	h        engine.Handler
 	st       netloop.Stream
-	ws       bool      // frames travel in WebSocket binary messages
-	wsrd     ws.Reader // the WebSocket layer, when ws
-	pending  []byte    // a WKProto frame cut at a read's end
-	recvacks []byte    // RECVACKs of one read, written together after it
+	ws       bool           // frames travel in WebSocket binary messages
+	wsrd     ws.Reader      // the WebSocket layer, when ws
+	frames   netloop.Frames // a WKProto frame cut at a read's end
+	recvacks []byte         // RECVACKs of one read, written together after it
 	version  uint8
 	cipher   *wire.Cipher // nil: the server runs without encryption
 
@@ -141,26 +141,15 @@ func (c *conn) read(b []byte) error {
 }
 
 // feed splits WKProto frames out of the byte stream; a frame may span reads.
-func (c *conn) feed(b []byte) error {
-	if len(c.pending) > 0 {
-		c.pending = append(c.pending, b...)
-		b = c.pending
+func (c *conn) feed(b []byte) error { return c.frames.Feed(b, c) }
+
+// Frame implements netloop.Framer.
+func (c *conn) Frame(stream []byte) (int, error) {
+	t, flags, body, n, err := wire.SplitFrame(stream)
+	if err != nil || n == 0 {
+		return 0, err
 	}
-	for len(b) > 0 {
-		t, flags, body, n, err := wire.SplitFrame(b)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			break
-		}
-		if err := c.handle(t, flags, body); err != nil {
-			return err
-		}
-		b = b[n:]
-	}
-	c.pending = append(c.pending[:0], b...)
-	return nil
+	return n, c.handle(t, flags, body)
 }
 
 func (c *conn) handle(t wire.PacketType, flags uint8, body []byte) error {
