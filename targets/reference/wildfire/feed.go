@@ -2,6 +2,7 @@ package wildfire
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/imbench/imbench/targets/reference/core"
 	wire "github.com/imbench/imbench/wire/wildfire"
@@ -17,9 +18,10 @@ const (
 // feed is one user's messages to pull, per type: seqs from 1, consecutive,
 // the oldest trimmed away as the client's pulls say it has them.
 type feed struct {
-	mu    sync.Mutex
-	q     [feedTypes]queue
-	conns []*conn // the user's logged-in MQTT connections, told of what is filed
+	mu     sync.Mutex
+	q      [feedTypes]queue
+	conns  []*conn       // the user's logged-in MQTT connections, told of what is filed
+	online *atomic.Int64 // the front end's count of feeds with a connection
 }
 
 // queue holds seqs head-len(msgs)+1 … head.
@@ -70,7 +72,7 @@ func (f *FrontEnd) keep(user string) *feed {
 	}
 	f.mu.Lock()
 	if fd = f.feeds[user]; fd == nil {
-		fd = &feed{}
+		fd = &feed{online: &f.online}
 		f.feeds[user] = fd
 	}
 	f.mu.Unlock()
@@ -118,6 +120,9 @@ func (fd *feed) attach(c *conn) error {
 		return err
 	}
 	c.put(ack)
+	if len(fd.conns) == 0 {
+		fd.online.Add(1)
+	}
 	fd.conns = append(fd.conns, c)
 	return nil
 }
@@ -131,6 +136,9 @@ func (fd *feed) detach(c *conn) {
 			fd.conns[i] = fd.conns[last]
 			fd.conns[last] = nil
 			fd.conns = fd.conns[:last]
+			if last == 0 {
+				fd.online.Add(-1)
+			}
 			break
 		}
 	}

@@ -44,6 +44,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/imbench/imbench/targets/reference/core"
@@ -85,7 +86,7 @@ type FrontEnd struct {
 	byUser   map[string][]*session // user → its sessions
 	feeds    map[string]*feed      // user → feed, for every user get_token or user/create saw
 	rooms    map[string]bool       // chatrooms chatroom/create made
-	online   map[string]int        // user → MQTT connections
+	online   atomic.Int64          // users with an MQTT connection (feeds with one)
 	started  time.Time
 }
 
@@ -100,7 +101,7 @@ func New(c *core.Core, m *core.Metrics, log *slog.Logger) *FrontEnd {
 		ConnectTimeout: DefaultConnectTimeout, KickDelay: DefaultKickDelay, RateLimit: DefaultRateLimit,
 		TokenKey: wire.DefaultTokenKey, MaxPullBytes: DefaultMaxPullBytes,
 		c: c, sessions: map[string]*session{}, byUser: map[string][]*session{}, feeds: map[string]*feed{},
-		rooms: map[string]bool{}, online: map[string]int{}, started: time.Now()}
+		rooms: map[string]bool{}, started: time.Now()}
 	f.ids.init()
 	f.Metrics.front = f
 	c.SetFeed(f.fileOffline)
@@ -125,20 +126,5 @@ func (f *FrontEnd) ServeMQTT(l net.Listener) error {
 	}
 }
 
-// userOnline counts a logged-in connection of uid, or (delta -1) its end.
-func (f *FrontEnd) userOnline(uid string, delta int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if n := f.online[uid] + delta; n > 0 {
-		f.online[uid] = n
-	} else {
-		delete(f.online, uid)
-	}
-}
-
 // OnlineUsers is how many users have a Wildfire connection.
-func (f *FrontEnd) OnlineUsers() int {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	return len(f.online)
-}
+func (f *FrontEnd) OnlineUsers() int { return int(f.online.Load()) }

@@ -51,7 +51,6 @@ func (f *FrontEnd) serve(nc net.Conn) {
 	}
 	f.Metrics.Login("ok")
 	f.Metrics.conns.Add(1)
-	f.userOnline(s.user, 1)
 	defer func() {
 		c.Close()
 		f.c.Detach(c.cs) // what the reorder fault held is filed
@@ -60,7 +59,6 @@ func (f *FrontEnd) serve(nc net.Conn) {
 		c.dmu.Unlock()
 		fd.detach(c)
 		f.Metrics.conns.Add(-1)
-		f.userOnline(s.user, -1)
 	}()
 	go c.writeLoop()
 	c.readLoop(r, idleTimeout(f.ReadTimeout, cp.KeepAlive))
