@@ -34,9 +34,9 @@ func (a *API) syncRoutes() {
 	a.route("/friend/get_incremental_friends", anyToken, a.incrementalFriends)
 	a.route("/friend/get_full_friend_user_ids", anyToken, a.fullFriendIDs)
 	a.route("/friend/get_friend_list", anyToken, a.friendList)
-	a.route("/friend/get_black_list", anyToken, a.blackList)
-	a.route("/friend/get_friend_apply_list", anyToken, a.friendApplyTo)
-	a.route("/friend/get_self_friend_apply_list", anyToken, a.friendApplyFrom)
+	a.route("/friend/get_black_list", anyToken, ownEmpty(func(r *wire.UserPageReq) string { return r.UserID }, wire.BlacksResp{Blacks: []*wire.BlackInfo{}}))
+	a.route("/friend/get_friend_apply_list", anyToken, ownEmpty(func(r *wire.UserPageReq) string { return r.UserID }, wire.FriendApplyToResp{FriendRequests: []*wire.FriendRequest{}}))
+	a.route("/friend/get_self_friend_apply_list", anyToken, ownEmpty(func(r *wire.UserPageReq) string { return r.UserID }, wire.FriendApplyFromResp{FriendRequests: []*wire.FriendRequest{}}))
 	a.route("/group/get_incremental_join_groups", anyToken, a.incrementalJoinGroups)
 	a.route("/group/get_full_join_group_ids", anyToken, a.fullJoinGroupIDs)
 	a.route("/group/get_joined_group_list", anyToken, a.joinedGroupList)
@@ -44,8 +44,8 @@ func (a *API) syncRoutes() {
 	a.route("/group/get_group_member_list", anyToken, a.groupMemberList)
 	a.route("/group/get_full_group_member_user_ids", anyToken, a.fullGroupMemberIDs)
 	a.route("/group/get_groups_info", anyToken, a.groupsInfo)
-	a.route("/group/get_recv_group_applicationList", anyToken, a.recvGroupApplications)
-	a.route("/group/get_user_req_group_applicationList", anyToken, a.userGroupApplications)
+	a.route("/group/get_recv_group_applicationList", anyToken, ownEmpty(func(r *wire.GroupApplicationsReq) string { return r.FromUserID }, wire.GroupApplicationsResp{GroupRequests: []*wire.GroupRequest{}}))
+	a.route("/group/get_user_req_group_applicationList", anyToken, ownEmpty(func(r *wire.UserGroupApplicationsReq) string { return r.UserID }, wire.GroupApplicationsResp{GroupRequests: []*wire.GroupRequest{}}))
 	a.route("/conversation/get_incremental_conversations", anyToken, a.incrementalConversations)
 	a.route("/conversation/get_full_conversation_ids", anyToken, a.fullConversationIDs)
 	a.route("/conversation/get_owner_conversation", anyToken, a.ownerConversations)
@@ -53,6 +53,21 @@ func (a *API) syncRoutes() {
 	a.route("/conversation/get_conversations", anyToken, a.someConversations)
 	a.route("/msg/newest_seq", anyToken, a.newestSeq)
 	a.route("/msg/get_conversations_has_read_and_max_seq", anyToken, a.hasReadAndMaxSeq)
+}
+
+// ownEmpty answers a list the target never fills (blacklists, friend and
+// group applications): the caller's own, always empty.
+func ownEmpty[Req any](owner func(*Req) string, empty any) handler {
+	return func(_ *http.Request, who caller, body []byte) (any, error) {
+		var req Req
+		if err := decode(body, &req); err != nil {
+			return nil, err
+		}
+		if err := self(who, owner(&req)); err != nil {
+			return nil, err
+		}
+		return empty, nil
+	}
 }
 
 // listVersion is a list's version: an ObjectID-like digest of its sorted
@@ -239,39 +254,6 @@ func (a *API) friendList(_ *http.Request, who caller, body []byte) (any, error) 
 	return out, nil
 }
 
-func (a *API) blackList(_ *http.Request, who caller, body []byte) (any, error) {
-	var req wire.UserPageReq
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := self(who, req.UserID); err != nil {
-		return nil, err
-	}
-	return wire.BlacksResp{Blacks: []*wire.BlackInfo{}}, nil
-}
-
-func (a *API) friendApplyTo(_ *http.Request, who caller, body []byte) (any, error) {
-	var req wire.UserPageReq
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := self(who, req.UserID); err != nil {
-		return nil, err
-	}
-	return wire.FriendApplyToResp{FriendRequests: []*wire.FriendRequest{}}, nil
-}
-
-func (a *API) friendApplyFrom(_ *http.Request, who caller, body []byte) (any, error) {
-	var req wire.UserPageReq
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := self(who, req.UserID); err != nil {
-		return nil, err
-	}
-	return wire.FriendApplyFromResp{FriendRequests: []*wire.FriendRequest{}}, nil
-}
-
 func (a *API) incrementalJoinGroups(_ *http.Request, who caller, body []byte) (any, error) {
 	var req wire.IncrementalReq
 	if err := decode(body, &req); err != nil {
@@ -399,28 +381,6 @@ func (a *API) groupsInfo(_ *http.Request, _ caller, body []byte) (any, error) {
 		}
 	}
 	return out, nil
-}
-
-func (a *API) recvGroupApplications(_ *http.Request, who caller, body []byte) (any, error) {
-	var req wire.GroupApplicationsReq
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := self(who, req.FromUserID); err != nil {
-		return nil, err
-	}
-	return wire.GroupApplicationsResp{GroupRequests: []*wire.GroupRequest{}}, nil
-}
-
-func (a *API) userGroupApplications(_ *http.Request, who caller, body []byte) (any, error) {
-	var req wire.UserGroupApplicationsReq
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := self(who, req.UserID); err != nil {
-		return nil, err
-	}
-	return wire.GroupApplicationsResp{GroupRequests: []*wire.GroupRequest{}}, nil
 }
 
 func (a *API) incrementalConversations(_ *http.Request, who caller, body []byte) (any, error) {
