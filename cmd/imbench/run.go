@@ -222,7 +222,7 @@ func preflight(rc *runConfig) error {
 		return fmt.Errorf("%s is not built: run make up", rc.k6)
 	}
 	opts := map[string]any{"secret": rc.secret}
-	if rc.protocol != "wildfire" { // as lib/env.js: Wildfire's admin API signs with the secret alone
+	if spec, err := engine.Lookup(rc.protocol); err == nil && spec.AdminUser {
 		opts["admin"] = rc.admin
 	}
 	t := engine.Target{Name: rc.target.Name, System: rc.protocol, AllowRemote: rc.allowRemote,

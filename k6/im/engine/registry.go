@@ -24,6 +24,9 @@ type Spec struct {
 	PingLimit time.Duration
 	// Carries lists the conversation kinds the protocol can deliver.
 	Carries []plan.ConvKind
+	// AdminUser is true when the options take an admin user id ("admin")
+	// beside the secret; a CLI passes a profile's admin only then.
+	AdminUser bool
 	// Open reads a target's options strictly; it contacts nothing.
 	Open func(t Target) (Protocol, error)
 }

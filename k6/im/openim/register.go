@@ -19,6 +19,7 @@ func init() {
 		// The gateway closes connections silent for 30 s.
 		PingLimit: (wire.ReadDeadlineSeconds - 5) * time.Second,
 		Carries:   []plan.ConvKind{plan.Single, plan.Group},
+		AdminUser: true,
 		Open:      open,
 	})
 }

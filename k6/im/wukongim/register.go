@@ -27,8 +27,9 @@ func init() {
 		PingLimit: 2 * time.Minute,
 		// Chatrooms are v2's live channels (type 9): members join through
 		// /channel/subscriber_add, and the server keeps no history for them.
-		Carries: []plan.ConvKind{plan.Single, plan.Group, plan.Room},
-		Open:    open,
+		Carries:   []plan.ConvKind{plan.Single, plan.Group, plan.Room},
+		AdminUser: true,
+		Open:      open,
 	})
 }
 
