@@ -20,7 +20,14 @@ type feed struct {
 	loginHead int64         // the head the CONNACK gave: below it, a login's catch-up
 	recover   bool          // a catch-up recovers what the user should have had (a re-login)
 	waiters   []func(error) // Syncs waiting for the next pull to be sent
-	armed     []func(error) // Syncs answered by the pull under way, unless it pages on
+	armed     []armed       // Syncs riding the chain until it reaches their head
+}
+
+// armed is a Sync whose pull was sent: the first answer fixes the head it
+// waits for, the server's head then (at least its head when asked).
+type armed struct {
+	done func(error)
+	head int64 // 0 until the first answer
 }
 
 func (c *conn) startFeeds(head int64, recover bool) {
@@ -54,7 +61,9 @@ func (c *conn) notified(t int32, head int64) {
 func (c *conn) pull(t int32) {
 	c.fmu.Lock()
 	f := &c.feeds[t]
-	f.armed = append(f.armed, f.waiters...)
+	for _, w := range f.waiters {
+		f.armed = append(f.armed, armed{done: w})
+	}
 	f.waiters = nil
 	c.fmu.Unlock()
 	id := c.d.heads[t][c.user].Load()
@@ -117,15 +126,29 @@ func (c *conn) pulled(t int32, id int64, a wire.Puback, err error) {
 	if cur > hd.Load() {
 		hd.Store(cur)
 	}
-	// A Sync is answered by the first answer that reaches the server's
-	// head when it was asked, even while MNs keep the chain going: under
-	// steady traffic the chain may never go idle.
+	// A Sync is answered once the chain reaches the head the server gave
+	// in the first answer after it was asked, even while MNs keep the
+	// chain going: under steady traffic the chain may never go idle, and a
+	// receiver a page behind may never see cur == head.
 	paging := cur > id && cur < head
 	more := paging || f.again
 	f.again = false
 	var waiters []func(error)
-	if !paging {
-		waiters, f.armed = f.armed, nil
+	kept := f.armed[:0]
+	for _, w := range f.armed {
+		if w.head == 0 {
+			w.head = head
+		}
+		if cur >= w.head {
+			waiters = append(waiters, w.done)
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	clear(f.armed[len(kept):])
+	f.armed = kept
+	if len(kept) > 0 {
+		more = true
 	}
 	if !more {
 		f.pulling = false
@@ -134,12 +157,11 @@ func (c *conn) pulled(t int32, id int64, a wire.Puback, err error) {
 	for _, a := range arrivals {
 		c.h.Arrive(a)
 	}
-	if more {
-		c.pull(t)
-		return
-	}
 	for _, w := range waiters {
 		w(nil)
+	}
+	if more {
+		c.pull(t)
 	}
 }
 
@@ -147,7 +169,10 @@ func (c *conn) endChain(t int32, err error) {
 	c.fmu.Lock()
 	f := &c.feeds[t]
 	f.pulling, f.again = false, false
-	waiters := append(f.armed, f.waiters...)
+	waiters := f.waiters
+	for _, w := range f.armed {
+		waiters = append(waiters, w.done)
+	}
 	f.armed, f.waiters = nil, nil
 	c.fmu.Unlock()
 	for _, w := range waiters {

@@ -18,9 +18,13 @@ import (
 type counting struct {
 	got    atomic.Int64
 	kicked chan error
+	slow   time.Duration // each arrival takes this long to handle
 }
 
-func (h *counting) Arrive(verify.Arrival) { h.got.Add(1) }
+func (h *counting) Arrive(verify.Arrival) {
+	h.got.Add(1)
+	time.Sleep(h.slow)
+}
 func (h *counting) Closed(_ engine.Conn, err error, kicked bool) {
 	if kicked {
 		h.kicked <- err
@@ -30,7 +34,19 @@ func (h *counting) Closed(_ engine.Conn, err error, kicked bool) {
 // A sync asked while MNs keep the pull chain busy returns once a pull
 // reached the server's head: it does not wait for the traffic to stop.
 func TestSyncReturnsUnderSteadyTraffic(t *testing.T) {
-	tg := reftest.StartWildfire(t, core.Faults{}, reftest.WFOptions{})
+	syncUnderTraffic(t, reftest.WFOptions{}, 0)
+}
+
+// A receiver slower than the traffic is always a page behind the server's
+// head; its sync still returns, once it reaches the head the server gave
+// when the sync was asked. Pages of one message, arrivals taking 2 ms and
+// a sender at about 2,000 messages a second make the lag certain.
+func TestSyncReturnsWhenTheReceiverLags(t *testing.T) {
+	syncUnderTraffic(t, reftest.WFOptions{MaxPullBytes: 1}, 2*time.Millisecond)
+}
+
+func syncUnderTraffic(t *testing.T, o reftest.WFOptions, slow time.Duration) {
+	tg := reftest.StartWildfire(t, core.Faults{}, o)
 	p := testPlan(t, "busy", `{"kind":"groups","groups":1,"members":2,"allOnline":true,"inFlight":1,"messages":1}`)
 	d := newDriver(t, tg, p)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -38,7 +54,7 @@ func TestSyncReturnsUnderSteadyTraffic(t *testing.T) {
 	if _, err := d.Setup(ctx, func(string) {}); err != nil {
 		t.Fatal(err)
 	}
-	rx := &counting{kicked: make(chan error, 1)}
+	rx := &counting{kicked: make(chan error, 1), slow: slow}
 	recv, err := d.Connect(ctx, 1, rx)
 	if err != nil {
 		t.Fatal(err)
@@ -50,14 +66,17 @@ func TestSyncReturnsUnderSteadyTraffic(t *testing.T) {
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() { // about 2,000 messages a second, for as long as the test runs
-		for n := uint32(1); ; n++ {
+		for n := uint32(1); n < 1<<20; {
 			select {
 			case <-stop:
 				return
-			case <-time.After(500 * time.Microsecond):
+			case <-time.After(2 * time.Millisecond):
 			}
-			text := verify.AppendBody(nil, p.RunID, 0, 0, n, time.Now().UnixMicro(), 64)
-			send.Send(plan.Msg{Sender: 0, Conv: 0, N: n}, text, 0, func(error) {})
+			for range 4 {
+				text := verify.AppendBody(nil, p.RunID, 0, 0, n, time.Now().UnixMicro(), 64)
+				send.Send(plan.Msg{Sender: 0, Conv: 0, N: n}, text, 0, func(error) {})
+				n++
+			}
 		}
 	}()
 	time.Sleep(300 * time.Millisecond)
@@ -74,8 +93,8 @@ func TestSyncReturnsUnderSteadyTraffic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatalf("sync still waiting after 5 s of steady traffic (%d arrived)", rx.got.Load())
+	case <-time.After(15 * time.Second):
+		t.Fatalf("sync still waiting after 15 s of steady traffic (%d arrived)", rx.got.Load())
 	}
 	t.Logf("sync answered in %s with messages flowing", time.Since(began))
 }

@@ -28,6 +28,7 @@ type WFOptions struct {
 	RateLimit      int           // requests per 5 s per clientId and topic
 	ConnectTimeout time.Duration // no CONNECT: closed after this
 	KickDelay      time.Duration // kick's ROFL to close
+	MaxPullBytes   int           // > 0: what one MP answers, in encoded bytes (one message at least)
 }
 
 // StartWildfire serves a fresh Wildfire target until the test ends, when
@@ -50,6 +51,9 @@ func StartWildfire(t testing.TB, faults core.Faults, o WFOptions) *WFTarget {
 	}
 	if o.KickDelay > 0 {
 		f.KickDelay = o.KickDelay
+	}
+	if o.MaxPullBytes > 0 {
+		f.MaxPullBytes = o.MaxPullBytes
 	}
 	api := httptest.NewServer(f.API())
 	t.Cleanup(api.Close)
