@@ -152,7 +152,7 @@ func dashboard(uid, title, desc string, vars []any, panels []Panel) Dashboard {
 	annotations := []any{map[string]any{
 		"builtIn": 1, "datasource": map[string]any{"type": "grafana", "uid": "-- Grafana --"},
 		"enable": true, "hide": true, "iconColor": "rgba(0, 211, 255, 1)", "name": "Annotations & Alerts", "type": "dashboard",
-	}, runAnnotation()}
+	}, runAnnotation(), outageAnnotation()}
 	return Dashboard{UID: uid, Title: title, Description: desc, Tags: []string{"imbench"}, Timezone: "browser",
 		Refresh: "5s", SchemaVersion: 39, Editable: false, Time: map[string]any{"from": "now-30m", "to": "now"},
 		Templating: map[string]any{"list": vars}, Annotations: map[string]any{"list": annotations}, Panels: panels}
@@ -167,6 +167,18 @@ func runAnnotation() map[string]any {
 		"step":        "5s",
 		"titleFormat": "run $run_id",
 		"textFormat":  "imbench run $run_id",
+	}
+}
+
+// Users dropped and not yet back: a region per outage (a storm, a gateway
+// killed, a restart), zero and so invisible the rest of the run.
+func outageAnnotation() map[string]any {
+	return map[string]any{
+		"name": "Outage", "enable": true, "iconColor": "#F2495C", "datasource": prom(),
+		"expr":        `sum(k6_im_users_down{run_id=~"$run_id"})`,
+		"step":        "5s",
+		"titleFormat": "users down",
+		"textFormat":  "users dropped and not yet back: see the report's outages",
 	}
 }
 

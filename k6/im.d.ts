@@ -218,7 +218,14 @@ declare module 'k6/x/im' {
     pingInterval?: string;
     /** How long a seq gap may stay open before it is pulled. Default 500ms. */
     gapGrace?: string;
+    /** First wait before a dropped user logs in again; doubles per attempt, each wait jittered. Default 1s. */
     reconnectDelay?: string;
+    /** The longest wait between reconnect attempts. Default 10s. */
+    reconnectCap?: string;
+    /** A reconnect storm: this long after sending began, the target drops every connection at once. */
+    stormAt?: string;
+    /** Where to ask the target for the storm (the reference target's POST /fault/storm). Required with stormAt. */
+    stormUrl?: string;
     /** Drain ends after this long without a delivery. Default 3s. */
     drainQuiet?: string;
     /** Drain ends after this long in any case. Default 60s. */

@@ -47,6 +47,9 @@ func (r *Report) sections() []section {
 		out = append(out, section{Title: st.Title, Tables: []table{t}})
 	}
 	out = append(out, section{Title: "Latency (ms)", Tables: []table{latencyTable(s)}})
+	if sec, ok := r.droppedSection(); ok {
+		out = append(out, sec)
+	}
 	out = append(out, r.resourceSections()...)
 	out = append(out, r.machineSection())
 	out = append(out, r.sourcesSection())

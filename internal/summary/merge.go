@@ -34,7 +34,9 @@ func Merge(parts []Summary) (Summary, error) {
 	lastStart := out.StartedAt
 	var firstSec int64
 	perSec := map[int64]int64{}
+	var outages []*Outages
 	for _, p := range parts {
+		outages = append(outages, p.Outages)
 		if p.RunID != out.RunID {
 			return Summary{}, fmt.Errorf("partial summaries of runs %s and %s", out.RunID, p.RunID)
 		}
@@ -157,6 +159,7 @@ func Merge(parts []Summary) (Summary, error) {
 		}
 	}
 	out.Messages.AvgPerSecond = AvgRate(out.Messages.Sent, out.Messages.FirstSendMs, out.Messages.LastSendMs)
+	out.Outages = MergeOutages(outages)
 	if err := checkRanges(out.Generator.UserRanges, out.Users.Registered); err != nil {
 		return out, err
 	}

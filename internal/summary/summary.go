@@ -37,6 +37,7 @@ type Summary struct {
 		E2E LatencySummary `json:"e2e"`
 		Ack LatencySummary `json:"ack"`
 	} `json:"latency_ms"`
+	Outages    *Outages                   `json:"outages,omitempty"` // users dropped and their way back
 	Generator  GeneratorSummary           `json:"generator"`
 	Versions   map[string]string          `json:"versions"`
 	Histograms map[string]latency.Encoded `json:"histograms,omitempty"` // e2e, ack, login: to merge partial summaries exactly
@@ -235,6 +236,9 @@ func (s Summary) Table() string {
 	row("Connections", fmt.Sprintf("%d connect errors, %d disconnects, %d reconnects", u.ConnectErrors, u.Disconnects, u.Reconnects))
 	if s.Logins != nil {
 		row("Login Cost", LoginText(s.Logins))
+	}
+	if t := OutageText(s.Outages); t != "" {
+		row("Outages", t)
 	}
 	if st := s.SeedTable(); st != nil {
 		b.WriteString(st.String())

@@ -18,6 +18,7 @@ import (
 // one Trend sample per delivery, which k6 would keep for the whole run.
 type metricSet struct {
 	online                                       *metrics.Metric // gauge: users online in this k6 process
+	down                                         *metrics.Metric // gauge: users dropped and not yet back
 	sent, acked, sendFailures                    *metrics.Metric
 	deliveries, expected, duplicates, outOfOrder *metrics.Metric
 	lost, roomMissed, corrupted                  *metrics.Metric
@@ -48,6 +49,7 @@ func newMetricSet(r *metrics.Registry) (*metricSet, error) {
 	}
 	ms := &metricSet{
 		online:        get("im_online_users", metrics.Gauge),
+		down:          get("im_users_down", metrics.Gauge),
 		sent:          get("im_messages_sent", metrics.Counter),
 		acked:         get("im_messages_acked", metrics.Counter),
 		sendFailures:  get("im_send_failures", metrics.Counter),
@@ -158,6 +160,7 @@ func (f *flusher) flush() {
 	delta(f.ms.logins, f.base.With("phase", "late"), cur.LoginsLate, l.LoginsLate)
 	delta(f.ms.pulls, f.base, cur.PullRequests, l.PullRequests)
 	add(f.ms.online, f.base, float64(f.run.Shared.Online()))
+	add(f.ms.down, f.base, float64(f.run.Shared.Down()))
 	f.last = cur
 	metrics.PushIfNotDone(f.ctx, f.out, out)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -111,6 +112,7 @@ type RunOptions struct {
 	PingInterval   string `js:"pingInterval"`
 	GapGrace       string `js:"gapGrace"`
 	ReconnectDelay string `js:"reconnectDelay"`
+	ReconnectCap   string `js:"reconnectCap"`
 	DrainQuiet     string `js:"drainQuiet"`
 	DrainTimeout   string `js:"drainTimeout"`
 	LoginParallel  int    `js:"loginParallel"`
@@ -120,6 +122,8 @@ type RunOptions struct {
 	LoginWindow    string `js:"loginWindow"` // distributed: time allowed for each login phase
 	SendMargin     string `js:"sendMargin"`  // distributed: time allowed after the last scheduled send
 	ServerCores    int    `js:"serverCores"` // the target machine's cores, for per-core rates in the tables
+	StormAt        string `js:"stormAt"`     // after sending began, the target drops every connection at once
+	StormURL       string `js:"stormUrl"`    // where to ask for it (the reference target's POST /fault/storm)
 }
 
 func (o RunOptions) engineOptions() (engine.Options, error) {
@@ -132,6 +136,7 @@ func (o RunOptions) engineOptions() (engine.Options, error) {
 		"pingInterval":   {o.PingInterval, &out.PingInterval},
 		"gapGrace":       {o.GapGrace, &out.GapGrace},
 		"reconnectDelay": {o.ReconnectDelay, &out.ReconnectDelay},
+		"reconnectCap":   {o.ReconnectCap, &out.ReconnectCap},
 		"drainQuiet":     {o.DrainQuiet, &out.DrainQuiet},
 		"drainTimeout":   {o.DrainTimeout, &out.DrainTimeout},
 	} {
@@ -166,6 +171,7 @@ type Run struct {
 	StartedAt time.Time
 
 	progress *progress // progress lines, when this process prints them
+	storm    *storm    // a reconnect storm asked of the target, when stormAt is set
 
 	mu        sync.Mutex
 	endedAt   time.Time
@@ -243,6 +249,10 @@ func (mi *ModuleInstance) open(ph *PlanHandle, t *engine.Target, v sobek.Value, 
 	if err != nil {
 		return nil, err
 	}
+	stm, err := newStorm(o.StormAt, o.StormURL, t.AllowRemote)
+	if err != nil {
+		return nil, err
+	}
 	spec, proto, err := t.Open()
 	if err != nil {
 		return nil, err
@@ -258,6 +268,7 @@ func (mi *ModuleInstance) open(ph *PlanHandle, t *engine.Target, v sobek.Value, 
 		return nil, err
 	}
 	run := &Run{ID: id, Plan: ph.p, Target: *t, Protocol: spec, Opts: o, Driver: d, StartedAt: time.Now()}
+
 	if o.StartAt > 0 {
 		run.StartAt = time.UnixMilli(o.StartAt)
 	}
@@ -280,6 +291,9 @@ func (mi *ModuleInstance) open(ph *PlanHandle, t *engine.Target, v sobek.Value, 
 	}
 	if run.Segments > 1 && run.StartAt.IsZero() {
 		return nil, fmt.Errorf("%s: a run split over %d execution segments needs IM_START_AT, the common start its processes keep time from", what, run.Segments)
+	}
+	if run.Segment == "" || strings.HasPrefix(run.Segment, "0:") {
+		run.storm = stm // one process of a distributed run asks for it
 	}
 	pctx, cancel := context.WithTimeout(mi.vu.Context(), 30*time.Second)
 	err = proto.Preflight(pctx)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/grafana/sobek"
+	"go.k6.io/k6/errext"
 	"go.k6.io/k6/lib"
 
 	"github.com/imbench/imbench/k6/im/engine"
@@ -163,6 +164,7 @@ func (h *SessionHandle) Login(phase string) (LoginResult, error) {
 		return LoginResult{}, err
 	}
 	r := h.s.Login(p)
+	h.stopIfFailed()
 	out := LoginResult{Attempted: r.Attempted, Online: r.Online, Failed: r.Failed}
 	if r.FirstErr != nil {
 		out.FirstError = r.FirstErr.Error()
@@ -184,7 +186,18 @@ func (h *SessionHandle) Send() (engine.SendResult, error) {
 	if h.run.StartAt.IsZero() {
 		at = at.Add(100 * time.Millisecond) // the sessions' clocks start together, a moment after the barrier
 	}
-	return h.s.Send(at, time.Minute), nil
+	h.run.storm.schedule(h.s.Context(), at, h.run.Shared.Logf)
+	r := h.s.Send(at, time.Minute)
+	h.stopIfFailed()
+	return r, nil
+}
+
+// stopIfFailed aborts the test as exec.test.abort does (one line, exit
+// code 108) once the engine ended the run early: the server lost its state.
+func (h *SessionHandle) stopIfFailed() {
+	if err := h.run.Shared.Failure(); err != nil {
+		h.mi.vu.Runtime().Interrupt(&errext.InterruptError{Reason: errext.AbortTest + ": " + err.Error()})
+	}
 }
 
 // HoldResult says how many users stayed online through a hold.
@@ -209,7 +222,8 @@ func (h *SessionHandle) Hold(duration string) (HoldResult, error) {
 	}
 	before := h.s.Tally.Disconnects.Load()
 	began := time.Now()
-	if err := waitUntil(h.mi.vu.Context(), began.Add(d)); err != nil {
+	if err := waitUntil(h.s.Context(), began.Add(d)); err != nil {
+		h.stopIfFailed()
 		return HoldResult{}, err
 	}
 	return HoldResult{Seconds: time.Since(began).Seconds(), OnlineAfter: h.run.Shared.Online(),
@@ -225,7 +239,9 @@ func (h *SessionHandle) Drain() (engine.DrainResult, error) {
 	if _, err := h.barrier("late", "late"); err != nil {
 		return engine.DrainResult{}, err
 	}
-	return h.s.Drain(), nil
+	r := h.s.Drain()
+	h.stopIfFailed()
+	return r, nil
 }
 
 // Close ends the users' connections once every VU of this process finished.

@@ -37,6 +37,7 @@ func (r *Run) BuildSummary() summary.Summary {
 		Logins: t.LoginsImmediate + t.LoginsLate, LateLogins: t.LoginsLate, ConnectErrors: t.ConnectErrors,
 		Disconnects: t.Disconnects, Reconnects: t.Reconnects, Kicks: t.Kicks}
 	s.Logins = r.loginCost()
+	s.Outages = r.outages()
 	s.Groups = summary.GroupsSummary{Count: len(p.Groups), Friendships: len(p.Friends), BySize: map[string]int{}}
 	for _, g := range p.Groups {
 		s.Groups.BySize[fmt.Sprint(len(g.Members))]++
@@ -206,4 +207,23 @@ func (mi *ModuleInstance) Summary(_ sobek.Value) (map[string]any, error) {
 	}
 	return map[string]any{"stdout": s.Table() + "\nsummary: " + filepath.Join(dir, name) + "\n",
 		filepath.Join(dir, name): string(raw) + "\n"}, nil
+}
+
+// outages is the process's windows of users dropped, as summary.json has them.
+func (r *Run) outages() *summary.Outages {
+	ws, omitted := r.Shared.Outages()
+	if len(ws) == 0 && omitted == 0 {
+		return nil
+	}
+	out := &summary.Outages{Omitted: omitted}
+	for _, w := range ws {
+		o := summary.Outage{Start: w.Start.UTC(), Dropped: w.Dropped, Reconnects: w.Reconnects, GaveUp: w.GaveUp,
+			ReconnectsPerSecond: w.ReconnectsPerSecond, PerSecondStart: w.Start.Unix()}
+		if !w.End.IsZero() {
+			o.End = w.End.UTC()
+		}
+		o.Finish()
+		out.Windows = append(out.Windows, o)
+	}
+	return out
 }

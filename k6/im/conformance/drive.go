@@ -14,10 +14,11 @@ import (
 
 // outcome is what a run counted.
 type outcome struct {
-	totals verify.Totals
-	rec    verify.Reconciliation
-	e2e    *latency.Histogram
-	peak   int64
+	totals  verify.Totals
+	rec     verify.Reconciliation
+	e2e     *latency.Histogram
+	peak    int64
+	outages []engine.Outage
 }
 
 // build makes a plan from a workload's classes, with ids of its own.
@@ -55,6 +56,14 @@ func driver(t testing.TB, tgt engine.Target, p *plan.Plan) engine.Driver {
 // immediate users, all wait, send, wait, log in the late users, drain.
 func run(t testing.TB, tgt engine.Target, p *plan.Plan, vus int, opts engine.Options) outcome {
 	t.Helper()
+	return runThen(t, tgt, p, vus, opts, nil)
+}
+
+// runThen is run with online called once, in its own goroutine, when every
+// user is online and sending is about to begin.
+func runThen(t testing.TB, tgt engine.Target, p *plan.Plan, vus int, opts engine.Options, online func()) outcome {
+	t.Helper()
+	var once sync.Once
 	d := driver(t, tgt, p)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -81,6 +90,9 @@ func run(t testing.TB, tgt engine.Target, p *plan.Plan, vus int, opts engine.Opt
 				t.Error(err)
 				return
 			}
+			if online != nil {
+				once.Do(func() { go online() })
+			}
 			s.Send(start.Add(50*time.Millisecond), 30*time.Second)
 			if _, err := sh.Barrier(ctx, "sent", vus); err != nil {
 				t.Error(err)
@@ -97,6 +109,7 @@ func run(t testing.TB, tgt engine.Target, p *plan.Plan, vus int, opts engine.Opt
 	}
 	wg.Wait()
 	out := outcome{totals: sh.Totals(), e2e: latency.NewHistogram(), peak: sh.Peak()}
+	out.outages, _ = sh.Outages()
 	in, ob := map[uint32]*verify.Inbox{}, map[uint32]*verify.Outbox{}
 	for _, s := range sh.Sessions() {
 		for _, u := range s.Users() {

@@ -34,6 +34,9 @@ type Server interface {
 	Target() engine.Target
 	// Counter sums a counter of the server's metrics over its labels.
 	Counter(t testing.TB, name string) float64
+	// DropAll drops every connection at once, a reconnect storm, and
+	// returns how many it dropped (counted as the disconnect fault's).
+	DropAll() int
 }
 
 // Harness is what a protocol gives the suite.

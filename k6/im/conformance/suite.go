@@ -41,6 +41,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("reorder", func(t *testing.T) { testReorder(t, h) })
 	t.Run("delay", func(t *testing.T) { testDelay(t, h) })
 	t.Run("disconnect", func(t *testing.T) { testDisconnect(t, h) })
+	t.Run("storm", func(t *testing.T) { testStorm(t, h) })
 	t.Run("heartbeats", func(t *testing.T) { testHeartbeats(t, h) })
 	t.Run("gateways", func(t *testing.T) { testGateways(t, h) })
 	t.Run("chatroom", func(t *testing.T) { testChatroom(t, h) })
@@ -237,6 +238,39 @@ func testDisconnect(t *testing.T, h Harness) {
 	if verify.Sum(o.rec.Lost) != 0 {
 		t.Fatalf("lost %v after reconnects; sample %+v", o.rec.Lost, o.rec.Sample)
 	}
+}
+
+// Every connection dropped at once mid-send: one outage, every user in it
+// back, the drops and reconnects counted as the target counts them, and
+// every acknowledged message delivered (pulled where its push was lost).
+func testStorm(t *testing.T, h Harness) {
+	srv := h.Start(t, Faults{})
+	dropped := make(chan int, 1)
+	p := build(t, "storm", `{"kind":"groups","groups":6,"members":8,"allOnline":true,"totalRate":100,"messages":30}`)
+	o := runThen(t, srv.Target(), p, 2, engine.Options{ReconnectDelay: 100 * time.Millisecond, ReconnectCap: 400 * time.Millisecond},
+		func() {
+			time.Sleep(600 * time.Millisecond)
+			dropped <- srv.DropAll()
+		})
+	n := int64(<-dropped)
+	if n != int64(p.Users) || int64(srv.Counter(t, DisconnectsCounter)) != n || o.totals.Disconnects != n {
+		t.Fatalf("storm dropped %d of %d users; target counted %v, verifier %d", n, p.Users, srv.Counter(t, DisconnectsCounter), o.totals.Disconnects)
+	}
+	if len(o.outages) != 1 {
+		t.Fatalf("%d outages for one storm: %+v", len(o.outages), o.outages)
+	}
+	w := o.outages[0]
+	var perSec int64
+	for _, c := range w.ReconnectsPerSecond {
+		perSec += c
+	}
+	if w.Dropped != n || w.Reconnects != n || w.GaveUp != 0 || w.End.IsZero() || perSec != n || o.totals.Reconnects != n {
+		t.Fatalf("outage %+v for %d drops (%d reconnects counted)", w, n, o.totals.Reconnects)
+	}
+	if exp := verify.Sum(o.totals.Expected); exp == 0 || verify.Sum(o.rec.Lost) != 0 {
+		t.Fatalf("expected %d, lost %v after the storm; sample %+v", exp, o.rec.Lost, o.rec.Sample)
+	}
+	t.Logf("%d dropped, all back after %s", n, w.End.Sub(w.Start).Round(time.Millisecond))
 }
 
 // Heartbeats keep idle users online past the server's idle deadline; with

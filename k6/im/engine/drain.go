@@ -78,7 +78,7 @@ func (s *Session) finalSync() {
 			defer func() { <-sem; wg.Done() }()
 			ctx, cancel := context.WithTimeout(s.ctx, 60*time.Second)
 			defer cancel()
-			u.sync(ctx, c, true)
+			u.sync(ctx, c, true, nil)
 		}()
 	}
 	wg.Wait()

@@ -17,6 +17,7 @@ import (
 type Session struct {
 	sh     *Shared
 	ctx    context.Context
+	cancel context.CancelCauseFunc
 	Lo, Hi uint32
 	users  []*User
 	Tally  verify.Tally
@@ -35,7 +36,8 @@ type Session struct {
 
 // NewSession opens a session for users [lo, hi) and starts its heartbeats.
 func (sh *Shared) NewSession(ctx context.Context, lo, hi uint32) *Session {
-	s := &Session{sh: sh, ctx: ctx, Lo: lo, Hi: hi, stopBeat: make(chan struct{}), beatDone: make(chan struct{}),
+	ctx, cancel := context.WithCancelCause(ctx)
+	s := &Session{sh: sh, ctx: ctx, cancel: cancel, Lo: lo, Hi: hi, stopBeat: make(chan struct{}), beatDone: make(chan struct{}),
 		sendAll: make(chan struct{})}
 	s.users = make([]*User, hi-lo)
 	for i := range s.users {
@@ -45,9 +47,15 @@ func (sh *Shared) NewSession(ctx context.Context, lo, hi uint32) *Session {
 	sh.mu.Lock()
 	sh.sessions = append(sh.sessions, s)
 	sh.mu.Unlock()
+	if err := sh.Failure(); err != nil {
+		cancel(err)
+	}
 	go s.heartbeat()
 	return s
 }
+
+// Context ends with the VU's, or when the run fails early (Shared.Fail).
+func (s *Session) Context() context.Context { return s.ctx }
 
 // Shared returns the process-wide state the session belongs to.
 func (s *Session) Shared() *Shared { return s.sh }
@@ -171,6 +179,7 @@ func (s *Session) Close() {
 		}
 	}
 	wg.Wait()
+	s.cancel(context.Canceled) // reconnects still waiting give up
 }
 
 const closeSenders = 16

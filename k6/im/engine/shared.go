@@ -17,7 +17,8 @@ type Options struct {
 	PingInterval   time.Duration // heartbeat period per connection (OpenIM's read deadline is 30 s)
 	LoginParallel  int           // logins in flight per VU
 	GapGrace       time.Duration // how long a seq gap may stay open before it is pulled
-	ReconnectDelay time.Duration // wait before logging in again after a disconnect
+	ReconnectDelay time.Duration // first wait before logging in again after a disconnect; doubles per attempt
+	ReconnectCap   time.Duration // the longest wait between attempts
 	ReconnectMax   int           // attempts per disconnect
 	DrainQuiet     time.Duration // drain ends after this long without a delivery
 	DrainTimeout   time.Duration // drain ends after this long in any case
@@ -34,6 +35,7 @@ func (o *Options) Defaults() {
 	set(&o.PingInterval, 20*time.Second)
 	set(&o.GapGrace, 500*time.Millisecond)
 	set(&o.ReconnectDelay, time.Second)
+	set(&o.ReconnectCap, 10*time.Second)
 	set(&o.DrainQuiet, 3*time.Second)
 	set(&o.DrainTimeout, 60*time.Second)
 	if o.LoginParallel <= 0 {
@@ -63,8 +65,10 @@ type Shared struct {
 	inflight   atomic.Int64 // pulls and syncs under way
 	lastChange atomic.Int64 // unix ns of the last delivery or finished pull
 
-	meter  Meter
-	rooms  rooms
+	meter   Meter
+	rooms   rooms
+	outages outages
+	failure atomic.Pointer[error] // what ended the run early, once
 	phase  atomic.Pointer[string] // what the sessions are doing, for progress lines
 	sendAt atomic.Int64           // unix ns: when sending began, 0 before
 

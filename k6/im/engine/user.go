@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -52,6 +53,10 @@ func (u *User) current() Conn {
 func (u *User) login(ctx context.Context, recover bool) error {
 	s := u.s
 	began := time.Now()
+	var had map[uint32]uint64 // seqs that arrived before this login: the server had them
+	if recover {
+		had = u.inbox.MaxSeqs()
+	}
 	c, err := s.sh.Driver.Connect(ctx, u.idx, u)
 	if err != nil {
 		s.Tally.ConnectErrors.Add(1)
@@ -92,7 +97,7 @@ func (u *User) login(ctx context.Context, recover bool) error {
 			s.sh.warn("login of %s: %v", s.sh.Plan.UserID(u.idx), err)
 		}
 	}
-	reqs, synced := u.sync(ctx, c, recover)
+	reqs, synced := u.sync(ctx, c, recover, had)
 	s.Logins.record(c, began, reqs, ok && synced)
 	if recover {
 		u.rejoin(ctx)
@@ -103,8 +108,9 @@ func (u *User) login(ctx context.Context, recover bool) error {
 
 // sync asks the server for its max seqs and pulls everything not yet here,
 // as the SDK does after every login. It returns the requests it made and
-// whether it got everything it asked for.
-func (u *User) sync(ctx context.Context, c Conn, recover bool) (requests int64, ok bool) {
+// whether it got everything it asked for. had is what arrived before a
+// reconnect: a server whose newest seq is below it lost its state.
+func (u *User) sync(ctx context.Context, c Conn, recover bool, had map[uint32]uint64) (requests int64, ok bool) {
 	sh := u.s.sh
 	sh.inflight.Add(1)
 	defer sh.inflight.Add(-1)
@@ -133,6 +139,11 @@ func (u *User) sync(ctx context.Context, c Conn, recover bool) (requests int64, 
 	}
 	ok = true
 	for conv, max := range got.m {
+		if max < had[conv] {
+			sh.Fail(fmt.Errorf("%w: its newest seq of %s's conversation %d is %d, below the %d it delivered (restarted without its state?)",
+				ErrStateLost, sh.Plan.UserID(u.idx), conv, max, had[conv]))
+			return requests, false
+		}
 		for round := 0; ctx.Err() == nil; round++ {
 			missing := u.inbox.MissingUpTo(conv, max, sh.Opts.SyncBatch)
 			if len(missing) == 0 || round > int(max)/sh.Opts.SyncBatch+2 {
@@ -261,11 +272,15 @@ func (u *User) Closed(c Conn, err error, kicked bool) {
 		s.sh.warn("%s: %v", s.sh.Plan.UserID(u.idx), err)
 	}
 	if again {
+		s.sh.outages.drop(time.Now())
 		s.sh.inflight.Add(1)
 		go u.relogin()
 	}
 }
 
+// relogin logs a dropped user in again, waiting a capped, jittered backoff
+// before each attempt; each attempt tells the driver its number, so that a
+// driver with several gateways tries the next one.
 func (u *User) relogin() {
 	s := u.s
 	defer s.sh.inflight.Add(-1)
@@ -274,9 +289,12 @@ func (u *User) relogin() {
 		u.reconnect = v
 		u.mu.Unlock()
 	}
-	for attempt := 1; attempt <= s.sh.Opts.ReconnectMax; attempt++ {
+	back := false
+	defer func() { s.sh.outages.back(time.Now(), back) }()
+	o := s.sh.Opts
+	for attempt := 1; attempt <= o.ReconnectMax; attempt++ {
 		select {
-		case <-time.After(s.sh.Opts.ReconnectDelay):
+		case <-time.After(backoff(attempt, o.ReconnectDelay, o.ReconnectCap)):
 		case <-s.ctx.Done():
 			setFlag(false)
 			return
@@ -287,11 +305,16 @@ func (u *User) relogin() {
 		// Cleared before the login so that the new connection, should it
 		// drop at once, starts its own reconnect.
 		setFlag(false)
-		ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
+		ctx, cancel := context.WithTimeout(WithAttempt(s.ctx, attempt), 30*time.Second)
 		err := u.login(ctx, true)
 		cancel()
 		if err == nil {
 			s.Tally.Reconnects.Add(1)
+			back = true
+			return
+		}
+		if errors.Is(err, ErrStateLost) {
+			s.sh.Fail(fmt.Errorf("%w (restarted without its state?); not retrying", err))
 			return
 		}
 		setFlag(true)

@@ -310,6 +310,10 @@ func (d *Driver) Connect(ctx context.Context, u uint32, h engine.Handler) (engin
 		// The target no longer knows this token (restarted, or kicked it):
 		// one fresh token, as the SDK would after logging in again.
 		if tok, err = d.token(ctx, u, true); err != nil {
+			var ae *APIError
+			if errors.As(err, &ae) && ae.Code == wire.CodeUserNotFound && engine.Attempt(ctx) > 0 {
+				return nil, fmt.Errorf("%w: %v", engine.ErrStateLost, err)
+			}
 			return nil, err
 		}
 		c, err = d.dial(ctx, u, tok, h)

@@ -64,7 +64,7 @@ func loginURL(cfg Config, gateway, uid, token string) string {
 
 func (d *Driver) dial(ctx context.Context, u uint32, token string, h engine.Handler) (*conn, error) {
 	uid := d.users[u]
-	wsURL, err := url.Parse(loginURL(d.cfg, d.GatewayOf(u), uid, token))
+	wsURL, err := url.Parse(loginURL(d.cfg, engine.GatewayFor(ctx, d.gateways, u), uid, token))
 	if err != nil {
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
 	}

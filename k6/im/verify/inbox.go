@@ -213,6 +213,19 @@ func (in *Inbox) MissingUpTo(c uint32, max uint64, limit int) []uint64 {
 	return in.conv(c).seqs.missing(max, limit)
 }
 
+// MaxSeqs is the highest seq that arrived of each conversation.
+func (in *Inbox) MaxSeqs() map[uint32]uint64 {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	out := make(map[uint32]uint64, len(in.convs))
+	for c, cv := range in.convs {
+		if cv.maxSeq > 0 {
+			out[c] = cv.maxSeq
+		}
+	}
+	return out
+}
+
 // Has reports whether message n of sender s in conversation c arrived.
 func (in *Inbox) Has(c, s uint32, n uint64) bool {
 	in.mu.Lock()

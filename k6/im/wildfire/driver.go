@@ -198,4 +198,3 @@ func (d *Driver) Connect(ctx context.Context, u uint32, h engine.Handler) (engin
 	return d.dial(ctx, u, h)
 }
 
-func (d *Driver) gatewayOf(u uint32) string { return d.gateways[int(u)%len(d.gateways)] }

@@ -39,7 +39,7 @@ func (d *Driver) dial(ctx context.Context, u uint32, h engine.Handler) (*conn, e
 	if err != nil {
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
 	}
-	nc, err := d.dialer.DialContext(ctx, "tcp", d.gatewayOf(u))
+	nc, err := d.dialer.DialContext(ctx, "tcp", engine.GatewayFor(ctx, d.gateways, u))
 	if err != nil {
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
 	}
@@ -49,9 +49,16 @@ func (d *Driver) dial(ctx context.Context, u uint32, h engine.Handler) (*conn, e
 		nc.Close()
 		var le *LoginError
 		if errors.As(err, &le) {
+			if le.Code == wire.ConnackSessionNotExist && engine.Attempt(ctx) > 0 {
+				return nil, fmt.Errorf("%w: %v", engine.ErrStateLost, le)
+			}
 			return nil, le
 		}
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
+	}
+	if had := d.heads[wire.PullNormal][u].Load(); head < had {
+		nc.Close()
+		return nil, fmt.Errorf("%w: the CONNACK's message head for %s is %d, below the %d it delivered", engine.ErrStateLost, uid, head, had)
 	}
 	c.startFeeds(head, d.logins[u].Load())
 	if c.st, err = netloop.Attach(nc, c, d.cfg.ReadTimeout, netloop.DefaultMode); err != nil {

@@ -1,6 +1,7 @@
 package wukongim_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/imbench/imbench/k6/im/conformance"
@@ -32,6 +33,8 @@ func (r reference) Target() engine.Target {
 }
 
 func (r reference) Counter(t testing.TB, name string) float64 { return r.tg.Counter(t, name) }
+
+func (r reference) DropAll() int { return r.tg.Core.Drop(math.MaxInt) }
 
 func startReference(t testing.TB, f conformance.Faults) conformance.Server {
 	tg := reftest.StartWuKongIMWith(t, reftest.Faults(f), reftest.WKOptions{ReadTimeout: f.ReadTimeout, Gateways: f.Gateways})

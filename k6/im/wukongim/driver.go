@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -162,7 +163,14 @@ func (d *Driver) Setup(ctx context.Context, progress func(string)) (engine.Setup
 
 // Connect logs user u in on its gateway.
 func (d *Driver) Connect(ctx context.Context, u uint32, h engine.Handler) (engine.Conn, error) {
-	return d.dial(ctx, u, h)
+	c, err := d.dial(ctx, u, h)
+	var le *LoginError
+	if errors.As(err, &le) && le.Reason == wire.ReasonAuthFail && engine.Attempt(ctx) > 0 {
+		// The token it accepted before: the server forgot it.
+		return nil, fmt.Errorf("%w: %v", engine.ErrStateLost, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
-
-func (d *Driver) gatewayOf(u uint32) string { return d.gateways[int(u)%len(d.gateways)] }

@@ -32,7 +32,7 @@ func (e *LoginError) Error() string {
 // the CONNACK (the server closes a connection that sends more first).
 func (d *Driver) dial(ctx context.Context, u uint32, h engine.Handler) (*conn, error) {
 	uid := d.users[u]
-	gw, err := url.Parse(d.gatewayOf(u))
+	gw, err := url.Parse(engine.GatewayFor(ctx, d.gateways, u))
 	if err != nil {
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
 	}

@@ -45,6 +45,14 @@
 //                    of several (the k6-operator's runners set their pod name)
 //   IM_PING_INTERVAL, IM_DRAIN_QUIET, IM_DRAIN_TIMEOUT   durations
 //   IM_SERVER_CORES  the target machine's cores (per-core rates in the tables)
+//   IM_RECONNECT_DELAY, IM_RECONNECT_CAP   a dropped user's first wait before
+//                    logging in again (default 1s, doubling, jittered) and
+//                    the longest (default 10s)
+//   IM_STORM_AT      this long after sending began, the target drops every
+//                    connection at once (a reconnect storm; openim/storm's
+//                    default is 20s)
+//   IM_STORM_URL     where to ask for it: the reference target's POST
+//                    /fault/storm beside its /metrics (the CLI sets it)
 // A run split over several k6 processes (execution segments, `imbench run
 // -segments N`): one process sets the target up with IM_SETUP_ONLY=1, then
 // the segments run with --no-setup and keep time from IM_START_AT (unix ms);
@@ -73,6 +81,16 @@ let openimDefaultLogin = 'light';
 // login; call it before scenario().
 export function openimLogin(mode) {
   openimDefaultLogin = mode;
+}
+
+// When a scenario's storm comes unless IM_STORM_AT says: none, or what
+// stormAt set it to.
+let defaultStormAt = '';
+
+// stormAt makes a reconnect storm part of the scenario: d (a duration)
+// after sending began, the target drops every connection at once.
+export function stormAt(d) {
+  defaultStormAt = d;
 }
 
 // Each protocol's options (its driver refuses names it does not know).
@@ -168,6 +186,11 @@ export function runOptions(env, vus) {
   if (env.IM_LOGIN_WINDOW) o.loginWindow = env.IM_LOGIN_WINDOW;
   if (env.IM_SEND_MARGIN) o.sendMargin = env.IM_SEND_MARGIN;
   if (env.IM_SERVER_CORES) o.serverCores = Math.floor(number(env, 'IM_SERVER_CORES', 0));
+  if (env.IM_RECONNECT_DELAY) o.reconnectDelay = env.IM_RECONNECT_DELAY;
+  if (env.IM_RECONNECT_CAP) o.reconnectCap = env.IM_RECONNECT_CAP;
+  const stormAt = env.IM_STORM_AT || defaultStormAt;
+  if (stormAt) o.stormAt = stormAt;
+  if (env.IM_STORM_URL) o.stormUrl = env.IM_STORM_URL;
   return o;
 }
 
