@@ -68,9 +68,9 @@ type Shared struct {
 	meter   Meter
 	rooms   rooms
 	outages outages
-	failure atomic.Pointer[error] // what ended the run early, once
-	phase  atomic.Pointer[string] // what the sessions are doing, for progress lines
-	sendAt atomic.Int64           // unix ns: when sending began, 0 before
+	failure atomic.Pointer[error]  // what ended the run early, once
+	phase   atomic.Pointer[string] // what the sessions are doing, for progress lines
+	sendAt  atomic.Int64           // unix ns: when sending began, 0 before
 
 	mu       sync.Mutex
 	sessions []*Session

@@ -197,4 +197,3 @@ func (d *Driver) Setup(ctx context.Context, progress func(string)) (engine.Setup
 func (d *Driver) Connect(ctx context.Context, u uint32, h engine.Handler) (engine.Conn, error) {
 	return d.dial(ctx, u, h)
 }
-
