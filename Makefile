@@ -10,6 +10,7 @@
 #   make status | make down
 #   make test                        everything CI runs (the fuzz targets' seed corpora included)
 #   make fuzz [FUZZTIME=30s]         every Fuzz* target for FUZZTIME each: executions and findings
+#   make chaos                       the stack's own failures, verbosely: storm, gateway and target killed, segment killed, Prometheus killed
 #   make proto                       regenerate wire/openim/pb from its .proto
 
 SHELL := /bin/bash
@@ -40,7 +41,7 @@ GO_SOURCES := go.mod go.sum $(shell find . -name '*.go' -not -name '*_test.go' -
 PROTOC_GEN_GO_VERSION := v1.36.11
 PROMETHEUS_VERSION    := 3.10.0
 
-.PHONY: help up down status scenarios run-scenario soak report compare bench test fuzz tools stack-tools apt proto check-proto fmt-check generate promtool-test
+.PHONY: help up down status scenarios run-scenario soak report compare bench test fuzz chaos tools stack-tools apt proto check-proto fmt-check generate promtool-test
 
 help:
 	@sed -n '/^$$/q;p' Makefile | sed 's/^# \{0,1\}//'
@@ -175,6 +176,16 @@ promtool-test: $(BIN)/promtool
 # cores, packages running side by side would measure each other.
 test: tools stack-tools fmt-check check-proto promtool-test
 	IMBENCH_TOOLS=$(abspath $(BIN)) go test -p 1 -count=1 -timeout 40m ./...
+
+# The stack's own failures, each an end-to-end test with exact accounting
+# (all of them are in `make test` too): a reconnect storm per protocol, a
+# gateway killed and restarted, the target restarted with and without its
+# state log, a segment's k6 killed, Prometheus killed mid-run (the stack
+# test, with the live view).
+chaos: tools stack-tools
+	@export IMBENCH_TOOLS=$(abspath $(BIN)); show='^(=== RUN|--- |ok|FAIL|PASS)|\.go:[0-9]+: '; \
+	go test -p 1 -count=1 -timeout 40m -v -run 'TestChaos|TestRestartWithStateLog|TestStackObservesARun' ./cmd/imbench 2>&1 | grep -E "$$show"; \
+	go test -p 1 -count=1 -timeout 20m -v -run 'TestConformance$$/^(storm|disconnect)$$' ./k6/im/openim ./k6/im/wukongim ./k6/im/wildfire 2>&1 | grep -E "$$show"
 
 # Every Fuzz* target of the module, one after the other, each fuzzed for
 # FUZZTIME (niced: two cores): per target its executions and what it found.

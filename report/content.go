@@ -38,6 +38,9 @@ func (r *Report) sections() []section {
 			s.TargetAPI, s.StartedAt.Format("2006-01-02 15:04:05"), s.EndedAt.Format("15:04:05"), dur),
 	}}
 	out = append(out, intro)
+	if len(s.Warnings) > 0 {
+		out = append(out, section{Title: "Warnings", Paras: s.Warnings})
+	}
 	out = append(out, section{Title: "Results", Tables: []table{r.resultsTable()}})
 	if st := r.Summary.SeedTable(); st != nil {
 		t := table{Head: []string{"", ""}}

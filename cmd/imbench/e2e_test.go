@@ -55,6 +55,14 @@ type target struct {
 // startTarget runs the reference target binary on free loopback ports.
 func startTarget(t *testing.T, flags ...string) target {
 	t.Helper()
+	tg, args := targetArgs(t, flags...)
+	launchTarget(t, tg, args)
+	return tg
+}
+
+// targetArgs picks the free ports of a target and its command line.
+func targetArgs(t *testing.T, flags ...string) (target, []string) {
+	t.Helper()
 	tg := target{secret: "e2e-secret-" + strconv.FormatInt(time.Now().UnixNano(), 36)}
 	api, ws, met := freePort(t), freePort(t), freePort(t)
 	tg.api = fmt.Sprintf("http://127.0.0.1:%d", api)
@@ -69,6 +77,13 @@ func startTarget(t *testing.T, flags ...string) target {
 		"-wukongim-api", fmt.Sprintf("127.0.0.1:%d", wkAPI), "-wukongim-tcp", fmt.Sprintf("127.0.0.1:%d", wkTCP),
 		"-wukongim-ws", fmt.Sprintf("127.0.0.1:%d", wkWS),
 		"-wildfire-admin", fmt.Sprintf("127.0.0.1:%d", wfAdmin), "-wildfire-mqtt", fmt.Sprintf("127.0.0.1:%d", wfMQTT)}, flags...)
+	return tg, args
+}
+
+// launchTarget starts the target and waits for its API; the process is
+// killed at the end of the test.
+func launchTarget(t *testing.T, tg target, args []string) *exec.Cmd {
+	t.Helper()
 	cmd := exec.Command(filepath.Join(toolsDir(t), "imbench-target"), args...)
 	cmd.Env = append(os.Environ(), "IMBENCH_TARGET_SECRET="+tg.secret)
 	var log bytes.Buffer
@@ -86,12 +101,12 @@ func startTarget(t *testing.T, flags ...string) target {
 	for i := 0; i < 100; i++ {
 		if resp, err := http.Get(tg.api + "/healthz"); err == nil {
 			resp.Body.Close()
-			return tg
+			return cmd
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("target did not start: %s", log.String())
-	return tg
+	return cmd
 }
 
 type result struct {
@@ -127,7 +142,8 @@ func runCLI(bin, dir string, env []string, args ...string) (result, error) {
 func (tg target) env() []string {
 	return []string{"IM_API_URL=" + tg.api, "IM_WS_URL=" + tg.ws, "IM_SECRET=" + tg.secret,
 		"IM_WUKONGIM_API_URL=" + tg.wkAPI, "IM_WUKONGIM_TCP_URL=" + tg.wkTCP, "IM_WUKONGIM_WS_URL=" + tg.wkWS,
-		"IM_WILDFIRE_ADMIN_URL=" + tg.wfAdmin, "IM_WILDFIRE_MQTT_URL=" + tg.wfMQTT}
+		"IM_WILDFIRE_ADMIN_URL=" + tg.wfAdmin, "IM_WILDFIRE_MQTT_URL=" + tg.wfMQTT,
+		"IM_STORM_URL=" + strings.TrimSuffix(tg.metrics, "/metrics") + "/fault/storm"}
 }
 
 // runSummary is the part of summary.json the tests read.
@@ -413,11 +429,25 @@ func TestSegmentsAddUpToOneProcess(t *testing.T) {
 	if err != nil || !bytes.Equal(again, raw) {
 		t.Fatalf("the report's merge differs from the run's (%v)", err)
 	}
-	parts, _ := filepath.Glob(filepath.Join(dir, "summary-*.json"))
+	// A missing part (its k6 was killed): the others' results are kept,
+	// the missing segment named, and the exit is not 0.
 	os.Remove(filepath.Join(dir, "summary.json"))
-	os.Remove(parts[1])
-	if r := imbench(t, nil, "report", "-run", filepath.Base(dir), "-results", results); r.code == 0 || !strings.Contains(r.stderr, "held by no process") {
-		t.Fatalf("a missing part was not refused: exit %d\n%s", r.code, r.stderr)
+	os.Remove(filepath.Join(dir, "summary-1_3-2_3.json"))
+	r = imbench(t, nil, "report", "-run", filepath.Base(dir), "-results", results)
+	if r.code == 0 || !strings.Contains(r.stderr, "segment(s) 1/3:2/3 wrote no summary") {
+		t.Fatalf("a missing part: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	var partial struct {
+		runSummary
+		Missing []string `json:"missing_parts"`
+	}
+	raw, err = os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil || json.Unmarshal(raw, &partial) != nil || len(partial.Missing) != 1 || partial.Messages.Sent == 0 ||
+		partial.Messages.Sent >= merged.Messages.Sent {
+		t.Fatalf("partial summary (%v): missing %v, sent %d of %d", err, partial.Missing, partial.Messages.Sent, merged.Messages.Sent)
+	}
+	if md, _ := os.ReadFile(filepath.Join(dir, "report.md")); !strings.Contains(string(md), "1/3:2/3 of 3 wrote no summary") {
+		t.Fatalf("the report does not name the missing segment:\n%s", md)
 	}
 }
 
@@ -452,6 +482,7 @@ func TestEveryScenarioRunsVerifiedAtATinySize(t *testing.T) {
 		"openim/test3-zh":         {"IM_SCALE=0.01", "IM_DURATION=5s"},
 		"wildfire/c1000k":         {"IM_SCALE=0.0002", "IM_HOLD=3s"},
 		"openim/hold":             {"IM_USERS=20", "IM_HOLD=3s"},
+		"openim/storm":            {"IM_SCALE=0.1", "IM_DURATION=6s", "IM_STORM_AT=2s"},
 		"wukongim/mixed":          {"IM_SCALE=0.01", "IM_DURATION=4s"},
 		"wukongim/mixed-wkstress": {"IM_SCALE=0.01", "IM_DURATION=4s"},
 		"wukongim/stability":      {"IM_SCALE=0.01", "IM_DURATION=4s"},

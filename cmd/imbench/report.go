@@ -80,6 +80,9 @@ func cmdReport(args []string) error {
 		return err
 	}
 	printReportPaths(r)
+	if m := r.Summary.Missing; len(m) > 0 {
+		return fmt.Errorf("the run is incomplete: segment(s) %s wrote no summary; the report has the others' results", strings.Join(m, ", "))
+	}
 	return nil
 }
 
@@ -154,7 +157,11 @@ func mergePartials(dir string) error {
 	if err != nil || len(parts) == 0 {
 		return err
 	}
-	m, err := mergeSegments(dir, len(parts))
+	n := len(parts)
+	if s, err := summary.Load(parts[0]); err == nil && s.Segments > n {
+		n = s.Segments // some segment wrote none: mergeSegments names it
+	}
+	m, err := mergeSegments(dir, n)
 	if err != nil {
 		return fmt.Errorf("merging the %d partial summaries in %s: %w", len(parts), dir, err)
 	}

@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -100,6 +102,9 @@ func runSegments(rc *runConfig) (int, error) {
 	if err != nil {
 		return max(code, 1), err
 	}
+	if len(merged.Missing) > 0 {
+		code = max(code, 1)
+	}
 	fmt.Print(merged.Table())
 	for _, w := range merged.Warnings {
 		fmt.Println("imbench: warning:", w)
@@ -111,36 +116,32 @@ func runSegments(rc *runConfig) (int, error) {
 	return finishRun(rc, obs, dir, code)
 }
 
-// fraction is i/n as k6 writes segment boundaries.
-func fraction(i, n int) string {
-	switch i {
-	case 0:
-		return "0"
-	case n:
-		return "1"
-	}
-	return fmt.Sprintf("%d/%d", i, n)
-}
+// fraction is i/n as k6 writes segment boundaries: in lowest terms.
+func fraction(i, n int) string { return big.NewRat(int64(i), int64(n)).RatString() }
 
-// mergeSegments reads the n partial summaries in dir and writes summary.json.
+// mergeSegments reads the partial summaries of the n segments in dir and
+// writes summary.json. A segment without one (its k6 was killed) is named
+// in Missing and a warning; the others' results are kept.
 func mergeSegments(dir string, n int) (summary.Summary, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "summary-*.json"))
-	if err != nil {
-		return summary.Summary{}, err
-	}
-	sort.Strings(files)
-	if len(files) != n {
-		return summary.Summary{}, fmt.Errorf("%d of %d segments wrote a summary (see the k6-seg*.log files)", len(files), n)
-	}
 	var parts []summary.Summary
-	for _, f := range files {
+	var missing []string
+	for i := 0; i < n; i++ {
+		seg := fraction(i, n) + ":" + fraction(i+1, n)
+		f := filepath.Join(dir, segmentSummaryName(seg))
+		if _, err := os.Stat(f); errors.Is(err, fs.ErrNotExist) {
+			missing = append(missing, seg)
+			continue
+		}
 		s, err := summary.Load(f)
 		if err != nil {
 			return summary.Summary{}, err
 		}
 		parts = append(parts, s)
 	}
-	merged, err := summary.Merge(parts)
+	if len(parts) == 0 {
+		return summary.Summary{}, fmt.Errorf("none of the %d segments wrote a summary (see the k6-seg*.log files)", n)
+	}
+	merged, err := summary.MergeMissing(parts, missing)
 	if err != nil {
 		return merged, err
 	}
@@ -149,6 +150,12 @@ func mergeSegments(dir string, n int) (summary.Summary, error) {
 		return merged, err
 	}
 	return merged, os.WriteFile(filepath.Join(dir, "summary.json"), append(raw, '\n'), 0o644)
+}
+
+// segmentSummaryName is the partial summary k6/x/im writes for segment seg
+// ("1/4:1/2").
+func segmentSummaryName(seg string) string {
+	return "summary-" + strings.NewReplacer("/", "_", ":", "-").Replace(seg) + ".json"
 }
 
 func envValue(env []string, key string) string {

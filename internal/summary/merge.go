@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/imbench/imbench/internal/latency"
@@ -14,7 +15,24 @@ import (
 // execution segment) into the run's summary: counts add, per-second sends
 // add second by second, latencies merge from their histograms, so the result
 // is what one process holding every user would have written.
-func Merge(parts []Summary) (Summary, error) {
+func Merge(parts []Summary) (Summary, error) { return merge(parts, nil) }
+
+// MergeMissing merges the parts of a run some of whose segments wrote no
+// summary (their k6 was killed): those are named in Missing and a warning,
+// and the users they held are left out instead of refused.
+func MergeMissing(parts []Summary, missing []string) (Summary, error) {
+	out, err := merge(parts, missing)
+	if err != nil || len(missing) == 0 {
+		return out, err
+	}
+	out.Missing = missing
+	out.Warnings = append(out.Warnings, fmt.Sprintf("segment(s) %s of %d wrote no summary (their k6 ended early): "+
+		"their users' deliveries are not counted and their senders' messages are missing from the totals; "+
+		"these figures are the other segments' only", strings.Join(missing, ", "), len(parts)+len(missing)))
+	return out, nil
+}
+
+func merge(parts []Summary, missing []string) (Summary, error) {
 	if len(parts) == 0 {
 		return Summary{}, errors.New("no partial summaries")
 	}
@@ -160,7 +178,7 @@ func Merge(parts []Summary) (Summary, error) {
 	}
 	out.Messages.AvgPerSecond = AvgRate(out.Messages.Sent, out.Messages.FirstSendMs, out.Messages.LastSendMs)
 	out.Outages = MergeOutages(outages)
-	if err := checkRanges(out.Generator.UserRanges, out.Users.Registered); err != nil {
+	if err := checkRanges(out.Generator.UserRanges, out.Users.Registered, len(missing) > 0); err != nil {
 		return out, err
 	}
 	out.Histograms = map[string]latency.Encoded{}
@@ -203,7 +221,7 @@ func Merge(parts []Summary) (Summary, error) {
 }
 
 // checkRanges proves the processes held every user exactly once.
-func checkRanges(ranges [][2]uint32, users int) error {
+func checkRanges(ranges [][2]uint32, users int, gapsOK bool) error {
 	rs := append([][2]uint32(nil), ranges...)
 	sort.Slice(rs, func(i, j int) bool { return rs[i][0] < rs[j][0] })
 	next := uint32(0)
@@ -211,12 +229,12 @@ func checkRanges(ranges [][2]uint32, users int) error {
 		if r[0] < next {
 			return fmt.Errorf("users %d..%d are held by two processes", r[0], min(next, r[1])-1)
 		}
-		if r[0] > next {
+		if r[0] > next && !gapsOK {
 			return fmt.Errorf("users %d..%d are held by no process", next, r[0]-1)
 		}
 		next = r[1]
 	}
-	if int(next) != users {
+	if int(next) != users && !gapsOK {
 		return fmt.Errorf("users %d..%d are held by no process", next, users-1)
 	}
 	return nil

@@ -23,6 +23,7 @@ type Summary struct {
 	Target      string            `json:"target"`
 	TargetAPI   string            `json:"target_api"`
 	Segment     string            `json:"execution_segment"`
+	Segments    int               `json:"execution_segments,omitempty"` // how many the run was split over
 	StartedAt   time.Time         `json:"started_at"`
 	EndedAt     time.Time         `json:"ended_at"`
 	Workload    json.RawMessage   `json:"workload"`               // kind and parameters of each class, as built
@@ -40,8 +41,9 @@ type Summary struct {
 	Outages    *Outages                   `json:"outages,omitempty"` // users dropped and their way back
 	Generator  GeneratorSummary           `json:"generator"`
 	Versions   map[string]string          `json:"versions"`
-	Histograms map[string]latency.Encoded `json:"histograms,omitempty"` // e2e, ack, login: to merge partial summaries exactly
-	Parts      []string                   `json:"parts,omitempty"`      // the execution segments merged into this one
+	Histograms map[string]latency.Encoded `json:"histograms,omitempty"`    // e2e, ack, login: to merge partial summaries exactly
+	Parts      []string                   `json:"parts,omitempty"`         // the execution segments merged into this one
+	Missing    []string                   `json:"missing_parts,omitempty"` // segments of the run that wrote no summary
 	Warnings   []string                   `json:"warnings,omitempty"`
 }
 

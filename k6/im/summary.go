@@ -26,7 +26,7 @@ func (r *Run) BuildSummary() summary.Summary {
 	t := r.Shared.Totals()
 	p := r.Plan
 	s := summary.Summary{RunID: r.ID, Scenario: p.Name, Purpose: p.Purpose, System: r.Target.System, Target: r.Target.Name,
-		TargetAPI: r.endpoint(), Segment: r.Segment, StartedAt: r.StartedAt.UTC(), Workload: p.Workload,
+		TargetAPI: r.endpoint(), Segment: r.Segment, Segments: r.Segments, StartedAt: r.StartedAt.UTC(), Workload: p.Workload,
 		ServerCores: r.Opts.ServerCores}
 	r.mu.Lock()
 	s.EndedAt = r.endedAt.UTC()

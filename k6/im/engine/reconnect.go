@@ -40,14 +40,13 @@ func Attempt(ctx context.Context) int {
 	return n
 }
 
-// Fail ends the run early for a reason no retry can mend: it is logged
-// once, every session's context is cancelled with it, and Failure returns
-// it from then on.
+// Fail ends the run early for a reason no retry can mend: every session's
+// context is cancelled with it, and Failure returns it from then on (the
+// k6 module aborts the test with it: one line).
 func (sh *Shared) Fail(err error) {
 	if !sh.failure.CompareAndSwap(nil, &err) {
 		return
 	}
-	sh.Logf("%v", err)
 	for _, s := range sh.Sessions() {
 		s.cancel(err)
 	}

@@ -188,6 +188,15 @@ func (d *Driver) adminToken(ctx context.Context) (string, error) {
 	return tok, nil
 }
 
+// forgetAdmin drops the cached admin token if it is still tok.
+func (d *Driver) forgetAdmin(tok string) {
+	d.mu.Lock()
+	if d.admin == tok {
+		d.admin = ""
+	}
+	d.mu.Unlock()
+}
+
 func newAPI(cfg Config) *API {
 	return &API{Base: cfg.APIURL, Secret: cfg.Secret, AdminID: cfg.AdminID, HTTP: &http.Client{Timeout: 2 * cfg.Timeout}}
 }
@@ -289,6 +298,15 @@ func (d *Driver) token(ctx context.Context, u uint32, fresh bool) (string, error
 		return "", err
 	}
 	tok, err = d.api.UserToken(ctx, admin, d.users[u], d.cfg.Platform)
+	var ae *APIError
+	if errors.As(err, &ae) && wire.IsTokenError(ae.Code) {
+		// The server forgot the admin token too (restarted): one new one.
+		d.forgetAdmin(admin)
+		if admin, err = d.adminToken(ctx); err != nil {
+			return "", err
+		}
+		tok, err = d.api.UserToken(ctx, admin, d.users[u], d.cfg.Platform)
+	}
 	if err != nil {
 		return "", fmt.Errorf("token for %s: %w", d.users[u], err)
 	}

@@ -1,0 +1,288 @@
+package main
+
+// Faults of the stack itself, end to end: a gateway killed, the target
+// restarted without its state, a segment's k6 killed, a reconnect storm.
+// `make chaos` runs these (and the state-log restart, and Prometheus killed
+// in the stack test) on their own, verbosely.
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bgRun is `imbench run` going on in the background.
+type bgRun struct {
+	done chan result
+}
+
+func startRun(t *testing.T, env []string, args ...string) *bgRun {
+	t.Helper()
+	b := &bgRun{done: make(chan result, 1)}
+	bin := filepath.Join(toolsDir(t), "imbench")
+	go func() {
+		r, err := runCLI(bin, "../..", env, args...)
+		if err != nil {
+			r = result{code: -1, stderr: err.Error()}
+		}
+		b.done <- r
+	}()
+	return b
+}
+
+// waitFor polls cond every 100 ms until it holds; the run ending first, or
+// the limit passing, fails the test.
+func (b *bgRun) waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); !cond(); time.Sleep(100 * time.Millisecond) {
+		select {
+		case r := <-b.done:
+			t.Fatalf("the run ended before %s: exit %d\n%s\n%s", what, r.code, r.stdout, r.stderr)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within %s", what, limit)
+		}
+	}
+}
+
+func (b *bgRun) wait(t *testing.T, limit time.Duration) result {
+	t.Helper()
+	select {
+	case r := <-b.done:
+		return r
+	case <-time.After(limit):
+		t.Fatalf("the run did not end within %s", limit)
+	}
+	return result{}
+}
+
+// chaosSummary is what these tests read of summary.json.
+type chaosSummary struct {
+	runSummary
+	Missing []string `json:"missing_parts"`
+	Outages *struct {
+		Windows []struct {
+			Start        time.Time `json:"start"`
+			End          time.Time `json:"end"`
+			Dropped      int64     `json:"dropped"`
+			Reconnects   int64     `json:"reconnects"`
+			GaveUp       int64     `json:"gave_up"`
+			BackOnlineMs float64   `json:"back_online_ms"`
+			PerSecond    []int64   `json:"reconnects_per_second"`
+		} `json:"windows"`
+	} `json:"outages"`
+}
+
+func readSummary(t *testing.T, results string) chaosSummary {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(results, "latest", "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s chaosSummary
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// accepted counts the messages a target (or its core) acknowledged.
+func accepted(t *testing.T, tg target) int64 {
+	return tg.counter(t, "single_chat_msg_process_success_total") + tg.counter(t, "group_chat_msg_process_success_total")
+}
+
+// A core and two gateway processes; gateway 1 killed (-9) once messages
+// flow and started again 6 s later. Its users come back at the other
+// gateway (each reconnect attempt tries the next), pull what they missed,
+// and nothing is lost; the outage is in summary.json and the report.
+func TestChaosGatewayKilled(t *testing.T) {
+	secret := "chaos-" + fmt.Sprint(time.Now().UnixNano())
+	cluster := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	core := target{secret: secret, api: fmt.Sprintf("http://127.0.0.1:%d", freePort(t)),
+		metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", freePort(t))}
+	launchTarget(t, core, []string{"-role", "core", "-cluster", cluster, "-api", strings.TrimPrefix(core.api, "http://"),
+		"-metrics", strings.TrimPrefix(strings.TrimSuffix(core.metrics, "/metrics"), "http://"),
+		"-wukongim-api", "", "-wildfire-admin", "", "-wildfire-mqtt", ""})
+	type gateway struct {
+		args    []string
+		cmd     *exec.Cmd
+		ws, met string
+	}
+	gws := make([]*gateway, 2)
+	for i := range gws {
+		g := &gateway{ws: fmt.Sprintf("127.0.0.1:%d", freePort(t)), met: fmt.Sprintf("127.0.0.1:%d", freePort(t))}
+		g.args = []string{"-role", "gateway", "-cluster", cluster, "-ws", g.ws, "-metrics", g.met, "-wukongim-tcp", "", "-wukongim-ws", ""}
+		g.cmd = startGateway(t, g.args, g.met)
+		gws[i] = g
+	}
+	logins := func(g *gateway) int64 {
+		return target{metrics: "http://" + g.met + "/metrics"}.counter(t, `imbench_target_ws_logins_total{result="ok"}`)
+	}
+
+	results := t.TempDir()
+	env := []string{"IM_API_URL=" + core.api, "IM_WS_URL=ws://" + gws[0].ws + ",ws://" + gws[1].ws, "IM_SECRET=" + secret}
+	run := startRun(t, env, "run", "-scenario", "openim/test1", "-scale", "0.25", "-rate", "25", "-results", results)
+	run.waitFor(t, "traffic", 2*time.Minute, func() bool { return accepted(t, core) >= 100 })
+	before := logins(gws[1])
+	gws[0].cmd.Process.Signal(syscall.SIGKILL)
+	gws[0].cmd.Wait()
+	time.Sleep(6 * time.Second)
+	moved := logins(gws[1]) - before
+	gws[0].cmd = startGateway(t, gws[0].args, gws[0].met)
+
+	r := run.wait(t, 5*time.Minute)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	s := readSummary(t, results)
+	d := s.Deliveries
+	if d.Expected == 0 || d.Lost != 0 || d.Corrupted != 0 {
+		t.Fatalf("expected %d, lost %d, corrupted %d", d.Expected, d.Lost, d.Corrupted)
+	}
+	if s.Outages == nil || len(s.Outages.Windows) != 1 {
+		t.Fatalf("outages %+v for one gateway killed", s.Outages)
+	}
+	w := s.Outages.Windows[0]
+	if w.Dropped == 0 || w.Dropped != s.Users.Disconnects || w.Reconnects != w.Dropped || w.End.IsZero() || w.BackOnlineMs <= 0 {
+		t.Fatalf("outage %+v; %d disconnects", w, s.Users.Disconnects)
+	}
+	if moved < w.Dropped {
+		t.Fatalf("%d of %d dropped users logged in at the other gateway while theirs was down", moved, w.Dropped)
+	}
+	md, _ := os.ReadFile(filepath.Join(results, "latest", "report.md"))
+	if !strings.Contains(string(md), "## Outages") {
+		t.Fatal("the report has no Outages section")
+	}
+	t.Logf("%d users dropped, back after %.0f ms (%d reconnects, %v per second), %d moved gateway; %d deliveries, lost 0",
+		w.Dropped, w.BackOnlineMs, w.Reconnects, w.PerSecond, moved, d.Received)
+}
+
+func startGateway(t *testing.T, args []string, metrics string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(toolsDir(t), "imbench-target"), args...)
+	var log strings.Builder
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for range 100 {
+		if r, err := httpGet("http://" + metrics + "/metrics"); err == nil && r {
+			return cmd
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("gateway did not start: %s", log.String())
+	return nil
+}
+
+// The target killed mid-run and started again WITHOUT a state log: it
+// knows none of the users. The run ends in one line saying so, well within
+// the reconnect attempts, instead of retrying for minutes.
+func TestChaosRestartWithoutStateEndsInOneLine(t *testing.T) {
+	tg, args := targetArgs(t)
+	first := launchTarget(t, tg, args)
+	results := t.TempDir()
+	run := startRun(t, tg.env(), "run", "-scenario", "openim/test1", "-scale", "0.25", "-rate", "12", "-results", results)
+	run.waitFor(t, "traffic", 2*time.Minute, func() bool { return accepted(t, tg) >= 50 })
+	first.Process.Signal(syscall.SIGKILL)
+	first.Wait()
+	time.Sleep(300 * time.Millisecond)
+	launchTarget(t, tg, args)
+	began := time.Now()
+	r := run.wait(t, 2*time.Minute)
+	out := r.stdout + r.stderr
+	if r.code == 0 || strings.Count(out, "the server lost its state") != 1 {
+		t.Fatalf("exit %d after a restart without state\n%s", r.code, out)
+	}
+	t.Logf("ended %s after the restart, exit %d: %s", time.Since(began).Round(100*time.Millisecond), r.code,
+		out[strings.Index(out, "the server lost its state"):][:120])
+}
+
+// A distributed run whose second segment's k6 is killed (-9) mid-run: the
+// merge keeps the other two, names the missing one, and the run exits
+// non-zero.
+func TestChaosSegmentKilled(t *testing.T) {
+	tg := startTarget(t)
+	results := t.TempDir()
+	env := append(tg.env(), "IM_LOGIN_WINDOW=4s", "IM_SEND_MARGIN=4s")
+	run := startRun(t, env, "run", "-scenario", "openim/test1", "-scale", "0.25", "-rate", "25", "-segments", "3", "-results", results)
+	var seg *os.Process
+	run.waitFor(t, "segment 1/3:2/3 sending", 2*time.Minute, func() bool {
+		seg = findK6(results, "1/3:2/3")
+		return seg != nil && accepted(t, tg) >= 50
+	})
+	seg.Signal(syscall.SIGKILL)
+	r := run.wait(t, 5*time.Minute)
+	if r.code == 0 || !strings.Contains(r.stdout+r.stderr, "1/3:2/3") {
+		t.Fatalf("exit %d with a segment killed\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	s := readSummary(t, results)
+	if len(s.Missing) != 1 || s.Missing[0] != "1/3:2/3" || s.Messages.Sent == 0 || s.Deliveries.Received == 0 {
+		t.Fatalf("merged summary: missing %v, sent %d, received %d", s.Missing, s.Messages.Sent, s.Deliveries.Received)
+	}
+}
+
+// findK6 is the k6 process of a run writing to results that holds segment
+// seg, or nil.
+func findK6(results, seg string) *os.Process {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		cmdline, err := os.ReadFile(p)
+		if err != nil || !strings.Contains(string(cmdline), "\x00"+seg+"\x00") {
+			continue
+		}
+		environ, _ := os.ReadFile(strings.TrimSuffix(p, "cmdline") + "environ")
+		if !strings.Contains(string(environ), "IM_RESULTS_DIR="+results+"\x00") {
+			continue
+		}
+		var pid int
+		fmt.Sscanf(p, "/proc/%d/cmdline", &pid)
+		if proc, err := os.FindProcess(pid); err == nil {
+			return proc
+		}
+	}
+	return nil
+}
+
+// The openim/storm scenario at a small size: every connection dropped at
+// once, one outage window, every user back, nothing lost.
+func TestChaosStorm(t *testing.T) {
+	tg := startTarget(t)
+	results := t.TempDir()
+	r := imbench(t, append(tg.env(), "IM_SCALE=0.2", "IM_DURATION=8s", "IM_STORM_AT=3s"),
+		"run", "-scenario", "openim/storm", "-results", results)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	s := readSummary(t, results)
+	dropped := tg.counter(t, "imbench_target_fault_disconnects_total")
+	if s.Outages == nil || len(s.Outages.Windows) != 1 {
+		t.Fatalf("outages %+v for one storm", s.Outages)
+	}
+	w := s.Outages.Windows[0]
+	if dropped != int64(s.Users.Registered) || w.Dropped != dropped || w.Reconnects != dropped || w.End.IsZero() ||
+		s.Deliveries.Lost != 0 || s.Deliveries.Expected == 0 {
+		t.Fatalf("target dropped %d of %d users; outage %+v; lost %d", dropped, s.Users.Registered, w, s.Deliveries.Lost)
+	}
+	if !strings.Contains(r.stdout, "| Outages ") {
+		t.Fatalf("the table has no Outages row:\n%s", r.stdout)
+	}
+}
+
+func httpGet(u string) (bool, error) {
+	resp, err := http.Get(u)
+	if err != nil {
+		return false, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK, nil
+}
