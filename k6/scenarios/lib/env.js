@@ -50,7 +50,7 @@
 //                    the longest (default 10s)
 //   IM_STORM_AT      this long after sending began, the target drops every
 //                    connection at once (a reconnect storm; openim/storm's
-//                    default is 20s)
+//                    default is 20s; off: none, e.g. against a real server)
 //   IM_STORM_URL     where to ask for it: the reference target's POST
 //                    /fault/storm beside its /metrics (the CLI sets it)
 // A run split over several k6 processes (execution segments, `imbench run
@@ -189,7 +189,7 @@ export function runOptions(env, vus) {
   if (env.IM_RECONNECT_DELAY) o.reconnectDelay = env.IM_RECONNECT_DELAY;
   if (env.IM_RECONNECT_CAP) o.reconnectCap = env.IM_RECONNECT_CAP;
   const stormAt = env.IM_STORM_AT || defaultStormAt;
-  if (stormAt) o.stormAt = stormAt;
+  if (stormAt && stormAt !== 'off') o.stormAt = stormAt;
   if (env.IM_STORM_URL) o.stormUrl = env.IM_STORM_URL;
   return o;
 }
