@@ -170,15 +170,17 @@ func runAnnotation() map[string]any {
 	}
 }
 
-// Users dropped and not yet back: a region per outage (a storm, a gateway
-// killed, a restart), zero and so invisible the rest of the run.
+// Drops and users not yet back: a region per outage (a storm, a gateway
+// killed, a restart), zero and so invisible the rest of the run. The
+// drops' increase keeps an outage shorter than k6's push interval visible,
+// which the gauge alone, pushed as its last value, would miss.
 func outageAnnotation() map[string]any {
 	return map[string]any{
 		"name": "Outage", "enable": true, "iconColor": "#F2495C", "datasource": prom(),
-		"expr":        `sum(k6_im_users_down{run_id=~"$run_id"})`,
+		"expr":        `sum(increase(k6_im_disconnects_total{run_id=~"$run_id"}[15s])) + sum(k6_im_users_down{run_id=~"$run_id"})`,
 		"step":        "5s",
-		"titleFormat": "users down",
-		"textFormat":  "users dropped and not yet back: see the report's outages",
+		"titleFormat": "outage",
+		"textFormat":  "connections dropped: see the report's outages",
 	}
 }
 
