@@ -1,8 +1,9 @@
 package main
 
-// A report.html check in Debian's headless Chromium, driven over the
-// DevTools protocol: the network is emulated offline, every request the page
-// makes is recorded, and each chart's drawn geometry is measured.
+// Pages checked in Debian's headless Chromium (report.html, the live view),
+// driven over the DevTools protocol: no name resolves (report.html's network
+// is emulated offline), every request the page makes is recorded, and each
+// chart's drawn geometry is measured.
 
 import (
 	"encoding/json"
@@ -85,6 +86,20 @@ type chartCheck struct {
 // each chart drew and every URL the page requested.
 func browseReport(t *testing.T, path string) ([]chartCheck, []string) {
 	t.Helper()
+	c := openBrowser(t)
+	c.call("Network.emulateNetworkConditions", map[string]any{"offline": true, "latency": 0,
+		"downloadThroughput": -1, "uploadThroughput": -1})
+	abs, _ := filepath.Abs(path)
+	c.navigate("file://" + abs)
+	return c.charts(), c.requested()
+}
+
+// openBrowser starts Debian's headless Chromium with a fresh profile, no
+// name resolution (only loopback addresses are reached), and attaches to its
+// page with the network and page domains on. It stops, renderers and all,
+// when the test ends.
+func openBrowser(t *testing.T) *cdp {
+	t.Helper()
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Fatal("chromium is not installed: run `make test` (it installs Debian's chromium)")
@@ -95,17 +110,17 @@ func browseReport(t *testing.T, path string) ([]chartCheck, []string) {
 	}
 	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
-		"--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir="+profile, "--remote-debugging-port=0",
+		"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--user-data-dir="+profile, "--remote-debugging-port=0",
 		"--window-size=1200,3000", "about:blank")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its renderers too, on the way out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
+	t.Cleanup(func() {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
 		os.RemoveAll(profile)
-	}()
+	})
 	var port string
 	for i := 0; i < 100 && port == ""; i++ {
 		time.Sleep(100 * time.Millisecond)
@@ -141,28 +156,47 @@ func browseReport(t *testing.T, path string) ([]chartCheck, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ws.Close()
+	t.Cleanup(func() { ws.Close() })
 	c := &cdp{t: t, ws: ws}
 	c.call("Network.enable", nil)
-	c.call("Network.emulateNetworkConditions", map[string]any{"offline": true, "latency": 0,
-		"downloadThroughput": -1, "uploadThroughput": -1})
 	c.call("Page.enable", nil)
-	abs, _ := filepath.Abs(path)
-	c.call("Page.navigate", map[string]any{"url": "file://" + abs})
+	return c
+}
+
+// navigate opens u and waits for its load event.
+func (c *cdp) navigate(u string) {
+	c.t.Helper()
+	c.call("Page.navigate", map[string]any{"url": u})
 	c.waitEvent("Page.loadEventFired")
-	res := c.call("Runtime.evaluate", map[string]any{"returnByValue": true, "expression": `JSON.stringify(
+}
+
+// eval runs a JavaScript expression that returns a JSON string, into v.
+func (c *cdp) eval(expr string, v any) {
+	c.t.Helper()
+	res := c.call("Runtime.evaluate", map[string]any{"returnByValue": true, "expression": expr})
+	raw, _ := res["result"].(map[string]any)["value"].(string)
+	if err := json.Unmarshal([]byte(raw), v); err != nil {
+		c.t.Fatalf("evaluate: %v (%v)", err, res)
+	}
+}
+
+// charts measures what each chart of the page drew.
+func (c *cdp) charts() []chartCheck {
+	c.t.Helper()
+	var charts []chartCheck
+	c.eval(`JSON.stringify(
 		[...document.querySelectorAll('figure.chart')].map(f => {
 			const svg = f.querySelector('svg'), box = svg.getBoundingClientRect();
 			const lines = [...svg.querySelectorAll('polyline')];
 			return {title: f.querySelector('figcaption').textContent, points: +svg.dataset.points,
 				lines: lines.length, length: lines.reduce((a, l) => a + l.getTotalLength(), 0),
 				width: box.width, height: box.height};
-		}))`})
-	var charts []chartCheck
-	raw, _ := res["result"].(map[string]any)["value"].(string)
-	if err := json.Unmarshal([]byte(raw), &charts); err != nil {
-		t.Fatalf("evaluate: %v (%v)", err, res)
-	}
+		}))`, &charts)
+	return charts
+}
+
+// requested is every URL the page asked for so far.
+func (c *cdp) requested() []string {
 	var urls []string
 	for _, e := range c.events {
 		if e["method"] == "Network.requestWillBeSent" {
@@ -170,5 +204,5 @@ func browseReport(t *testing.T, path string) ([]chartCheck, []string) {
 			urls = append(urls, fmt.Sprint(req["url"]))
 		}
 	}
-	return charts, urls
+	return urls
 }

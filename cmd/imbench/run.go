@@ -93,6 +93,9 @@ func parseRun(args []string) (*runConfig, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, usageError{err}
 	}
+	if _, err := liveAddr(); err != nil {
+		return nil, err
+	}
 	rc := &runConfig{scenario: *scenario, k6: *k6bin, k6Args: fs.Args(), resultsDir: *results, segments: *segments}
 	if rc.segments < 1 || rc.segments > 64 {
 		return nil, badInput("SEGMENTS must be within 1..64, got %d", rc.segments)
@@ -196,6 +199,9 @@ func parseRun(args []string) (*runConfig, error) {
 	env["IM_SECRET"], env["IM_ADMIN_USER"], env["IM_RUN_ID"] = rc.secret, rc.admin, rc.runID
 	env["IM_RESULTS_DIR"] = rc.resultsDir
 	env["IM_IMBENCH_VERSION"] = imbenchVersion()
+	if p.Name == "reference" && os.Getenv("IM_STORM_URL") == "" {
+		env["IM_STORM_URL"] = "http://" + stackAddrs().metrics + "/fault/storm" // beside its /metrics
+	}
 	if *quiet {
 		env["IM_PROGRESS"] = "off"
 	}
@@ -252,7 +258,9 @@ func runK6(rc *runConfig) (int, error) {
 	env := append(os.Environ(), rc.env...)
 	var obs observation
 	var cmd *exec.Cmd
+	live := startLive
 	if dockerAnswers() {
+		live = grafanaLive // compose: Grafana is the live view
 		// compose: k6 runs in the runner container, on the stack's network.
 		obs = observeCompose(rc)
 		args = append(append(append(args, obs.args...), rc.k6Args...), rc.script)
@@ -278,6 +286,7 @@ func runK6(rc *runConfig) (int, error) {
 	for _, n := range obs.notes {
 		fmt.Println("imbench:", n)
 	}
+	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		return 0, err
 	}
@@ -290,7 +299,9 @@ func runK6(rc *runConfig) (int, error) {
 			cmd.Process.Signal(s)
 		}
 	}()
+	stopLive := live(rc, started)
 	err := cmd.Wait()
+	stopLive()
 	code := 0
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

@@ -87,6 +87,8 @@ func runSegments(rc *runConfig) (int, error) {
 		fmt.Println("imbench:", note)
 	}
 	fmt.Printf("imbench: %d segment processes started; their output is in %s/k6-seg*.log\n", n, dir)
+	stopLive := startLive(rc, startAt)
+	defer stopLive() // the wait loop's early return
 	code := 0
 	for i, p := range procs {
 		if err := p.Wait(); err != nil {
@@ -98,6 +100,7 @@ func runSegments(rc *runConfig) (int, error) {
 			return 0, err
 		}
 	}
+	stopLive()
 	merged, err := mergeSegments(dir, n)
 	if err != nil {
 		return max(code, 1), err

@@ -22,6 +22,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -226,6 +228,7 @@ func TestStackObservesARun(t *testing.T) {
 
 	t.Run("report", func(t *testing.T) { checkReport(t, s, run) })
 	t.Run("compare", func(t *testing.T) { checkCompare(t, s, run) })
+	t.Run("live", func(t *testing.T) { checkLive(t, s) })
 	t.Run("holes", func(t *testing.T) { checkHoles(t, s) })
 
 	pids := map[string]string{}
@@ -420,36 +423,29 @@ func checkCompare(t *testing.T, s *stack, base string) {
 	}
 }
 
-// checkHoles: Prometheus goes down mid-run; the report still comes, from
-// summary.json, and names the charts that have holes.
+// checkHoles: Prometheus is killed mid-run; the report still comes, from
+// summary.json, and names the charts that have holes; once it is up again,
+// k6's remote write resumes.
 func checkHoles(t *testing.T, s *stack) {
-	cmd := exec.Command(filepath.Join(s.root, ".tools", "bin", "imbench"), "run", "-scenario", "openim/test1",
-		"-scale", "0.25", "-rate", "6")
-	cmd.Dir = s.root
-	cmd.Env = append(os.Environ(), s.env...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	r := s.startRun(t, "6")
 	time.Sleep(12 * time.Second)
 	b, _ := os.ReadFile(filepath.Join(s.root, ".run", "prometheus.pid"))
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	p, err := os.FindProcess(pid)
-	if err != nil || pid == 0 {
+	if pid <= 0 {
 		t.Fatal("no prometheus pid")
 	}
-	p.Signal(os.Interrupt)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill -9 prometheus (pid %d): %v", pid, err)
+	}
 	time.Sleep(30 * time.Second)
 	if r := s.cli("up"); r.code != 0 {
 		t.Fatalf("up again: %s %s", r.stdout, r.stderr)
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("run: %v\n%s", err, out.String())
-	}
+	restarted := time.Now()
+	out := r.wait(t)
 	raw, err := os.ReadFile(filepath.Join(s.root, "results", "latest", "report.md"))
 	if err != nil {
-		t.Fatalf("no report after a Prometheus restart: %v\n%s", err, out.String())
+		t.Fatalf("no report after a Prometheus restart: %v\n%s", err, out)
 	}
 	md := string(raw)
 	if !strings.Contains(md, "| Message Integrity | 100 % (all messages delivered) |") {
@@ -458,6 +454,117 @@ func checkHoles(t *testing.T, s *stack) {
 	if n := strings.Count(md, "is incomplete: no data from"); n < 4 {
 		t.Errorf("%d charts named incomplete after Prometheus was down 30 s:\n%s", n, md)
 	}
+	// Samples of the run stamped after the restart: a range selector is
+	// open at its start, so the window begins exactly at the restart.
+	now := time.Now()
+	expr := fmt.Sprintf(`count_over_time(k6_im_messages_sent_total{run_id=%q}[%dms])`, r.runID(t), now.Sub(restarted).Milliseconds())
+	res, err := (report.Prom{URL: s.prom}).Instant(context.Background(), expr, now)
+	if err != nil || len(res) == 0 {
+		t.Errorf("k6's remote write did not resume after Prometheus restarted at %s: %s gives %v %v",
+			restarted.UTC().Format(time.RFC3339Nano), expr, res, err)
+	}
+}
+
+// backgroundRun is `imbench run` going on while the test looks at it.
+type backgroundRun struct {
+	cmd  *exec.Cmd
+	out  *lockedBuffer
+	done chan struct{} // closed when it has exited
+	err  error
+}
+
+// startRun starts `imbench run` of openim/test1 at rate in its own process
+// group; whatever happens, the test's end stops it and its k6.
+func (s *stack) startRun(t *testing.T, rate string) *backgroundRun {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(s.root, ".tools", "bin", "imbench"), "run", "-scenario", "openim/test1",
+		"-scale", "0.25", "-rate", rate)
+	cmd.Dir = s.root
+	cmd.Env = append(os.Environ(), s.env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	r := &backgroundRun{cmd: cmd, out: &lockedBuffer{}, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = r.out, r.out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { r.err = cmd.Wait(); close(r.done) }()
+	t.Cleanup(func() {
+		// k6 stops gracefully on the SIGINT imbench passes on; then anything
+		// left in the group is killed.
+		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
+			select {
+			case <-r.done:
+			default:
+				syscall.Kill(-cmd.Process.Pid, sig)
+				select {
+				case <-r.done:
+				case <-time.After(30 * time.Second):
+				}
+			}
+		}
+	})
+	return r
+}
+
+// waitFor returns the first match of re in the run's output, waiting up to
+// limit; nil if the run ended or the time ran out first.
+func (r *backgroundRun) waitFor(re *regexp.Regexp, limit time.Duration) []string {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if m := re.FindStringSubmatch(r.out.String()); m != nil {
+			return m
+		}
+		select {
+		case <-r.done:
+			return re.FindStringSubmatch(r.out.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// wait waits for the run to end, which must be with exit code 0, and
+// returns its output.
+func (r *backgroundRun) wait(t *testing.T) string {
+	t.Helper()
+	select {
+	case <-r.done:
+	case <-time.After(10 * time.Minute):
+		t.Fatalf("the run did not end within 10 minutes:\n%s", r.out.String())
+	}
+	if r.err != nil {
+		t.Fatalf("run: %v\n%s", r.err, r.out.String())
+	}
+	return r.out.String()
+}
+
+// runID is the run's id as `imbench run` printed it.
+func (r *backgroundRun) runID(t *testing.T) string {
+	t.Helper()
+	m := regexp.MustCompile(`imbench: run (\S+):`).FindStringSubmatch(r.out.String())
+	if m == nil {
+		t.Fatalf("no run id in %s", r.out.String())
+	}
+	return m[1]
+}
+
+// lockedBuffer is a bytes.Buffer written by a child's output and read by the
+// test at the same time.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func TestNearestNameIsAMisspellingOnly(t *testing.T) {

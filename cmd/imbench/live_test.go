@@ -1,0 +1,229 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// checkLive: while a run goes, `imbench run` prints a loopback URL; the page
+// there draws the run's dashboard panels from Prometheus, asks no other host
+// for anything, and refreshes its data; once k6 has exited nothing listens
+// there, and the page says it stopped.
+func checkLive(t *testing.T, s *stack) {
+	r := s.startRun(t, "4")
+	m := r.waitFor(regexp.MustCompile(`imbench: live view (http://127\.0\.0\.1:\d+/) \(refreshes every ([\d.]+) s\)`), 2*time.Minute)
+	if m == nil {
+		t.Fatalf("no live view URL:\n%s", r.out.String())
+	}
+	base := m[1]
+	secs, _ := strconv.ParseFloat(m[2], 64)
+	every := time.Duration(secs * float64(time.Second))
+	c := openBrowser(t)
+	c.navigate(base)
+	first := c.dataTime()
+
+	// Until every chart has data and the data was refreshed, or the run ends.
+	var charts []chartCheck
+	var figures map[string]string
+	refreshed := false
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(every / 5) {
+		charts, figures = c.charts(), c.figures()
+		refreshed = refreshed || c.dataTime() != first
+		if refreshed && len(charts) > 0 && allHaveData(charts) {
+			break
+		}
+		select {
+		case <-r.done:
+			t.Fatalf("the run ended before the live page showed it all: %+v\n%s", charts, r.out.String())
+		default:
+		}
+	}
+	if !refreshed {
+		t.Errorf("the page's data time stayed %s", first)
+	}
+	titles := map[string]bool{}
+	for _, ch := range charts {
+		titles[strings.SplitN(ch.Title, " ", 2)[0]] = true
+		if ch.Width <= 0 || ch.Height <= 0 || ch.Points == 0 || ch.Lines == 0 || ch.Length <= 0 {
+			t.Errorf("chart %q drew nothing: %+v", ch.Title, ch)
+		}
+	}
+	for _, want := range []string{"Online", "Messages", "End-to-end", "Send", "CPU", "Resident"} {
+		if !titles[want] {
+			t.Errorf("no %s chart in %+v", want, charts)
+		}
+	}
+	for _, ch := range charts {
+		if strings.HasPrefix(ch.Title, "Messages per minute") && ch.Lines < 2 {
+			t.Errorf("messages per minute should draw sent and delivered: %+v", ch)
+		}
+	}
+	if n, _ := strconv.Atoi(strings.ReplaceAll(figures["Sent"], ",", "")); n <= 0 {
+		t.Errorf("figure Sent is %q", figures["Sent"])
+	}
+	if !regexp.MustCompile(`^[1-9][\d,]* received / [1-9][\d,]* expected$`).MatchString(figures["Delivered / expected"]) {
+		t.Errorf("figure Delivered / expected is %q", figures["Delivered / expected"])
+	}
+	for _, u := range c.requested() {
+		if !strings.HasPrefix(u, base) {
+			t.Errorf("the live page requested %s", u)
+		}
+	}
+
+	// k6 has exited once imbench writes the results; the report comes after.
+	if r.waitFor(regexp.MustCompile(`imbench: results in`), 10*time.Minute) == nil {
+		t.Fatalf("the run wrote no results:\n%s", r.out.String())
+	}
+	host := strings.TrimSuffix(strings.TrimPrefix(base, "http://"), "/")
+	if conn, err := net.DialTimeout("tcp", host, every); err == nil {
+		conn.Close()
+		t.Errorf("%s still listens after k6 exited", host)
+	}
+	stopped := false
+	for i := 0; i < 3*5 && !stopped; i++ { // three refreshes, five looks each
+		time.Sleep(every / 5)
+		stopped = strings.Contains(c.text(), "The live view has stopped")
+	}
+	if !stopped {
+		t.Error("the page does not say the live view stopped")
+	}
+	r.wait(t)
+}
+
+func allHaveData(charts []chartCheck) bool {
+	for _, c := range charts {
+		if c.Points == 0 || c.Length <= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// dataTime is when the live page's data was read from Prometheus.
+func (c *cdp) dataTime() string {
+	c.t.Helper()
+	var v string
+	c.eval(`JSON.stringify(document.querySelector('meta[name=imbench-data-time]').content)`, &v)
+	return v
+}
+
+// figures are the rows of the page's first table: figure → value.
+func (c *cdp) figures() map[string]string {
+	c.t.Helper()
+	v := map[string]string{}
+	c.eval(`JSON.stringify(Object.fromEntries([...document.querySelectorAll('table')[0]?.rows ?? []]
+		.filter(r => r.cells.length == 2 && r.cells[0].tagName == 'TD').map(r => [r.cells[0].textContent, r.cells[1].textContent])))`, &v)
+	return v
+}
+
+// text is the page's visible text.
+func (c *cdp) text() string {
+	c.t.Helper()
+	var v string
+	c.eval(`JSON.stringify(document.body.innerText)`, &v)
+	return v
+}
+
+func TestLiveAddrIsLoopbackOnly(t *testing.T) {
+	for addr, ok := range map[string]bool{"": true, "127.0.0.1:8089": true, "[::1]:0": true, "127.0.0.2:9000": true,
+		"0.0.0.0:8089": false, ":8089": false, "localhost:8089": false, "10.0.0.5:8089": false, "127.0.0.1": false, "127.0.0.1:99999": false} {
+		t.Setenv("IM_LIVE_ADDR", addr)
+		_, err := liveAddr()
+		if (err == nil) != ok {
+			t.Errorf("IM_LIVE_ADDR=%q: %v", addr, err)
+		}
+	}
+	// Refused before anything starts: parseRun checks it first.
+	t.Setenv("IM_LIVE_ADDR", "0.0.0.0:8089")
+	var ue usageError
+	if _, err := parseRun([]string{"-scenario", "openim/test1"}); !errors.As(err, &ue) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("run with IM_LIVE_ADDR=0.0.0.0:8089: %v", err)
+	}
+}
+
+// The live server against a Prometheus that answers every query with no
+// data: a loopback URL, a page that says so, no answer to another Host, and
+// nothing listening after stop. Without Prometheus: one line, no URL.
+func TestLiveServesWhileTheRunLasts(t *testing.T) {
+	prom := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"status":"success","data":{"resultType":"matrix","result":[]}}`))
+	}))
+	defer prom.Close()
+	t.Setenv("IMBENCH_NO_OBSERVE", "")
+	t.Setenv("IM_LIVE_ADDR", "")
+	t.Setenv("IMBENCH_PROMETHEUS", strings.TrimPrefix(prom.URL, "http://"))
+	rc := &runConfig{runID: "live-test", scenario: "openim/test1"}
+	rc.target.Name = "reference"
+
+	var stop func()
+	out := stdoutOf(t, func() { stop = startLive(rc, time.Now().Add(-time.Minute)) })
+	m := regexp.MustCompile(`^imbench: live view (http://127\.0\.0\.1:\d+/) \(refreshes every [\d.]+ s\)\n$`).FindStringSubmatch(out)
+	if m == nil {
+		stop()
+		t.Fatalf("startLive printed %q", out)
+	}
+	page := get(t, m[1], "")
+	for _, want := range []string{"run live-test", "<figure class=\"chart\">", "No data yet.", "imbench-data-time", "setTimeout(tick"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page has no %q", want)
+		}
+	}
+	if strings.Contains(page, "src=") || strings.Contains(page, "href=") {
+		t.Error("the page loads something")
+	}
+	if got := get(t, m[1], "rebound.example:80"); !strings.Contains(got, "loopback only") {
+		t.Errorf("another Host got %q", got)
+	}
+	stop()
+	stop() // a second stop is harmless (a deferred one after the first)
+	if conn, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(m[1], "http://"), "/")); err == nil {
+		conn.Close()
+		t.Error("still listening after stop")
+	}
+
+	prom.Close()
+	out = stdoutOf(t, func() { startLive(rc, time.Now())() })
+	if !regexp.MustCompile(`^imbench: no live view: Prometheus is not up \(http://[^)]+\)\n$`).MatchString(out) {
+		t.Errorf("without Prometheus, startLive printed %q", out)
+	}
+}
+
+// stdoutOf is what f prints.
+func stdoutOf(t *testing.T, f func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stdout
+	os.Stdout = w
+	f()
+	os.Stdout = saved
+	w.Close()
+	b, _ := io.ReadAll(r)
+	return string(b)
+}
+
+func get(t *testing.T, u, host string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	if host != "" {
+		req.Host = host
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
