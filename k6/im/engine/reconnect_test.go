@@ -38,7 +38,7 @@ func TestOutagesSpanFirstDropToLastReturn(t *testing.T) {
 	o.drop(t0.Add(100 * time.Millisecond))
 	o.back(t0.Add(1200*time.Millisecond), true)
 	if o.down != 1 || len(o.done) != 0 {
-		t.Fatalf("one user still down, yet the window closed: %+v", o)
+		t.Fatalf("one user still down (%d), yet %d windows closed", o.down, len(o.done))
 	}
 	o.back(t0.Add(2500*time.Millisecond), false)
 	o.drop(t0.Add(10 * time.Second))
@@ -54,7 +54,8 @@ func TestOutagesSpanFirstDropToLastReturn(t *testing.T) {
 }
 
 func TestOutagesKeepTheLargestWithinBounds(t *testing.T) {
-	var o outages
+	sh := &Shared{}
+	o := &sh.outages
 	t0 := time.Unix(1000, 0)
 	for i := range maxOutages + 20 {
 		at := t0.Add(time.Duration(i) * time.Second)
@@ -69,8 +70,6 @@ func TestOutagesKeepTheLargestWithinBounds(t *testing.T) {
 			o.back(at.Add(time.Millisecond), true)
 		}
 	}
-	sh := &Shared{}
-	sh.outages = o
 	ws, omitted := sh.Outages()
 	if len(ws) != maxOutages || omitted != 20 {
 		t.Fatalf("%d windows kept, %d omitted", len(ws), omitted)
