@@ -70,6 +70,7 @@ func run(args []string) error {
 		wfMQTT      = fs.String("wildfire-mqtt", "127.0.0.1:11883", "Wildfire MQTT `address` (empty: off; served with the core, where the per-user feeds are: roles all and core)")
 		wfRate      = fs.Int("wildfire-rate-limit", wildfire.DefaultRateLimit, "Wildfire requests per 5 s per clientId and topic (client.request_rate_limit; the release config's is 100)")
 		wfRead      = fs.Duration("wildfire-read-timeout", 0, "drop a Wildfire connection silent this long (0: round(1.5 × its keepAlive) s, as the real server)")
+		stateLog    = fs.String("state-log", "", "keep users, tokens, groups and acknowledged messages in this append-only `file`, replayed at start (empty: memory only; roles all and core; Wildfire's feeds are not kept)")
 		f           core.Faults
 	)
 	fs.Float64Var(&f.Lose, "fault-lose", 0, "rate of messages acknowledged but never stored nor pushed")
@@ -147,8 +148,10 @@ func run(args []string) error {
 	if *wkWS != "" {
 		wk.Route.WSAddr = "ws://" + *wkWS
 	}
+	control := http.NewServeMux() // beside /metrics: what a test or scenario asks of the target
+	control.Handle("/", promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))
 	servers := map[string]*http.Server{
-		*metricsAddr: {Handler: promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}), ReadHeaderTimeout: 10 * time.Second},
+		*metricsAddr: {Handler: control, ReadHeaderTimeout: 10 * time.Second},
 	}
 	var (
 		c       *core.Core
@@ -163,11 +166,16 @@ func run(args []string) error {
 		backend = remote
 	} else {
 		var err error
-		c, err = core.New(core.Config{Secret: *secret, AdminID: *admin, MaxConns: *maxConns, Faults: f, Log: log}, m)
+		c, err = core.New(core.Config{Secret: *secret, AdminID: *admin, MaxConns: *maxConns, Faults: f, Log: log, StateLog: *stateLog}, m)
 		if err != nil {
 			return err
 		}
+		defer c.Close()
+		if *stateLog != "" && (*wfAdmin != "" || *wfMQTT != "") {
+			log.Info("state log: Wildfire's per-user feeds are not kept; they start empty after a restart")
+		}
 		backend = c
+		control.Handle("POST /fault/storm", stormHandler(c, log))
 		servers[*apiAddr] = &http.Server{Handler: front.API(c), ReadHeaderTimeout: 10 * time.Second}
 		if *wkAPI != "" {
 			servers[*wkAPI] = &http.Server{Handler: wk.API(c), ReadHeaderTimeout: 10 * time.Second}

@@ -30,8 +30,11 @@ func (c *Core) AdminToken(secret, userID string, device int) (string, error) {
 	}
 	t := newToken()
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.statelog.token(recAdminToken, t, userID, device); err != nil {
+		return "", err
+	}
 	c.tokens[t] = &token{user: userID, device: device, admin: true}
-	c.mu.Unlock()
 	return t, nil
 }
 
@@ -55,6 +58,18 @@ func (c *Core) RequireAdmin(t string) error {
 	return nil
 }
 
+// TokenOwner returns the user and device of a user token the core issued
+// (UserToken), kicked or not; ok is false for any other token.
+func (c *Core) TokenOwner(t string) (userID string, device int, ok bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	tk := c.tokens[t]
+	if tk == nil || tk.admin {
+		return "", 0, false
+	}
+	return tk.user, tk.device, true
+}
+
 // UserToken issues a token for (user, device). The device's previous token
 // is kicked: one login per user and device.
 func (c *Core) UserToken(userID string, device int) (string, error) {
@@ -67,6 +82,14 @@ func (c *Core) UserToken(userID string, device int) (string, error) {
 	if c.users[userID] == nil {
 		return "", ErrUnknownUser.With("user %s", userID)
 	}
+	if err := c.statelog.token(recUserToken, t, userID, device); err != nil {
+		return "", err
+	}
+	c.userTokenLocked(t, userID, device)
+	return t, nil
+}
+
+func (c *Core) userTokenLocked(t, userID string, device int) {
 	key := userDevice{userID, device}
 	if old, ok := c.latest[key]; ok {
 		if tk := c.tokens[old]; tk != nil {
@@ -75,7 +98,6 @@ func (c *Core) UserToken(userID string, device int) (string, error) {
 	}
 	c.tokens[t] = &token{user: userID, device: device}
 	c.latest[key] = t
-	return t, nil
 }
 
 // SetToken makes t the token of (userID, device), registering the user when
@@ -87,6 +109,9 @@ func (c *Core) SetToken(userID string, device int, t string) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.statelog.setToken(userID, device, t); err != nil {
+		return err
+	}
 	key := userDevice{userID, device}
 	if t == "" {
 		delete(c.chosen, key)
@@ -144,6 +169,9 @@ func (c *Core) Register(ids []string) error {
 			return ErrExists.With("userID %s", id)
 		}
 	}
+	if err := c.statelog.register(ids); err != nil {
+		return err
+	}
 	for _, id := range ids {
 		c.users[id] = newUser(id)
 	}
@@ -179,6 +207,9 @@ func (c *Core) Befriend(owner string, ids []string) error {
 		case o.friends[id]:
 			return ErrExists.With("%s and %s", owner, id)
 		}
+	}
+	if err := c.statelog.befriend(owner, ids); err != nil {
+		return err
 	}
 	for _, id := range ids {
 		o.friends[id] = true

@@ -23,6 +23,7 @@ type Config struct {
 	MaxConns int
 	Faults   Faults
 	Log      *slog.Logger
+	StateLog string // a file to append the state to and replay it from at start (statelog.go); "": memory only
 }
 
 // Core is the server state.
@@ -31,6 +32,8 @@ type Core struct {
 	metrics *Metrics
 	faults  *faultState
 	log     *slog.Logger
+
+	statelog *stateLog // nil: none, and while replaying
 
 	mu      sync.RWMutex
 	users   map[string]*user
@@ -97,6 +100,13 @@ func New(cfg Config, m *Metrics) (*Core, error) {
 		kept: map[string]bool{}}
 	c.faults = newFaultState(cfg.Faults)
 	c.users[cfg.AdminID] = newUser(cfg.AdminID)
+	if cfg.StateLog != "" {
+		l, err := c.openStateLog(cfg.StateLog)
+		if err != nil {
+			return nil, err
+		}
+		c.statelog = l
+	}
 	return c, nil
 }
 

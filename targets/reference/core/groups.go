@@ -28,6 +28,9 @@ func (c *Core) CreateGroup(id, owner string, members []string) (string, error) {
 			return "", ErrUnknownUser.With("user %s", m)
 		}
 	}
+	if err := c.statelog.createGroup(id, owner, members); err != nil {
+		return "", err
+	}
 	g := &group{id: id, owner: owner, members: map[string]bool{}}
 	c.groups[id] = g
 	c.addMembersLocked(g, all)
@@ -46,6 +49,9 @@ func (c *Core) AddMembers(groupID string, ids []string) error {
 		if c.users[m] == nil {
 			return ErrUnknownUser.With("user %s", m)
 		}
+	}
+	if err := c.statelog.members(recAddMembers, groupID, ids); err != nil {
+		return err
 	}
 	c.addMembersLocked(g, ids)
 	return nil
@@ -69,6 +75,9 @@ func (c *Core) RemoveMembers(groupID string, ids []string) error {
 	g := c.groups[groupID]
 	if g == nil {
 		return ErrUnknownGroup.With("group %s", groupID)
+	}
+	if err := c.statelog.members(recRemoveMembers, groupID, ids); err != nil {
+		return err
 	}
 	gone := map[string]bool{}
 	for _, m := range ids {

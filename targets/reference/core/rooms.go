@@ -31,6 +31,9 @@ func (c *Core) JoinRoom(roomID string, users ...string) error {
 			return ErrUnknownUser.With("user %s", u)
 		}
 	}
+	if err := c.statelog.members(recJoinRoom, roomID, users); err != nil {
+		return err
+	}
 	r := c.rooms[roomID]
 	if r == nil {
 		r = &room{members: map[string]int{}}
@@ -53,6 +56,9 @@ func (c *Core) LeaveRoom(roomID string, users ...string) error {
 	r := c.rooms[roomID]
 	if r == nil {
 		return ErrUnknownGroup.With("chatroom %s", roomID)
+	}
+	if err := c.statelog.members(recLeaveRoom, roomID, users); err != nil {
+		return err
 	}
 	for _, u := range users {
 		i, in := r.members[u]

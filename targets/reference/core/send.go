@@ -74,6 +74,12 @@ func (c *Core) Send(m *Message) (*Message, error) {
 	cv.mu.Lock()
 	cv.seq++
 	m.Seq = cv.seq
+	if err := c.statelog.message(m); err != nil {
+		cv.seq--
+		cv.mu.Unlock()
+		m.Seq = 0
+		return nil, err
+	}
 	if kind.keepsHistory() {
 		cv.msgs = append(cv.msgs, m)
 	}

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/imbench/imbench/targets/reference/core"
@@ -27,15 +26,9 @@ type API struct {
 	// Notifications: see FrontEnd.Notifications.
 	Notifications bool
 
-	mux    *http.ServeMux
-	tokens sync.Map // user token → tokenOwner, for the routes users call
-	meta   meta
-	reads  *readSeqs
-}
-
-type tokenOwner struct {
-	user     string
-	platform int
+	mux   *http.ServeMux
+	meta  meta
+	reads *readSeqs
 }
 
 // caller is who a request's token names.
@@ -151,15 +144,14 @@ func (a *API) parseToken(t string) (caller, error) {
 		}
 		return caller{}, err
 	}
-	v, ok := a.tokens.Load(t)
+	user, platform, ok := a.Core.TokenOwner(t)
 	if !ok {
 		return caller{}, core.ErrTokenUnknown.With("token not found")
 	}
-	o := v.(tokenOwner)
-	if err := a.Core.CheckLogin(t, o.user, o.platform); err != nil {
+	if err := a.Core.CheckLogin(t, user, platform); err != nil {
 		return caller{}, err
 	}
-	return caller{user: o.user, platform: o.platform}, nil
+	return caller{user: user, platform: platform}, nil
 }
 
 // wellFormed reports whether t has the shape of the tokens the core makes
@@ -236,7 +228,6 @@ func (a *API) userToken(_ *http.Request, _ caller, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.tokens.Store(t, tokenOwner{req.UserID, req.PlatformID})
 	return tokenResp{t, tokenExpiry}, nil
 }
 
