@@ -50,7 +50,7 @@ func (r *Report) sections() []section {
 		out = append(out, section{Title: st.Title, Tables: []table{t}})
 	}
 	out = append(out, section{Title: "Latency (ms)", Tables: []table{latencyTable(s)}})
-	if sec, ok := r.droppedSection(); ok {
+	if sec, ok := r.outagesSection(); ok {
 		out = append(out, sec)
 	}
 	out = append(out, r.resourceSections()...)

@@ -18,50 +18,10 @@ import (
 	"time"
 )
 
-// bgRun is `imbench run` going on in the background.
-type bgRun struct {
-	done chan result
-}
-
-func startRun(t *testing.T, env []string, args ...string) *bgRun {
+// startImbench starts the built imbench from the project root.
+func startImbench(t *testing.T, env []string, args ...string) *backgroundRun {
 	t.Helper()
-	b := &bgRun{done: make(chan result, 1)}
-	bin := filepath.Join(toolsDir(t), "imbench")
-	go func() {
-		r, err := runCLI(bin, "../..", env, args...)
-		if err != nil {
-			r = result{code: -1, stderr: err.Error()}
-		}
-		b.done <- r
-	}()
-	return b
-}
-
-// waitFor polls cond every 100 ms until it holds; the run ending first, or
-// the limit passing, fails the test.
-func (b *bgRun) waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(limit); !cond(); time.Sleep(100 * time.Millisecond) {
-		select {
-		case r := <-b.done:
-			t.Fatalf("the run ended before %s: exit %d\n%s\n%s", what, r.code, r.stdout, r.stderr)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s within %s", what, limit)
-		}
-	}
-}
-
-func (b *bgRun) wait(t *testing.T, limit time.Duration) result {
-	t.Helper()
-	select {
-	case r := <-b.done:
-		return r
-	case <-time.After(limit):
-		t.Fatalf("the run did not end within %s", limit)
-	}
-	return result{}
+	return startBackground(t, filepath.Join(toolsDir(t), "imbench"), "../..", env, args...)
 }
 
 // chaosSummary is what these tests read of summary.json.
@@ -100,9 +60,11 @@ func accepted(t *testing.T, tg target) int64 {
 }
 
 // A core and two gateway processes; gateway 1 killed (-9) once messages
-// flow and started again 6 s later. Its users come back at the other
-// gateway (each reconnect attempt tries the next), pull what they missed,
-// and nothing is lost; the outage is in summary.json and the report.
+// flow and started again once its users are back. They come back at the
+// other gateway (each reconnect attempt tries the next), pull what they
+// missed, and nothing is lost; the outage is in summary.json and the
+// report. openim/storm's users are all online from the start (no storm
+// here), so every login the other gateway sees meanwhile is a user moving.
 func TestChaosGatewayKilled(t *testing.T) {
 	secret := "chaos-" + fmt.Sprint(time.Now().UnixNano())
 	cluster := fmt.Sprintf("127.0.0.1:%d", freePort(t))
@@ -123,24 +85,25 @@ func TestChaosGatewayKilled(t *testing.T) {
 		g.cmd = startGateway(t, g.args, g.met)
 		gws[i] = g
 	}
-	logins := func(g *gateway) int64 {
-		return target{metrics: "http://" + g.met + "/metrics"}.counter(t, `imbench_target_ws_logins_total{result="ok"}`)
+	gwMetrics := func(g *gateway, name string) int64 {
+		return target{metrics: "http://" + g.met + "/metrics"}.counter(t, name)
 	}
 
 	results := t.TempDir()
-	env := []string{"IM_API_URL=" + core.api, "IM_WS_URL=ws://" + gws[0].ws + ",ws://" + gws[1].ws, "IM_SECRET=" + secret}
-	run := startRun(t, env, "run", "-scenario", "openim/test1", "-scale", "0.25", "-rate", "25", "-results", results)
-	run.waitFor(t, "traffic", 2*time.Minute, func() bool { return accepted(t, core) >= 100 })
-	before := logins(gws[1])
+	env := []string{"IM_API_URL=" + core.api, "IM_WS_URL=ws://" + gws[0].ws + ",ws://" + gws[1].ws, "IM_SECRET=" + secret,
+		"IM_STORM_AT=off", "IM_SCALE=0.1", "IM_RATE=20", "IM_DURATION=20s"}
+	run := startImbench(t, env, "run", "-scenario", "openim/storm", "-results", results)
+	run.until(t, "traffic", 2*time.Minute, func() bool { return accepted(t, core) >= 60 })
+	const logins = `imbench_target_ws_logins_total{result="ok"}`
+	held, before := gwMetrics(gws[0], logins), gwMetrics(gws[1], logins)
 	gws[0].cmd.Process.Signal(syscall.SIGKILL)
 	gws[0].cmd.Wait()
-	time.Sleep(6 * time.Second)
-	moved := logins(gws[1]) - before
+	run.until(t, "gateway 1's users at gateway 2", time.Minute, func() bool { return gwMetrics(gws[1], logins)-before >= held })
+	moved := gwMetrics(gws[1], logins) - before
 	gws[0].cmd = startGateway(t, gws[0].args, gws[0].met)
 
-	r := run.wait(t, 5*time.Minute)
-	if r.code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	if code, out := run.ended(t, 5*time.Minute); code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
 	}
 	s := readSummary(t, results)
 	d := s.Deliveries
@@ -151,11 +114,8 @@ func TestChaosGatewayKilled(t *testing.T) {
 		t.Fatalf("outages %+v for one gateway killed", s.Outages)
 	}
 	w := s.Outages.Windows[0]
-	if w.Dropped == 0 || w.Dropped != s.Users.Disconnects || w.Reconnects != w.Dropped || w.End.IsZero() || w.BackOnlineMs <= 0 {
-		t.Fatalf("outage %+v; %d disconnects", w, s.Users.Disconnects)
-	}
-	if moved < w.Dropped {
-		t.Fatalf("%d of %d dropped users logged in at the other gateway while theirs was down", moved, w.Dropped)
+	if w.Dropped != held || w.Dropped != s.Users.Disconnects || w.Reconnects != w.Dropped || w.End.IsZero() || w.BackOnlineMs <= 0 {
+		t.Fatalf("outage %+v; gateway 1 held %d, %d disconnects", w, held, s.Users.Disconnects)
 	}
 	md, _ := os.ReadFile(filepath.Join(results, "latest", "report.md"))
 	if !strings.Contains(string(md), "## Outages") {
@@ -191,19 +151,18 @@ func TestChaosRestartWithoutStateEndsInOneLine(t *testing.T) {
 	tg, args := targetArgs(t)
 	first := launchTarget(t, tg, args)
 	results := t.TempDir()
-	run := startRun(t, tg.env(), "run", "-scenario", "openim/test1", "-scale", "0.25", "-rate", "12", "-results", results)
-	run.waitFor(t, "traffic", 2*time.Minute, func() bool { return accepted(t, tg) >= 50 })
+	run := startImbench(t, tg.env(), "run", "-scenario", "openim/test1", "-scale", "0.25", "-rate", "12", "-results", results)
+	run.until(t, "traffic", 2*time.Minute, func() bool { return accepted(t, tg) >= 50 })
 	first.Process.Signal(syscall.SIGKILL)
 	first.Wait()
 	time.Sleep(300 * time.Millisecond)
 	launchTarget(t, tg, args)
 	began := time.Now()
-	r := run.wait(t, 2*time.Minute)
-	out := r.stdout + r.stderr
-	if r.code == 0 || strings.Count(out, "the server lost its state") != 1 {
-		t.Fatalf("exit %d after a restart without state\n%s", r.code, out)
+	code, out := run.ended(t, 2*time.Minute)
+	if code == 0 || strings.Count(out, "the server lost its state") != 1 {
+		t.Fatalf("exit %d after a restart without state\n%s", code, out)
 	}
-	t.Logf("ended %s after the restart, exit %d: %s", time.Since(began).Round(100*time.Millisecond), r.code,
+	t.Logf("ended %s after the restart, exit %d: %s", time.Since(began).Round(100*time.Millisecond), code,
 		out[strings.Index(out, "the server lost its state"):][:120])
 }
 
@@ -214,16 +173,16 @@ func TestChaosSegmentKilled(t *testing.T) {
 	tg := startTarget(t)
 	results := t.TempDir()
 	env := append(tg.env(), "IM_LOGIN_WINDOW=4s", "IM_SEND_MARGIN=4s")
-	run := startRun(t, env, "run", "-scenario", "openim/test1", "-scale", "0.25", "-rate", "25", "-segments", "3", "-results", results)
+	run := startImbench(t, env, "run", "-scenario", "openim/test1", "-scale", "0.25", "-rate", "25", "-segments", "3", "-results", results)
 	var seg *os.Process
-	run.waitFor(t, "segment 1/3:2/3 sending", 2*time.Minute, func() bool {
+	run.until(t, "segment 1/3:2/3 sending", 2*time.Minute, func() bool {
 		seg = findK6(results, "1/3:2/3")
 		return seg != nil && accepted(t, tg) >= 50
 	})
 	seg.Signal(syscall.SIGKILL)
-	r := run.wait(t, 5*time.Minute)
-	if r.code == 0 || !strings.Contains(r.stdout+r.stderr, "1/3:2/3") {
-		t.Fatalf("exit %d with a segment killed\n%s\n%s", r.code, r.stdout, r.stderr)
+	code, out := run.ended(t, 5*time.Minute)
+	if code == 0 || !strings.Contains(out, "1/3:2/3") {
+		t.Fatalf("exit %d with a segment killed\n%s", code, out)
 	}
 	s := readSummary(t, results)
 	if len(s.Missing) != 1 || s.Missing[0] != "1/3:2/3" || s.Messages.Sent == 0 || s.Deliveries.Received == 0 {
@@ -275,6 +234,15 @@ func TestChaosStorm(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "| Outages ") {
 		t.Fatalf("the table has no Outages row:\n%s", r.stdout)
+	}
+
+	// A storm the target does not answer ends the run: it would measure
+	// nothing and pass.
+	nowhere := fmt.Sprintf("IM_STORM_URL=http://127.0.0.1:%d/fault/storm", freePort(t))
+	r = imbench(t, append(tg.env(), "IM_SCALE=0.2", "IM_DURATION=8s", "IM_STORM_AT=2s", nowhere),
+		"run", "-scenario", "openim/storm", "-results", t.TempDir())
+	if r.code == 0 || !strings.Contains(r.stdout+r.stderr, "the storm asked of the target failed") {
+		t.Fatalf("a storm nobody answered: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
 

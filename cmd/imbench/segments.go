@@ -130,7 +130,7 @@ func mergeSegments(dir string, n int) (summary.Summary, error) {
 	var missing []string
 	for i := 0; i < n; i++ {
 		seg := fraction(i, n) + ":" + fraction(i+1, n)
-		f := filepath.Join(dir, segmentSummaryName(seg))
+		f := filepath.Join(dir, summary.PartFile(seg))
 		if _, err := os.Stat(f); errors.Is(err, fs.ErrNotExist) {
 			missing = append(missing, seg)
 			continue
@@ -153,12 +153,6 @@ func mergeSegments(dir string, n int) (summary.Summary, error) {
 		return merged, err
 	}
 	return merged, os.WriteFile(filepath.Join(dir, "summary.json"), append(raw, '\n'), 0o644)
-}
-
-// segmentSummaryName is the partial summary k6/x/im writes for segment seg
-// ("1/4:1/2").
-func segmentSummaryName(seg string) string {
-	return "summary-" + strings.NewReplacer("/", "_", ":", "-").Replace(seg) + ".json"
 }
 
 func envValue(env []string, key string) string {

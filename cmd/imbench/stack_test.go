@@ -9,7 +9,6 @@ package main
 // show something. Then `imbench down`, and nothing may be left running.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,7 +21,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -465,106 +463,11 @@ func checkHoles(t *testing.T, s *stack) {
 	}
 }
 
-// backgroundRun is `imbench run` going on while the test looks at it.
-type backgroundRun struct {
-	cmd  *exec.Cmd
-	out  *lockedBuffer
-	done chan struct{} // closed when it has exited
-	err  error
-}
-
-// startRun starts `imbench run` of openim/test1 at rate in its own process
-// group; whatever happens, the test's end stops it and its k6.
+// startRun starts `imbench run` of openim/test1 at rate on the stack.
 func (s *stack) startRun(t *testing.T, rate string) *backgroundRun {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(s.root, ".tools", "bin", "imbench"), "run", "-scenario", "openim/test1",
-		"-scale", "0.25", "-rate", rate)
-	cmd.Dir = s.root
-	cmd.Env = append(os.Environ(), s.env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	r := &backgroundRun{cmd: cmd, out: &lockedBuffer{}, done: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = r.out, r.out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { r.err = cmd.Wait(); close(r.done) }()
-	t.Cleanup(func() {
-		// k6 stops gracefully on the SIGINT imbench passes on; then anything
-		// left in the group is killed.
-		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
-			select {
-			case <-r.done:
-			default:
-				syscall.Kill(-cmd.Process.Pid, sig)
-				select {
-				case <-r.done:
-				case <-time.After(30 * time.Second):
-				}
-			}
-		}
-	})
-	return r
-}
-
-// waitFor returns the first match of re in the run's output, waiting up to
-// limit; nil if the run ended or the time ran out first.
-func (r *backgroundRun) waitFor(re *regexp.Regexp, limit time.Duration) []string {
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
-		if m := re.FindStringSubmatch(r.out.String()); m != nil {
-			return m
-		}
-		select {
-		case <-r.done:
-			return re.FindStringSubmatch(r.out.String())
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	return nil
-}
-
-// wait waits for the run to end, which must be with exit code 0, and
-// returns its output.
-func (r *backgroundRun) wait(t *testing.T) string {
-	t.Helper()
-	select {
-	case <-r.done:
-	case <-time.After(10 * time.Minute):
-		t.Fatalf("the run did not end within 10 minutes:\n%s", r.out.String())
-	}
-	if r.err != nil {
-		t.Fatalf("run: %v\n%s", r.err, r.out.String())
-	}
-	return r.out.String()
-}
-
-// runID is the run's id as `imbench run` printed it.
-func (r *backgroundRun) runID(t *testing.T) string {
-	t.Helper()
-	m := regexp.MustCompile(`imbench: run (\S+):`).FindStringSubmatch(r.out.String())
-	if m == nil {
-		t.Fatalf("no run id in %s", r.out.String())
-	}
-	return m[1]
-}
-
-// lockedBuffer is a bytes.Buffer written by a child's output and read by the
-// test at the same time.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	return startBackground(t, filepath.Join(s.root, ".tools", "bin", "imbench"), s.root, s.env,
+		"run", "-scenario", "openim/test1", "-scale", "0.25", "-rate", rate)
 }
 
 func TestNearestNameIsAMisspellingOnly(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 )
 
 // Load reads a summary file (summary.json, or a segment's summary-*.json).
@@ -17,4 +18,10 @@ func Load(path string) (Summary, error) {
 		return s, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
+}
+
+// PartFile is the partial summary a segment process writes, by its
+// execution segment as k6 writes it ("1/4:1/2").
+func PartFile(segment string) string {
+	return "summary-" + strings.NewReplacer("/", "_", ":", "-").Replace(segment) + ".json"
 }

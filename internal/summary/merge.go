@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -54,6 +55,11 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 	perSec := map[int64]int64{}
 	var outages []*Outages
 	for _, p := range parts {
+		for _, w := range p.Warnings {
+			if !slices.Contains(out.Warnings, w) {
+				out.Warnings = append(out.Warnings, w) // what one segment saw, once
+			}
+		}
 		outages = append(outages, p.Outages)
 		if p.RunID != out.RunID {
 			return Summary{}, fmt.Errorf("partial summaries of runs %s and %s", out.RunID, p.RunID)

@@ -186,7 +186,7 @@ func (h *SessionHandle) Send() (engine.SendResult, error) {
 	if h.run.StartAt.IsZero() {
 		at = at.Add(100 * time.Millisecond) // the sessions' clocks start together, a moment after the barrier
 	}
-	h.run.storm.schedule(h.s.Context(), at, h.run.Shared.Logf)
+	h.run.storm.schedule(h.s.Context(), at, h.run.Shared)
 	r := h.s.Send(at, time.Minute)
 	h.stopIfFailed()
 	return r, nil

@@ -8,9 +8,11 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/imbench/imbench/internal/loopback"
+	"github.com/imbench/imbench/k6/im/engine"
 )
 
 // storm asks the target to drop every connection at once, StormAt after
@@ -18,9 +20,10 @@ import (
 // (POST /fault/storm beside its /metrics); with a real server, restart its
 // gateways by hand at that moment instead (see the runbooks).
 type storm struct {
-	at   time.Duration
-	url  string
-	once sync.Once
+	at    time.Duration
+	url   string
+	once  sync.Once
+	fired atomic.Bool
 }
 
 // newStorm checks the storm options before any load: a time needs the
@@ -48,8 +51,10 @@ func newStorm(at, endpoint string, allowRemote bool) (*storm, error) {
 	return &storm{at: d, url: endpoint}, nil
 }
 
-// schedule arms the storm once per process, from when sending begins.
-func (s *storm) schedule(ctx context.Context, sending time.Time, logf func(string, ...any)) {
+// schedule arms the storm once per process, from when sending begins. A
+// storm the target refuses ends the run: without it the scenario would
+// pass having measured nothing.
+func (s *storm) schedule(ctx context.Context, sending time.Time, sh *engine.Shared) {
 	if s == nil {
 		return
 	}
@@ -62,10 +67,11 @@ func (s *storm) schedule(ctx context.Context, sending time.Time, logf func(strin
 			}
 			n, err := s.fire(ctx)
 			if err != nil {
-				logf("storm: %v", err)
+				sh.Fail(fmt.Errorf("the storm asked of the target failed: %w", err))
 				return
 			}
-			logf("storm: the target dropped %d connections at once", n)
+			s.fired.Store(true)
+			sh.Logf("storm: the target dropped %d connections at once", n)
 		}()
 	})
 }
@@ -92,4 +98,12 @@ func (s *storm) fire(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("%s: %w", s.url, err)
 	}
 	return r.Dropped, nil
+}
+
+// warning says so when the storm never came: the run ended before its time.
+func (s *storm) warning() string {
+	if s == nil || s.fired.Load() {
+		return ""
+	}
+	return fmt.Sprintf("no storm: it was asked for %s after sending began, and the run had ended by then", s.at)
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/grafana/sobek"
@@ -113,7 +112,10 @@ func (r *Run) BuildSummary() summary.Summary {
 			s.Histograms[name] = enc
 		}
 	}
-	if t.NegativeE2E > 0 {
+	if w := r.storm.warning(); w != "" {
+		s.Warnings = append(s.Warnings, w)
+	}
+	if t.NegativeE2E > 0 && r.Segments <= 1 { // a merge of segments says it over all of them
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%d deliveries arrived before they were created by the sender's clock: "+
 			"the clocks of the generator processes disagree", t.NegativeE2E))
 	}
@@ -203,7 +205,7 @@ func (mi *ModuleInstance) Summary(_ sobek.Value) (map[string]any, error) {
 	}
 	name := "summary.json"
 	if run.Segment != "" && run.Segment != "0:1" {
-		name = "summary-" + strings.NewReplacer("/", "_", ":", "-").Replace(run.Segment) + ".json"
+		name = summary.PartFile(run.Segment)
 	}
 	return map[string]any{"stdout": s.Table() + "\nsummary: " + filepath.Join(dir, name) + "\n",
 		filepath.Join(dir, name): string(raw) + "\n"}, nil

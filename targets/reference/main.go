@@ -175,7 +175,10 @@ func run(args []string) error {
 			log.Info("state log: Wildfire's per-user feeds are not kept; they start empty after a restart")
 		}
 		backend = c
-		control.Handle("POST /fault/storm", stormHandler(c, log))
+		if checkLoopback(*metricsAddr, false) == nil {
+			// Anyone who reaches it can drop every connection: loopback only.
+			control.Handle("POST /fault/storm", stormHandler(c, log))
+		}
 		servers[*apiAddr] = &http.Server{Handler: front.API(c), ReadHeaderTimeout: 10 * time.Second}
 		if *wkAPI != "" {
 			servers[*wkAPI] = &http.Server{Handler: wk.API(c), ReadHeaderTimeout: 10 * time.Second}

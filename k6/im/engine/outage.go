@@ -31,7 +31,7 @@ type outages struct {
 	down    int64
 	cur     *Outage
 	done    []Outage
-	dropped int // windows beyond maxOutages, the smallest of them
+	omitted int // windows beyond maxOutages, the smallest of them
 }
 
 func (o *outages) drop(now time.Time) {
@@ -73,7 +73,7 @@ func (o *outages) back(now time.Time, reconnected bool) {
 		// Keep the largest windows: a storm outweighs a single drop.
 		sort.SliceStable(o.done, func(i, j int) bool { return o.done[i].Dropped > o.done[j].Dropped })
 		o.done = o.done[:maxOutages]
-		o.dropped++
+		o.omitted++
 	}
 }
 
@@ -90,7 +90,7 @@ func (sh *Shared) Outages() (ws []Outage, omitted int) {
 		ws = append(ws, w)
 	}
 	sort.SliceStable(ws, func(i, j int) bool { return ws[i].Start.Before(ws[j].Start) })
-	return ws, o.dropped
+	return ws, o.omitted
 }
 
 // Down is the number of users of this process dropped and not yet back.

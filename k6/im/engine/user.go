@@ -98,6 +98,9 @@ func (u *User) login(ctx context.Context, recover bool) error {
 		}
 	}
 	reqs, synced := u.sync(ctx, c, recover, had)
+	if err := s.sh.Failure(); err != nil {
+		return err // the sync found the server without its state
+	}
 	s.Logins.record(c, began, reqs, ok && synced)
 	if recover {
 		u.rejoin(ctx)

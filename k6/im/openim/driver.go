@@ -161,9 +161,6 @@ func New(cfg Config, p *plan.Plan) (*Driver, error) {
 // LoginMode is the configured login, LoginLight or LoginSDK.
 func (d *Driver) LoginMode() string { return d.cfg.Login }
 
-// GatewayOf is the WebSocket URL user u logs in at.
-func (d *Driver) GatewayOf(u uint32) string { return d.gateways[int(u)%len(d.gateways)] }
-
 // ConversationID is the wire id of plan conversation c.
 func (d *Driver) ConversationID(c uint32) string { return d.conv[c] }
 

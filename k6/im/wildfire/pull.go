@@ -139,7 +139,9 @@ func (c *conn) pulled(t int32, id int64, a wire.Puback, err error) {
 		if w.head == 0 {
 			w.head = head
 		}
-		if cur >= w.head {
+		// An answer that brought nothing new ends the wait too: the
+		// server has nothing after the client's number, whatever its head.
+		if cur >= w.head || cur <= id {
 			waiters = append(waiters, w.done)
 		} else {
 			kept = append(kept, w)

@@ -64,7 +64,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // missing) and returns it open for appending. A torn last record, left by
 // a process killed mid-write, is cut off with a log line.
 func (c *Core) openStateLog(path string) (*stateLog, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600) // it holds tokens
 	if err != nil {
 		return nil, fmt.Errorf("state log: %w", err)
 	}

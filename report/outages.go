@@ -7,10 +7,10 @@ import (
 	"github.com/imbench/imbench/internal/summary"
 )
 
-// droppedSection is the run's outages: users the server dropped and their
+// outagesSection is the run's outages: users the server dropped and their
 // way back (a reconnect storm, a gateway killed, a restart), each with the
 // target's CPU around it from the CPU chart.
-func (r *Report) droppedSection() (section, bool) {
+func (r *Report) outagesSection() (section, bool) {
 	o := r.Summary.Outages
 	if o == nil || len(o.Windows) == 0 {
 		return section{}, false
