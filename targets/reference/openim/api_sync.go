@@ -30,34 +30,35 @@ import (
 
 func (a *API) syncRoutes() {
 	a.route("/user/get_users_info", anyToken, a.usersInfo)
-	a.route("/user/process_user_command_get_all", anyToken, a.userCommands)
-	a.route("/friend/get_incremental_friends", anyToken, a.incrementalFriends)
-	a.route("/friend/get_full_friend_user_ids", anyToken, a.fullFriendIDs)
-	a.route("/friend/get_friend_list", anyToken, a.friendList)
+	a.route("/user/process_user_command_get_all", anyToken, own(func(r *wire.UserCommandsReq) string { return r.UserID }, a.userCommands))
+	a.route("/friend/get_incremental_friends", anyToken, own(func(r *wire.IncrementalReq) string { return r.UserID }, a.incrementalFriends))
+	a.route("/friend/get_full_friend_user_ids", anyToken, own(func(r *wire.FullIDsReq) string { return r.UserID }, a.fullFriendIDs))
+	a.route("/friend/get_friend_list", anyToken, own(func(r *wire.FriendsReq) string { return r.UserID }, a.friendList))
 	a.route("/friend/get_black_list", anyToken, ownEmpty(func(r *wire.UserPageReq) string { return r.UserID }, wire.BlacksResp{Blacks: []*wire.BlackInfo{}}))
 	a.route("/friend/get_friend_apply_list", anyToken, ownEmpty(func(r *wire.UserPageReq) string { return r.UserID }, wire.FriendApplyToResp{FriendRequests: []*wire.FriendRequest{}}))
 	a.route("/friend/get_self_friend_apply_list", anyToken, ownEmpty(func(r *wire.UserPageReq) string { return r.UserID }, wire.FriendApplyFromResp{FriendRequests: []*wire.FriendRequest{}}))
-	a.route("/group/get_incremental_join_groups", anyToken, a.incrementalJoinGroups)
-	a.route("/group/get_full_join_group_ids", anyToken, a.fullJoinGroupIDs)
-	a.route("/group/get_joined_group_list", anyToken, a.joinedGroupList)
-	a.route("/group/get_incremental_group_members_batch", anyToken, a.incrementalGroupMembers)
+	a.route("/group/get_incremental_join_groups", anyToken, own(func(r *wire.IncrementalReq) string { return r.UserID }, a.incrementalJoinGroups))
+	a.route("/group/get_full_join_group_ids", anyToken, own(func(r *wire.FullIDsReq) string { return r.UserID }, a.fullJoinGroupIDs))
+	a.route("/group/get_joined_group_list", anyToken, own(func(r *wire.JoinedGroupsReq) string { return r.FromUserID }, a.joinedGroupList))
+	a.route("/group/get_incremental_group_members_batch", anyToken, own(func(r *wire.BatchIncrementalGroupMemberReq) string { return r.UserID }, a.incrementalGroupMembers))
 	a.route("/group/get_group_member_list", anyToken, a.groupMemberList)
 	a.route("/group/get_full_group_member_user_ids", anyToken, a.fullGroupMemberIDs)
 	a.route("/group/get_groups_info", anyToken, a.groupsInfo)
 	a.route("/group/get_recv_group_applicationList", anyToken, ownEmpty(func(r *wire.GroupApplicationsReq) string { return r.FromUserID }, wire.GroupApplicationsResp{GroupRequests: []*wire.GroupRequest{}}))
 	a.route("/group/get_user_req_group_applicationList", anyToken, ownEmpty(func(r *wire.UserGroupApplicationsReq) string { return r.UserID }, wire.GroupApplicationsResp{GroupRequests: []*wire.GroupRequest{}}))
-	a.route("/conversation/get_incremental_conversations", anyToken, a.incrementalConversations)
-	a.route("/conversation/get_full_conversation_ids", anyToken, a.fullConversationIDs)
-	a.route("/conversation/get_owner_conversation", anyToken, a.ownerConversations)
-	a.route("/conversation/get_all_conversations", anyToken, a.allConversations)
-	a.route("/conversation/get_conversations", anyToken, a.someConversations)
-	a.route("/msg/newest_seq", anyToken, a.newestSeq)
-	a.route("/msg/get_conversations_has_read_and_max_seq", anyToken, a.hasReadAndMaxSeq)
+	a.route("/conversation/get_incremental_conversations", anyToken, own(func(r *wire.IncrementalReq) string { return r.UserID }, a.incrementalConversations))
+	a.route("/conversation/get_full_conversation_ids", anyToken, own(func(r *wire.FullIDsReq) string { return r.UserID }, a.fullConversationIDs))
+	a.route("/conversation/get_owner_conversation", anyToken, own(func(r *wire.OwnerConversationsReq) string { return r.UserID }, a.ownerConversations))
+	a.route("/conversation/get_all_conversations", anyToken, own(func(r *wire.ConversationsReq) string { return r.OwnerUserID }, a.allConversations))
+	a.route("/conversation/get_conversations", anyToken, own(func(r *wire.ConversationsReq) string { return r.OwnerUserID }, a.someConversations))
+	a.route("/msg/newest_seq", anyToken, own(func(r *newestSeqReq) string { return r.UserID }, a.newestSeq))
+	a.route("/msg/get_conversations_has_read_and_max_seq", anyToken, own(func(r *hasReadReq) string { return r.UserID }, a.hasReadAndMaxSeq))
 }
 
-// ownEmpty answers a list the target never fills (blacklists, friend and
-// group applications): the caller's own, always empty.
-func ownEmpty[Req any](owner func(*Req) string, empty any) handler {
+// own is a route about the caller's own lists: it decodes the request,
+// checks that its owner is the caller (or the caller the admin), then
+// answers it.
+func own[Req any](owner func(*Req) string, answer func(*Req) (any, error)) handler {
 	return func(_ *http.Request, who caller, body []byte) (any, error) {
 		var req Req
 		if err := decode(body, &req); err != nil {
@@ -66,8 +67,14 @@ func ownEmpty[Req any](owner func(*Req) string, empty any) handler {
 		if err := self(who, owner(&req)); err != nil {
 			return nil, err
 		}
-		return empty, nil
+		return answer(&req)
 	}
+}
+
+// ownEmpty answers a list the target never fills (blacklists, friend and
+// group applications): the caller's own, always empty.
+func ownEmpty[Req any](owner func(*Req) string, empty any) handler {
+	return own(owner, func(*Req) (any, error) { return empty, nil })
 }
 
 // listVersion is a list's version: an ObjectID-like digest of its sorted
@@ -191,25 +198,11 @@ func (a *API) usersInfo(_ *http.Request, _ caller, body []byte) (any, error) {
 	return out, nil
 }
 
-func (a *API) userCommands(_ *http.Request, who caller, body []byte) (any, error) {
-	var req wire.UserCommandsReq
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := self(who, req.UserID); err != nil {
-		return nil, err
-	}
+func (a *API) userCommands(req *wire.UserCommandsReq) (any, error) {
 	return wire.UserCommandsResp{CommandResp: []*wire.UserCommand{}}, nil
 }
 
-func (a *API) incrementalFriends(_ *http.Request, who caller, body []byte) (any, error) {
-	var req wire.IncrementalReq
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := self(who, req.UserID); err != nil {
-		return nil, err
-	}
+func (a *API) incrementalFriends(req *wire.IncrementalReq) (any, error) {
 	friends, err := a.Core.Friends(req.UserID)
 	if err != nil {
 		return nil, err
@@ -219,14 +212,7 @@ func (a *API) incrementalFriends(_ *http.Request, who caller, body []byte) (any,
 		Delete: []string{}, Insert: []*wire.FriendInfo{}, Update: []*wire.FriendInfo{}}, nil
 }
 
-func (a *API) fullFriendIDs(_ *http.Request, who caller, body []byte) (any, error) {
-	var req wire.FullIDsReq
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := self(who, req.UserID); err != nil {
-		return nil, err
-	}
+func (a *API) fullFriendIDs(req *wire.FullIDsReq) (any, error) {
 	friends, err := a.Core.Friends(req.UserID)
 	if err != nil {
 		return nil, err
@@ -235,14 +221,7 @@ func (a *API) fullFriendIDs(_ *http.Request, who caller, body []byte) (any, erro
 	return wire.FullUserIDsResp{Version: v, VersionID: vid, UserIDs: friends}, nil
 }
 
-func (a *API) friendList(_ *http.Request, who caller, body []byte) (any, error) {
-	var req wire.FriendsReq
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := self(who, req.UserID); err != nil {
-		return nil, err
-	}
+func (a *API) friendList(req *wire.FriendsReq) (any, error) {
 	friends, err := a.Core.Friends(req.UserID)
 	if err != nil {
 		return nil, err
@@ -254,14 +233,7 @@ func (a *API) friendList(_ *http.Request, who caller, body []byte) (any, error) 
 	return out, nil
 }
 
-func (a *API) incrementalJoinGroups(_ *http.Request, who caller, body []byte) (any, error) {
-	var req wire.IncrementalReq
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := self(who, req.UserID); err != nil {
-		return nil, err
-	}
+func (a *API) incrementalJoinGroups(req *wire.IncrementalReq) (any, error) {
 	groups, err := a.Core.JoinedGroups(req.UserID)
 	if err != nil {
 		return nil, err
@@ -271,14 +243,7 @@ func (a *API) incrementalJoinGroups(_ *http.Request, who caller, body []byte) (a
 		Delete: []string{}, Insert: []*wire.GroupInfo{}, Update: []*wire.GroupInfo{}}, nil
 }
 
-func (a *API) fullJoinGroupIDs(_ *http.Request, who caller, body []byte) (any, error) {
-	var req wire.FullIDsReq
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := self(who, req.UserID); err != nil {
-		return nil, err
-	}
+func (a *API) fullJoinGroupIDs(req *wire.FullIDsReq) (any, error) {
 	groups, err := a.Core.JoinedGroups(req.UserID)
 	if err != nil {
 		return nil, err
@@ -287,14 +252,7 @@ func (a *API) fullJoinGroupIDs(_ *http.Request, who caller, body []byte) (any, e
 	return wire.FullGroupIDsResp{Version: v, VersionID: vid, GroupIDs: groups}, nil
 }
 
-func (a *API) joinedGroupList(_ *http.Request, who caller, body []byte) (any, error) {
-	var req wire.JoinedGroupsReq
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := self(who, req.FromUserID); err != nil {
-		return nil, err
-	}
+func (a *API) joinedGroupList(req *wire.JoinedGroupsReq) (any, error) {
 	groups, err := a.Core.JoinedGroups(req.FromUserID)
 	if err != nil {
 		return nil, err
@@ -321,14 +279,7 @@ func (a *API) memberIDs(who caller, groupID string) ([]string, error) {
 	return members, nil
 }
 
-func (a *API) incrementalGroupMembers(_ *http.Request, who caller, body []byte) (any, error) {
-	var req wire.BatchIncrementalGroupMemberReq
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := self(who, req.UserID); err != nil {
-		return nil, err
-	}
+func (a *API) incrementalGroupMembers(req *wire.BatchIncrementalGroupMemberReq) (any, error) {
 	out := wire.BatchIncrementalGroupMemberResp{RespList: map[string]*wire.IncrementalGroupMemberResp{}}
 	for _, g := range req.ReqList {
 		members, err := a.memberIDs(caller{user: req.UserID}, g.GroupID)
@@ -383,14 +334,7 @@ func (a *API) groupsInfo(_ *http.Request, _ caller, body []byte) (any, error) {
 	return out, nil
 }
 
-func (a *API) incrementalConversations(_ *http.Request, who caller, body []byte) (any, error) {
-	var req wire.IncrementalReq
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := self(who, req.UserID); err != nil {
-		return nil, err
-	}
+func (a *API) incrementalConversations(req *wire.IncrementalReq) (any, error) {
 	convs, err := a.conversations(req.UserID)
 	if err != nil {
 		return nil, err
@@ -400,14 +344,7 @@ func (a *API) incrementalConversations(_ *http.Request, who caller, body []byte)
 		Delete: []string{}, Insert: []*wire.Conversation{}, Update: []*wire.Conversation{}}, nil
 }
 
-func (a *API) fullConversationIDs(_ *http.Request, who caller, body []byte) (any, error) {
-	var req wire.FullIDsReq
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := self(who, req.UserID); err != nil {
-		return nil, err
-	}
+func (a *API) fullConversationIDs(req *wire.FullIDsReq) (any, error) {
 	convs, err := a.conversations(req.UserID)
 	if err != nil {
 		return nil, err
@@ -417,14 +354,7 @@ func (a *API) fullConversationIDs(_ *http.Request, who caller, body []byte) (any
 	return wire.FullConversationIDsResp{Version: v, VersionID: vid, ConversationIDs: ids}, nil
 }
 
-func (a *API) ownerConversations(_ *http.Request, who caller, body []byte) (any, error) {
-	var req wire.OwnerConversationsReq
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := self(who, req.UserID); err != nil {
-		return nil, err
-	}
+func (a *API) ownerConversations(req *wire.OwnerConversationsReq) (any, error) {
 	convs, err := a.conversations(req.UserID)
 	if err != nil {
 		return nil, err
@@ -432,14 +362,7 @@ func (a *API) ownerConversations(_ *http.Request, who caller, body []byte) (any,
 	return wire.OwnerConversationsResp{Total: int64(len(convs)), Conversations: page(convs, req.Pagination)}, nil
 }
 
-func (a *API) allConversations(_ *http.Request, who caller, body []byte) (any, error) {
-	var req wire.ConversationsReq
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := self(who, req.OwnerUserID); err != nil {
-		return nil, err
-	}
+func (a *API) allConversations(req *wire.ConversationsReq) (any, error) {
 	convs, err := a.conversations(req.OwnerUserID)
 	if err != nil {
 		return nil, err
@@ -447,14 +370,7 @@ func (a *API) allConversations(_ *http.Request, who caller, body []byte) (any, e
 	return wire.ConversationsResp{Conversations: convs}, nil
 }
 
-func (a *API) someConversations(_ *http.Request, who caller, body []byte) (any, error) {
-	var req wire.ConversationsReq
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := self(who, req.OwnerUserID); err != nil {
-		return nil, err
-	}
+func (a *API) someConversations(req *wire.ConversationsReq) (any, error) {
 	convs, err := a.conversations(req.OwnerUserID)
 	if err != nil {
 		return nil, err
@@ -468,35 +384,25 @@ func (a *API) someConversations(_ *http.Request, who caller, body []byte) (any, 
 	return out, nil
 }
 
+type newestSeqReq struct {
+	UserID string `json:"userID"`
+}
+
 // newestSeq is /msg/newest_seq, the REST twin of 1001.
-func (a *API) newestSeq(_ *http.Request, who caller, body []byte) (any, error) {
-	var req struct {
-		UserID string `json:"userID"`
-	}
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := self(who, req.UserID); err != nil {
-		return nil, err
-	}
+func (a *API) newestSeq(req *newestSeqReq) (any, error) {
 	return struct {
 		MaxSeqs map[string]int64 `json:"maxSeqs"`
 	}{newestSeqs(a.Core, req.UserID).MaxSeqs}, nil
 }
 
+type hasReadReq struct {
+	UserID          string   `json:"userID"`
+	ConversationIDs []string `json:"conversationIDs"`
+}
+
 // hasReadAndMaxSeq is /msg/get_conversations_has_read_and_max_seq, the
 // REST twin of 1006.
-func (a *API) hasReadAndMaxSeq(_ *http.Request, who caller, body []byte) (any, error) {
-	var req struct {
-		UserID          string   `json:"userID"`
-		ConversationIDs []string `json:"conversationIDs"`
-	}
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := self(who, req.UserID); err != nil {
-		return nil, err
-	}
+func (a *API) hasReadAndMaxSeq(req *hasReadReq) (any, error) {
 	type seqs struct {
 		MaxSeq     int64 `json:"maxSeq"`
 		HasReadSeq int64 `json:"hasReadSeq"`
