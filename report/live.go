@@ -21,7 +21,7 @@ type LiveOptions struct {
 }
 
 // LivePage renders a running run's page as of now: report.html's page with
-// its charts (Fetch over the run so far, the dashboard's queries) and the
+// its charts (over the run so far, the dashboard's queries) and the
 // dashboard's stat panels as figures, plus an inline script that swaps in a
 // fresh copy every o.Every and stops once the server is gone. A Prometheus
 // that does not answer shows as a note on the page, not as an error.
@@ -35,7 +35,7 @@ func LivePage(ctx context.Context, o LiveOptions, now time.Time) ([]byte, error)
 		Charts   []liveChart
 		NoCharts string
 	}{Title: fmt.Sprintf("imbench live: %s, run %s", o.About, o.RunID), Sections: []section{{Paras: []string{intro}}}}
-	s, err := Fetch(ctx, o.Prom, o.RunID, o.From, now, nil)
+	s, _, err := fetchCharts(ctx, o.Prom, o.RunID, o.From, now) // no resource table: only the charts refresh
 	if err != nil {
 		data.NoCharts = "Prometheus did not answer: " + err.Error()
 	} else {

@@ -115,49 +115,11 @@ func (c Chart) HasData() bool {
 // Fetch queries Prometheus for a run's window [from, to]. roles maps a
 // component to its role in the report (the target's parts, the generator…).
 func Fetch(ctx context.Context, prom Prom, runID string, from, to time.Time, roles map[string]string) (*Series, error) {
-	step := max(5, int(to.Sub(from).Seconds())/400)
-	s := &Series{RunID: runID, Prometheus: prom.URL, From: from.UTC(), To: to.UTC(), StepSec: step,
-		FetchedAt: time.Now().UTC(), Queries: map[string]string{}}
-	window := fmt.Sprintf("%ds", int(math.Ceil(to.Sub(from).Seconds())))
-	fill := strings.NewReplacer("$run_id", runID, "$instance", ".*", "$__range", window)
-	panels := map[string]dashboards.Panel{}
-	for _, p := range dashboards.Build()["im-benchmark.json"].Panels {
-		panels[p.Title] = p
-	}
-	// Prometheus' own availability: count(up) has a point whenever it was
-	// running and scraping. Where it has none, no chart can have data.
-	lookback := time.Duration(2*step) * time.Second
-	beat, err := prom.Range(ctx, "count(up)", from, to, step, lookback)
+	s, panels, err := fetchCharts(ctx, prom, runID, from, to)
 	if err != nil {
 		return nil, err
 	}
-	var beats []Line
-	for _, r := range beat {
-		beats = append(beats, Line{Points: r.Values})
-	}
-	s.Outages = outages(beats, from, to, step)
-	for _, title := range chartPanels {
-		p, ok := panels[title]
-		if !ok {
-			return nil, fmt.Errorf("dashboard has no panel %q", title)
-		}
-		c := Chart{Title: title, Unit: p.FieldConfig["defaults"].(map[string]any)["unit"].(string)}
-		for _, t := range p.Targets {
-			expr := fill.Replace(t.Expr)
-			res, err := prom.Range(ctx, expr, from, to, step, lookback)
-			if err != nil {
-				return nil, err
-			}
-			for _, r := range res {
-				c.Lines = append(c.Lines, Line{Name: legend(t.LegendFormat, r.Metric), Expr: expr, Points: r.Values})
-			}
-		}
-		if strings.Contains(title, "component") {
-			sort.SliceStable(c.Lines, func(i, j int) bool { return c.Lines[i].Name < c.Lines[j].Name })
-		}
-		c.Gaps = merge(append(gaps(c.Lines, step), s.Outages...))
-		s.Charts = append(s.Charts, c)
-	}
+	fill, window := queryFill(runID, from, to)
 
 	table, ok := panels[resourcePanel]
 	if !ok {
@@ -200,6 +162,62 @@ func Fetch(ctx context.Context, prom Prom, runID string, from, to time.Time, rol
 	s.Machine = machine(ctx, prom, to)
 	s.BuildInfo = buildInfo(ctx, prom, to)
 	return s, nil
+}
+
+// queryFill fills the dashboard's variables for the run and its window.
+func queryFill(runID string, from, to time.Time) (fill *strings.Replacer, window string) {
+	window = fmt.Sprintf("%ds", int(math.Ceil(to.Sub(from).Seconds())))
+	return strings.NewReplacer("$run_id", runID, "$instance", ".*", "$__range", window), window
+}
+
+// fetchCharts reads Prometheus' heartbeat and the report's charts over the
+// window (what the live page refreshes), and returns the dashboard's panels
+// by title for the rest of Fetch.
+func fetchCharts(ctx context.Context, prom Prom, runID string, from, to time.Time) (*Series, map[string]dashboards.Panel, error) {
+	step := max(5, int(to.Sub(from).Seconds())/400)
+	s := &Series{RunID: runID, Prometheus: prom.URL, From: from.UTC(), To: to.UTC(), StepSec: step,
+		FetchedAt: time.Now().UTC(), Queries: map[string]string{}}
+	fill, _ := queryFill(runID, from, to)
+	panels := map[string]dashboards.Panel{}
+	for _, p := range dashboards.Build()["im-benchmark.json"].Panels {
+		panels[p.Title] = p
+	}
+	// Prometheus' own availability: count(up) has a point whenever it was
+	// running and scraping. Where it has none, no chart can have data.
+	lookback := time.Duration(2*step) * time.Second
+	beat, err := prom.Range(ctx, "count(up)", from, to, step, lookback)
+	if err != nil {
+		return nil, nil, err
+	}
+	var beats []Line
+	for _, r := range beat {
+		beats = append(beats, Line{Points: r.Values})
+	}
+	s.Outages = outages(beats, from, to, step)
+	for _, title := range chartPanels {
+		p, ok := panels[title]
+		if !ok {
+			return nil, nil, fmt.Errorf("dashboard has no panel %q", title)
+		}
+		c := Chart{Title: title, Unit: p.FieldConfig["defaults"].(map[string]any)["unit"].(string)}
+		for _, t := range p.Targets {
+			expr := fill.Replace(t.Expr)
+			res, err := prom.Range(ctx, expr, from, to, step, lookback)
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, r := range res {
+				c.Lines = append(c.Lines, Line{Name: legend(t.LegendFormat, r.Metric), Expr: expr, Points: r.Values})
+			}
+		}
+		if strings.Contains(title, "component") {
+			sort.SliceStable(c.Lines, func(i, j int) bool { return c.Lines[i].Name < c.Lines[j].Name })
+		}
+		c.Gaps = merge(append(gaps(c.Lines, step), s.Outages...))
+		s.Charts = append(s.Charts, c)
+	}
+
+	return s, panels, nil
 }
 
 var roleOrder = map[string]int{"target": 0, "other": 1, "generator": 2, "observability": 3}
