@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"log/slog"
-	"math"
 	"net/http"
 
 	"github.com/imbench/imbench/targets/reference/core"
@@ -14,7 +13,7 @@ import (
 // answers {"dropped": n}; the drops count as the disconnect fault's.
 func stormHandler(c *core.Core, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		n := c.Drop(math.MaxInt)
+		n := c.DropAll()
 		log.Warn("fault: reconnect storm", "dropped", n)
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]int{"dropped": n})

@@ -1,7 +1,6 @@
 package wukongim_test
 
 import (
-	"math"
 	"testing"
 
 	"github.com/imbench/imbench/k6/im/conformance"
@@ -34,7 +33,7 @@ func (r reference) Target() engine.Target {
 
 func (r reference) Counter(t testing.TB, name string) float64 { return r.tg.Counter(t, name) }
 
-func (r reference) DropAll() int { return r.tg.Core.Drop(math.MaxInt) }
+func (r reference) DropAll() int { return r.tg.Core.DropAll() }
 
 func startReference(t testing.TB, f conformance.Faults) conformance.Server {
 	tg := reftest.StartWuKongIMWith(t, reftest.Faults(f), reftest.WKOptions{ReadTimeout: f.ReadTimeout, Gateways: f.Gateways})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -95,6 +96,10 @@ func (c *Core) RunDisconnects(ctx context.Context) {
 		}
 	}
 }
+
+// DropAll ends every connection at once, as the disconnect fault does: a
+// reconnect storm. It returns how many it ended.
+func (c *Core) DropAll() int { return c.Drop(math.MaxInt) }
 
 // Drop ends up to n random connections as the disconnect fault does and
 // returns how many it ended. Only those are counted: a connection whose
