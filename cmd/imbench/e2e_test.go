@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -34,14 +35,32 @@ func toolsDir(t *testing.T) string {
 	return dir
 }
 
+// handedOut are the ports freePort gave this test process: the kernel may
+// offer a closed one again, and two listeners of one target must differ.
+var handedOut = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
+
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		handedOut.Lock()
+		again := handedOut.ports[port]
+		handedOut.ports[port] = true
+		handedOut.Unlock()
+		if !again {
+			return port
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatal("no port that was not handed out before in 100 tries")
+	return 0
 }
 
 type target struct {
@@ -163,6 +182,7 @@ type runSummary struct {
 	} `json:"messages"`
 	Deliveries struct {
 		Expected, Received, Pushed, Duplicates, Lost, Corrupted int64
+		Unexpected                                              int64 // of sends never acknowledged
 		ByPull                                                  int64 `json:"by_pull"`
 		ByGapPull                                               int64 `json:"by_gap_pull"`
 		OutOfOrder                                              int64 `json:"out_of_order"`
@@ -509,9 +529,12 @@ func TestEveryScenarioRunsVerifiedAtATinySize(t *testing.T) {
 			if err := json.Unmarshal(raw, &s); err != nil {
 				t.Fatal(err)
 			}
-			if s.Deliveries.Lost != 0 || s.Deliveries.Received != s.Deliveries.Expected || s.Users.OnlinePeak == 0 {
-				t.Fatalf("expected %d received %d lost %d, online peak %d", s.Deliveries.Expected, s.Deliveries.Received,
-					s.Deliveries.Lost, s.Users.OnlinePeak)
+			// A send whose acknowledgement a drop cut off (openim/storm) may
+			// still be delivered: counted apart, as unexpected, and only then.
+			d := s.Deliveries
+			if d.Lost != 0 || d.Received != d.Expected+d.Unexpected || (d.Unexpected > 0 && s.Messages.SendFailed == 0) || s.Users.OnlinePeak == 0 {
+				t.Fatalf("expected %d received %d (unexpected %d, %d sends failed) lost %d, online peak %d", d.Expected, d.Received,
+					d.Unexpected, s.Messages.SendFailed, d.Lost, s.Users.OnlinePeak)
 			}
 			// A chatroom's misses are a rate, not a failure; the clean
 			// target drops nothing, so here they are none.
