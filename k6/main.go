@@ -5,10 +5,10 @@ package main
 import (
 	k6cmd "go.k6.io/k6/cmd"
 
-	_ "github.com/imbench/imbench/k6/im"
-	_ "github.com/imbench/imbench/k6/im/openim"
-	_ "github.com/imbench/imbench/k6/im/wildfire"
-	_ "github.com/imbench/imbench/k6/im/wukongim"
+	_ "github.com/imbench/imbench/load/runner"
+	_ "github.com/imbench/imbench/load/openim"
+	_ "github.com/imbench/imbench/load/wildfire"
+	_ "github.com/imbench/imbench/load/wukongim"
 )
 
 func main() {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/imbench/imbench/internal/profile"
-	"github.com/imbench/imbench/k6/im/engine"
+	"github.com/imbench/imbench/load/engine"
 )
 
 // stockLogins sets up the stock-k6 baseline's users (stock k6 has no

@@ -21,10 +21,10 @@ import (
 
 	"github.com/imbench/imbench/internal/profile"
 	"github.com/imbench/imbench/internal/runid"
-	"github.com/imbench/imbench/k6/im/engine"
-	_ "github.com/imbench/imbench/k6/im/openim" // registers the protocols
-	_ "github.com/imbench/imbench/k6/im/wildfire"
-	_ "github.com/imbench/imbench/k6/im/wukongim"
+	"github.com/imbench/imbench/load/engine"
+	_ "github.com/imbench/imbench/load/openim" // registers the protocols
+	_ "github.com/imbench/imbench/load/wildfire"
+	_ "github.com/imbench/imbench/load/wukongim"
 )
 
 // runConfig is one `imbench run`, validated.
@@ -77,7 +77,7 @@ func (rc *runConfig) runTags() []string {
 func parseRun(args []string) (*runConfig, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var (
-		scenario = fs.String("scenario", "", "scenario, <system>/<test> under k6/scenarios (required)")
+		scenario = fs.String("scenario", "", "scenario, <system>/<test> under load/scenarios (required)")
 		target   = fs.String("target", "reference", "target profile under targets/")
 		scale    = fs.String("scale", "", "scales users and messages; 1 is the seed's size")
 		rate     = fs.String("rate", "", "messages per second, overriding the scenario's pacing")

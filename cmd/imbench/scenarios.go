@@ -13,7 +13,7 @@ import (
 	"github.com/imbench/imbench/internal/profile"
 )
 
-const scenarioDir = "k6/scenarios"
+const scenarioDir = "load/scenarios"
 
 // scenarioInfo is what `imbench scenarios` lists: read from the scenario's
 // header comment (its first sentence up to a colon), its workload's
@@ -50,7 +50,7 @@ func (info scenarioInfo) defaultProtocol(system string, speaks []string) (string
 	return system, nil
 }
 
-// scenarios lists <system>/<test> for every k6/scenarios/<system>/<test>.js.
+// scenarios lists <system>/<test> for every load/scenarios/<system>/<test>.js.
 func scenarios() ([]string, error) {
 	files, err := filepath.Glob(filepath.Join(scenarioDir, "*", "*.js"))
 	if err != nil {

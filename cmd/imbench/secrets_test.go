@@ -43,7 +43,7 @@ func TestSecretsStayOutOfOutputs(t *testing.T) {
 		if name != "wukongim/ordering" {
 			continue
 		}
-		// WuKongIM's user tokens derive from the run (k6/im/wukongim).
+		// WuKongIM's user tokens derive from the run (load/wukongim).
 		for u := 0; u < 2; u++ {
 			sum := md5.Sum([]byte(fmt.Sprintf("%s|%s_u%d", id, id, u)))
 			secrets[hex.EncodeToString(sum[:])] = fmt.Sprintf("user %d's WuKongIM token", u)

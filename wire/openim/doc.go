@@ -1,6 +1,6 @@
 // Package openim is OpenIM's wire format (open-im-server v3.8.x,
 // openimsdk/protocol v0.0.73): what the load generator's driver
-// (k6/im/openim) and the reference server's front end
+// (load/openim) and the reference server's front end
 // (targets/reference/openim) both speak, so neither imports the other.
 //
 // The facts it follows, each with its source, are in

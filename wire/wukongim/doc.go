@@ -1,7 +1,7 @@
 // Package wukongim is WuKongIM v2's binary wire format, WKProto as
 // WuKongIMGoProto v1.2.3 writes it (protocol versions 3–5), plus the
 // connection crypto and the HTTP API shapes: what the load generator's
-// driver (k6/im/wukongim) and the reference server's front end
+// driver (load/wukongim) and the reference server's front end
 // (targets/reference/wukongim) both speak, so every packet has an encoder
 // and a decoder whichever side sends it.
 //

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/imbench/imbench/k6/im/conformance"
+	"github.com/imbench/imbench/load/conformance"
 	"github.com/imbench/imbench/targets/reference/core"
 )
 

@@ -25,12 +25,12 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/imbench/imbench/k6/im/engine"
-	_ "github.com/imbench/imbench/k6/im/openim"
-	"github.com/imbench/imbench/k6/im/plan"
-	"github.com/imbench/imbench/k6/im/verify"
-	_ "github.com/imbench/imbench/k6/im/wildfire"
-	_ "github.com/imbench/imbench/k6/im/wukongim"
+	"github.com/imbench/imbench/load/engine"
+	_ "github.com/imbench/imbench/load/openim"
+	"github.com/imbench/imbench/load/plan"
+	"github.com/imbench/imbench/load/verify"
+	_ "github.com/imbench/imbench/load/wildfire"
+	_ "github.com/imbench/imbench/load/wukongim"
 	"github.com/imbench/imbench/targets/reference/core"
 	"github.com/imbench/imbench/targets/reference/openim"
 	"github.com/imbench/imbench/targets/reference/wildfire"

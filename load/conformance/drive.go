@@ -1,0 +1,129 @@
+package conformance
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/imbench/imbench/internal/latency"
+	"github.com/imbench/imbench/load/engine"
+	"github.com/imbench/imbench/load/plan"
+	"github.com/imbench/imbench/load/verify"
+)
+
+// outcome is what a run counted.
+type outcome struct {
+	totals  verify.Totals
+	rec     verify.Reconciliation
+	e2e     *latency.Histogram
+	peak    int64
+	outages []engine.Outage
+}
+
+// build makes a plan from a workload's classes, with ids of its own.
+func build(t testing.TB, prefix string, classes ...string) *plan.Plan {
+	t.Helper()
+	w := plan.Workload{Name: "conformance/" + prefix, Prefix: prefix + "_", BodySize: 120}
+	for _, c := range classes {
+		w.Classes = append(w.Classes, []byte(c))
+	}
+	p, err := w.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// driver opens the protocol for the server's target.
+func driver(t testing.TB, tgt engine.Target, p *plan.Plan) engine.Driver {
+	t.Helper()
+	spec, proto, err := tgt.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := spec.CanCarry(p); err != nil {
+		t.Skip(err)
+	}
+	d, err := proto.Driver(p, 45*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// run drives a plan the way a scenario does: every VU logs in its
+// immediate users, all wait, send, wait, log in the late users, drain.
+func run(t testing.TB, tgt engine.Target, p *plan.Plan, vus int, opts engine.Options) outcome {
+	t.Helper()
+	return runThen(t, tgt, p, vus, opts, nil)
+}
+
+// runThen is run with online called once, in its own goroutine, when every
+// user is online and sending is about to begin.
+func runThen(t testing.TB, tgt engine.Target, p *plan.Plan, vus int, opts engine.Options, online func()) outcome {
+	t.Helper()
+	var once sync.Once
+	d := driver(t, tgt, p)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := d.Setup(ctx, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	if opts.DrainQuiet == 0 {
+		opts.DrainQuiet = time.Second
+	}
+	sh := engine.NewShared("run-"+p.Prefix, p, d, opts)
+	sh.Logf = t.Logf
+	var wg sync.WaitGroup
+	for vu := 1; vu <= vus; vu++ {
+		lo, hi, _ := p.UserRange(vu, vus)
+		s := sh.NewSession(ctx, lo, hi)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if r := s.Login(plan.Immediate); r.Failed > 0 {
+				t.Errorf("immediate logins failed: %v", r.FirstErr)
+			}
+			start, err := sh.Barrier(ctx, "online", vus)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if online != nil {
+				once.Do(func() { go online() })
+			}
+			s.Send(start.Add(50*time.Millisecond), 30*time.Second)
+			if _, err := sh.Barrier(ctx, "sent", vus); err != nil {
+				t.Error(err)
+				return
+			}
+			if r := s.Login(plan.Late); r.Failed > 0 {
+				t.Errorf("late logins failed: %v", r.FirstErr)
+			}
+			sh.Barrier(ctx, "late", vus)
+			s.Drain()
+			sh.Barrier(ctx, "drained", vus)
+			s.Close()
+		}()
+	}
+	wg.Wait()
+	out := outcome{totals: sh.Totals(), e2e: latency.NewHistogram(), peak: sh.Peak()}
+	out.outages, _ = sh.Outages()
+	in, ob := map[uint32]*verify.Inbox{}, map[uint32]*verify.Outbox{}
+	for _, s := range sh.Sessions() {
+		for _, u := range s.Users() {
+			in[u.Index()], ob[u.Index()] = u.Inbox(), u.Outbox()
+		}
+		for k := 0; k < verify.Kinds; k++ {
+			s.Tally.E2E[k].MergeInto(out.e2e)
+		}
+	}
+	out.rec = verify.Reconcile(p, out.totals.Expected, in, ob, 10)
+	if sh.Online() != 0 {
+		t.Errorf("%d users still online after close", sh.Online())
+	}
+	return out
+}
+
+func (o outcome) received() int64 { return verify.Sum(o.totals.Pushed) + verify.Sum(o.totals.Pulled) }

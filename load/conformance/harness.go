@@ -1,0 +1,64 @@
+// Package conformance is the test suite every registered protocol passes
+// against the reference target: login, send, push, pull, late users,
+// closed-loop order, heartbeats, and each fault the target can inject
+// counted exactly by the verifier. A protocol's package runs it from a
+// test with a Harness that starts the reference target's front end for
+// that protocol (see load/openim/conformance_test.go).
+package conformance
+
+import (
+	"testing"
+	"time"
+
+	"github.com/imbench/imbench/load/engine"
+)
+
+// Faults are what the reference target is started with.
+type Faults struct {
+	Lose            float64
+	SkipPush        float64
+	Duplicate       float64
+	Reorder         float64
+	ReorderHold     time.Duration
+	Delay           time.Duration
+	DisconnectEvery time.Duration
+	DisconnectCount int
+	Seed            uint64
+	ReadTimeout     time.Duration // the server's idle deadline; 0 is the protocol's own
+	Gateways        int           // >0: a core and this many gateway links
+}
+
+// Server is a reference target serving one protocol, until the test ends.
+type Server interface {
+	// Target is how a driver reaches it.
+	Target() engine.Target
+	// Counter sums a counter of the server's metrics over its labels.
+	Counter(t testing.TB, name string) float64
+	// DropAll drops every connection at once, a reconnect storm, and
+	// returns how many it dropped (counted as the disconnect fault's).
+	DropAll() int
+}
+
+// Harness is what a protocol gives the suite.
+type Harness struct {
+	// System is the registered protocol.
+	System string
+	// Start serves a fresh reference target with faults.
+	Start func(t testing.TB, f Faults) Server
+	// WrongCredentials returns the target with credentials the server refuses.
+	WrongCredentials func(engine.Target) engine.Target
+	// Variants are option sets every clean run repeats with (e.g. OpenIM's
+	// envelopes), by name; nil runs once with the target's own.
+	Variants map[string]map[string]any
+}
+
+// The fault counters every front end of the reference target exports.
+const (
+	LostCounter         = "imbench_target_fault_lost_deliveries_total"
+	LostMessagesCounter = "imbench_target_fault_lost_messages_total"
+	SkippedCounter      = "imbench_target_fault_skipped_pushes_total"
+	DuplicatedCounter   = "imbench_target_fault_duplicated_pushes_total"
+	ReorderedCounter    = "imbench_target_fault_reordered_pushes_total"
+	DisconnectsCounter  = "imbench_target_fault_disconnects_total"
+	HeartbeatTOsCounter = "imbench_target_heartbeat_timeouts_total"
+)

@@ -1,0 +1,327 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/imbench/imbench/load/engine"
+	"github.com/imbench/imbench/load/plan"
+	"github.com/imbench/imbench/load/verify"
+)
+
+// The seed's Test 1 shape at a size a test affords, sent fast.
+const integration = `{"kind":"integration","users":24,"superUsers":3,"largeGroups":2,"commonGroups":2,
+	"commonGroupMembers":5,"loginRatio":0.5,"singleMessages":4,"groupMessages":4,"rate":800}`
+
+// Every presence and both paces: groups with online, late and never
+// members, pairs with late receivers, a closed-loop pair.
+var mixed = []string{
+	integration,
+	`{"kind":"groups","groups":4,"members":8,"senders":2,"online":3,"late":2,"totalRate":200,"messages":5}`,
+	`{"kind":"pairs","pairs":6,"lateShare":0.5,"totalRate":100,"messages":3}`,
+	`{"kind":"pairs","senders":2,"receivers":5,"watchers":1,"totalRate":100,"messages":2}`,
+	`{"kind":"pairs","pairs":1,"allOnline":true,"inFlight":8,"messages":300}`,
+}
+
+// Run runs the suite against the protocol h serves.
+func Run(t *testing.T, h Harness) {
+	if _, err := engine.Lookup(h.System); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("clean", func(t *testing.T) { testClean(t, h) })
+	t.Run("refusals", func(t *testing.T) { testRefusals(t, h) })
+	t.Run("lose", func(t *testing.T) { testLose(t, h) })
+	t.Run("lose-by-presence", func(t *testing.T) { testLoseByPresence(t, h) })
+	t.Run("skip-push", func(t *testing.T) { testSkipPush(t, h) })
+	t.Run("duplicate", func(t *testing.T) { testDuplicate(t, h) })
+	t.Run("reorder", func(t *testing.T) { testReorder(t, h) })
+	t.Run("delay", func(t *testing.T) { testDelay(t, h) })
+	t.Run("disconnect", func(t *testing.T) { testDisconnect(t, h) })
+	t.Run("storm", func(t *testing.T) { testStorm(t, h) })
+	t.Run("heartbeats", func(t *testing.T) { testHeartbeats(t, h) })
+	t.Run("gateways", func(t *testing.T) { testGateways(t, h) })
+	t.Run("chatroom", func(t *testing.T) { testChatroom(t, h) })
+}
+
+// Chatroom members joining while messages flow get exactly what was sent
+// once they were in; what a lossy room drops is counted as missed. Skipped
+// by a protocol that carries no chatrooms.
+func testChatroom(t *testing.T, h Harness) {
+	room := `{"kind":"chatroom","rooms":2,"members":12,"senders":2,"joinRate":50,"rate":100,"messages":10}`
+	srv := h.Start(t, Faults{})
+	o := run(t, srv.Target(), build(t, "room", room), 1, engine.Options{})
+	r := verify.RoomIndex
+	if o.totals.Expected[r] == 0 || o.rec.Lost[r] != 0 || o.totals.Pushed[r] != o.totals.Expected[r] {
+		t.Fatalf("clean room: expected %d, pushed %d, missed %d", o.totals.Expected[r], o.totals.Pushed[r], o.rec.Lost[r])
+	}
+	// Lossy: every member joins before sending. A join is recorded when its
+	// answer comes back, after the server added the member, so a message
+	// the server handles in between would count that member there and not
+	// here; the clean room above covers joins while messages flow.
+	lossy := `{"kind":"chatroom","rooms":2,"members":12,"senders":2,"rate":100,"messages":10}`
+	srv = h.Start(t, Faults{Lose: 0.05, Seed: 21})
+	o = run(t, srv.Target(), build(t, "roomlose", lossy), 1, engine.Options{})
+	if lost := int64(srv.Counter(t, LostCounter)); lost == 0 || o.rec.Lost[r] != lost || verify.Owed(o.rec.Lost) != 0 {
+		t.Fatalf("lossy room: target lost %d, verifier missed %d (owed lost %d)", lost, o.rec.Lost[r], verify.Owed(o.rec.Lost))
+	}
+}
+
+func withOptions(tgt engine.Target, opts map[string]any) engine.Target {
+	merged := map[string]any{}
+	for k, v := range tgt.Options {
+		merged[k] = v
+	}
+	for k, v := range opts {
+		merged[k] = v
+	}
+	tgt.Options = merged
+	return tgt
+}
+
+func testClean(t *testing.T, h Harness) {
+	variants := h.Variants
+	if len(variants) == 0 {
+		variants = map[string]map[string]any{"default": nil}
+	}
+	for name, opts := range variants {
+		t.Run(name, func(t *testing.T) {
+			srv := h.Start(t, Faults{})
+			p := build(t, "clean"+name, mixed...)
+			o := run(t, withOptions(srv.Target(), opts), p, 3, engine.Options{})
+			tot := o.totals
+			exp := verify.Sum(tot.Expected)
+			if exp == 0 || exp != o.received() || verify.Sum(o.rec.Lost) != 0 {
+				t.Fatalf("expected %d received %d lost %v", exp, o.received(), o.rec.Lost)
+			}
+			if verify.Sum(tot.Sent) != p.Planned() || verify.Sum(tot.Acked) != p.Planned() {
+				t.Fatalf("sent %v acked %v of %d", tot.Sent, tot.Acked, p.Planned())
+			}
+			if verify.Sum(tot.Duplicates)+verify.Sum(tot.OutOfOrder)+tot.Corrupt+tot.Foreign != 0 {
+				t.Fatalf("clean run saw dup %v ooo %v corrupt %d foreign %d", tot.Duplicates, tot.OutOfOrder, tot.Corrupt, tot.Foreign)
+			}
+			// Late users got theirs by pull at login; nobody pulled a gap.
+			if verify.Sum(tot.GapPulled) != 0 || verify.Sum(tot.Pulled) == 0 {
+				t.Fatalf("pulled %v gap-pulled %v", tot.Pulled, tot.GapPulled)
+			}
+			if tot.LoginsImmediate != int64(p.Count(plan.Immediate)) || tot.LoginsLate != int64(p.Count(plan.Late)) {
+				t.Fatalf("logins %d/%d", tot.LoginsImmediate, tot.LoginsLate)
+			}
+			if o.peak != int64(p.Count(plan.Immediate)+p.Count(plan.Late)) {
+				t.Fatalf("online peak %d, want every user but the never-online", o.peak)
+			}
+			if o.e2e.Count() != verify.Sum(tot.Pushed) {
+				t.Fatalf("latency samples %d for %d pushed deliveries", o.e2e.Count(), verify.Sum(tot.Pushed))
+			}
+		})
+	}
+}
+
+func testRefusals(t *testing.T, h Harness) {
+	srv := h.Start(t, Faults{})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	preflight := func(tgt engine.Target) error {
+		_, proto, err := tgt.Open()
+		if err != nil {
+			return err
+		}
+		return proto.Preflight(ctx)
+	}
+	if err := preflight(srv.Target()); err != nil {
+		t.Fatalf("the target's own credentials: %v", err)
+	}
+	if err := preflight(h.WrongCredentials(srv.Target())); err == nil || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("wrong credentials: %v, want a one-line refusal", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := l.Addr().String()
+	l.Close()
+	tgt := srv.Target()
+	tgt.Endpoints = map[string]string{}
+	for name, raw := range srv.Target().Endpoints {
+		host := raw[strings.Index(raw, "://")+3:]
+		if i := strings.IndexAny(host, "/,"); i >= 0 {
+			host = host[:i]
+		}
+		tgt.Endpoints[name] = strings.Replace(raw, host, down, 1)
+	}
+	if err := preflight(tgt); err == nil || !strings.Contains(err.Error(), "not reachable") {
+		t.Fatalf("target down: %v, want not reachable", err)
+	}
+}
+
+func testLose(t *testing.T, h Harness) {
+	srv := h.Start(t, Faults{Lose: 0.05, Seed: 7})
+	o := run(t, srv.Target(), build(t, "lose", integration), 2, engine.Options{})
+	lost, want := verify.Sum(o.rec.Lost), int64(srv.Counter(t, LostCounter))
+	if want == 0 || lost != want {
+		t.Fatalf("verifier lost %d, target lost %d", lost, want)
+	}
+	if len(o.rec.Sample) == 0 {
+		t.Fatal("no lost deliveries named")
+	}
+}
+
+// Lost messages owe deliveries only to the members who are online, log in
+// late or watch; the never-online ones expect nothing. Every group has the
+// same presence, so the verifier's lost is the target's lost messages times
+// the five who are owed each: two online, two late, one watcher.
+func testLoseByPresence(t *testing.T, h Harness) {
+	srv := h.Start(t, Faults{Lose: 0.05, Seed: 14})
+	o := run(t, srv.Target(), build(t, "losepres",
+		`{"kind":"groups","groups":6,"members":12,"senders":1,"online":2,"late":2,"watchers":1,"totalRate":400,"messages":40}`), 2, engine.Options{})
+	msgs := int64(srv.Counter(t, LostMessagesCounter))
+	if msgs == 0 || verify.Sum(o.rec.Lost) != 5*msgs || verify.Sum(o.totals.Pulled) == 0 {
+		t.Fatalf("target lost %d messages, verifier lost %d deliveries (want %d), pulled %v", msgs, verify.Sum(o.rec.Lost), 5*msgs, o.totals.Pulled)
+	}
+}
+
+func testSkipPush(t *testing.T, h Harness) {
+	srv := h.Start(t, Faults{SkipPush: 0.05, Seed: 8})
+	o := run(t, srv.Target(), build(t, "skip", integration), 2, engine.Options{})
+	skipped := int64(srv.Counter(t, SkippedCounter))
+	if skipped == 0 || verify.Sum(o.rec.Lost) != 0 || verify.Sum(o.totals.GapPulled) != skipped {
+		t.Fatalf("skipped %d, recovered by pull %d, lost %v", skipped, verify.Sum(o.totals.GapPulled), o.rec.Lost)
+	}
+}
+
+func testDuplicate(t *testing.T, h Harness) {
+	srv := h.Start(t, Faults{Duplicate: 0.05, Seed: 9})
+	o := run(t, srv.Target(), build(t, "dup", integration), 2, engine.Options{})
+	dup := int64(srv.Counter(t, DuplicatedCounter))
+	if dup == 0 || verify.Sum(o.totals.Duplicates) != dup || verify.Sum(o.rec.Lost) != 0 {
+		t.Fatalf("target duplicated %d, verifier counted %v, lost %v", dup, o.totals.Duplicates, o.rec.Lost)
+	}
+}
+
+// The hold must end before the drain's quiet period, or the final sync
+// pulls a still-held push and its late arrival becomes a duplicate.
+func testReorder(t *testing.T, h Harness) {
+	srv := h.Start(t, Faults{Reorder: 0.2, ReorderHold: 500 * time.Millisecond, Seed: 10})
+	o := run(t, srv.Target(), build(t, "reorder", integration), 2, engine.Options{})
+	re := int64(srv.Counter(t, ReorderedCounter))
+	if re == 0 || verify.Sum(o.totals.OutOfOrder) != re || verify.Sum(o.rec.Lost) != 0 ||
+		verify.Sum(o.totals.GapPulled) != 0 || verify.Sum(o.totals.Duplicates) != 0 {
+		t.Fatalf("target reordered %d, verifier counted %v out of order, gap pulls %v, duplicates %v, lost %v",
+			re, o.totals.OutOfOrder, o.totals.GapPulled, o.totals.Duplicates, o.rec.Lost)
+	}
+}
+
+func testDelay(t *testing.T, h Harness) {
+	srv := h.Start(t, Faults{Delay: 50 * time.Millisecond})
+	o := run(t, srv.Target(), build(t, "delay", integration), 1, engine.Options{})
+	if p50 := o.e2e.QuantileMs(0.5); p50 <= 50 {
+		t.Fatalf("p50 %v ms with a 50 ms delay", p50)
+	}
+}
+
+func testDisconnect(t *testing.T, h Harness) {
+	srv := h.Start(t, Faults{DisconnectEvery: 150 * time.Millisecond, DisconnectCount: 2, Seed: 11})
+	o := run(t, srv.Target(), build(t, "disc", integration), 2, engine.Options{ReconnectDelay: 100 * time.Millisecond})
+	drops := int64(srv.Counter(t, DisconnectsCounter))
+	if drops == 0 || o.totals.Disconnects != drops {
+		t.Fatalf("target dropped %d connections, verifier counted %d", drops, o.totals.Disconnects)
+	}
+	// Drops while the sessions close are not followed by a reconnect.
+	if o.totals.Reconnects == 0 || o.totals.Reconnects > drops {
+		t.Fatalf("%d reconnects for %d drops", o.totals.Reconnects, drops)
+	}
+	// Messages in flight when a connection dropped may fail; what was acked
+	// must all arrive.
+	if verify.Sum(o.rec.Lost) != 0 {
+		t.Fatalf("lost %v after reconnects; sample %+v", o.rec.Lost, o.rec.Sample)
+	}
+}
+
+// Every connection dropped at once mid-send: one outage, every user in it
+// back, the drops and reconnects counted as the target counts them, and
+// every acknowledged message delivered (pulled where its push was lost).
+func testStorm(t *testing.T, h Harness) {
+	srv := h.Start(t, Faults{})
+	dropped := make(chan int, 1)
+	p := build(t, "storm", `{"kind":"groups","groups":6,"members":8,"allOnline":true,"totalRate":100,"messages":30}`)
+	o := runThen(t, srv.Target(), p, 2, engine.Options{ReconnectDelay: 100 * time.Millisecond, ReconnectCap: 400 * time.Millisecond},
+		func() {
+			time.Sleep(600 * time.Millisecond)
+			dropped <- srv.DropAll()
+		})
+	n := int64(<-dropped)
+	if n != int64(p.Users) || int64(srv.Counter(t, DisconnectsCounter)) != n || o.totals.Disconnects != n {
+		t.Fatalf("storm dropped %d of %d users; target counted %v, verifier %d", n, p.Users, srv.Counter(t, DisconnectsCounter), o.totals.Disconnects)
+	}
+	if len(o.outages) != 1 {
+		t.Fatalf("%d outages for one storm: %+v", len(o.outages), o.outages)
+	}
+	w := o.outages[0]
+	var perSec int64
+	for _, c := range w.ReconnectsPerSecond {
+		perSec += c
+	}
+	if w.Dropped != n || w.Reconnects != n || w.GaveUp != 0 || w.End.IsZero() || perSec != n || o.totals.Reconnects != n {
+		t.Fatalf("outage %+v for %d drops (%d reconnects counted)", w, n, o.totals.Reconnects)
+	}
+	if exp := verify.Sum(o.totals.Expected); exp == 0 || verify.Sum(o.rec.Lost) != 0 {
+		t.Fatalf("expected %d, lost %v after the storm; sample %+v", exp, o.rec.Lost, o.rec.Sample)
+	}
+	t.Logf("%d dropped, all back after %s", n, w.End.Sub(w.Start).Round(time.Millisecond))
+}
+
+// Heartbeats keep idle users online past the server's idle deadline; with
+// heartbeats slower than it the server drops them and both sides count it.
+// The deadline is 1 s here.
+func testHeartbeats(t *testing.T, h Harness) {
+	for _, c := range []struct {
+		ping  time.Duration
+		drops bool
+	}{{300 * time.Millisecond, false}, {5 * time.Second, true}} {
+		t.Run(fmt.Sprintf("pings every %s", c.ping), func(t *testing.T) {
+			srv := h.Start(t, Faults{ReadTimeout: time.Second})
+			p := build(t, "hb", `{"kind":"groups","groups":2,"members":6,"allOnline":true,"rate":1,"messages":1}`)
+			d := driver(t, srv.Target(), p)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if _, err := d.Setup(ctx, func(string) {}); err != nil {
+				t.Fatal(err)
+			}
+			sh := engine.NewShared("hb", p, d, engine.Options{PingInterval: c.ping, ReconnectMax: 1, ReconnectDelay: 10 * time.Second})
+			s := sh.NewSession(ctx, 0, uint32(p.Users))
+			if r := s.Login(plan.Immediate); r.Failed != 0 {
+				t.Fatal(r.FirstErr)
+			}
+			time.Sleep(2500 * time.Millisecond)
+			timeouts := int64(srv.Counter(t, HeartbeatTOsCounter))
+			disc := s.Tally.Disconnects.Load()
+			s.Close()
+			if c.drops && (timeouts == 0 || disc != timeouts) {
+				t.Fatalf("slow pings: server timed out %d connections, client saw %d disconnects", timeouts, disc)
+			}
+			if !c.drops && (timeouts != 0 || disc != 0 || s.Tally.HeartbeatsSent.Load() == 0) {
+				t.Fatalf("pings every %s: %d server timeouts, %d disconnects, %d pings", c.ping, timeouts, disc, s.Tally.HeartbeatsSent.Load())
+			}
+		})
+	}
+}
+
+// Users spread over gateway links: messages cross from one gateway through
+// the core to another and still arrive exactly; faults injected in the core
+// come out as exactly.
+func testGateways(t *testing.T, h Harness) {
+	srv := h.Start(t, Faults{Gateways: 3})
+	o := run(t, srv.Target(), build(t, "spread", mixed...), 2, engine.Options{})
+	if exp := verify.Sum(o.totals.Expected); exp == 0 || verify.Sum(o.rec.Lost) != 0 || exp != o.received() {
+		t.Fatalf("across gateways: expected %d, pushed %v pulled %v, lost %v", exp, o.totals.Pushed, o.totals.Pulled, o.rec.Lost)
+	}
+	srv = h.Start(t, Faults{Gateways: 3, Duplicate: 0.05, Seed: 12})
+	o = run(t, srv.Target(), build(t, "spreaddup", integration), 2, engine.Options{})
+	dup := int64(srv.Counter(t, DuplicatedCounter))
+	if dup == 0 || verify.Sum(o.totals.Duplicates) != dup {
+		t.Fatalf("duplicates across gateways: target %d, verifier %v", dup, o.totals.Duplicates)
+	}
+}

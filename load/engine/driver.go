@@ -1,0 +1,91 @@
+// Package engine runs a plan's users: logins, heartbeats, paced sending with
+// per-sender order, gap and reconnect pulls, drain. It is protocol-neutral;
+// a Driver speaks the wire. All of it runs in Go goroutines so that one k6 VU
+// holds thousands of online users.
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/imbench/imbench/load/plan"
+	"github.com/imbench/imbench/load/verify"
+)
+
+// Driver speaks one IM system's protocol for one plan (Protocol.Preflight
+// checks the target before one is made).
+type Driver interface {
+	// Setup creates the plan's users, friendships and groups.
+	Setup(ctx context.Context, progress func(string)) (SetupReport, error)
+	// Connect logs user u in and starts delivering its traffic to h.
+	Connect(ctx context.Context, u uint32, h Handler) (Conn, error)
+}
+
+// SetupReport counts what Setup created.
+type SetupReport struct {
+	Registered  int `json:"registered"`
+	Friendships int `json:"friendships"`
+	Groups      int `json:"groups"`
+}
+
+// Handler receives a connection's traffic. Calls come from the connection's
+// reader goroutine, one at a time per connection.
+type Handler interface {
+	Arrive(a verify.Arrival)
+	// Closed is called once when connection c ends other than by Close;
+	// kicked is true when the server replaced it with another login.
+	Closed(c Conn, err error, kicked bool)
+}
+
+// Conn is one logged-in user's connection. Methods are safe for concurrent
+// use; callbacks run on the reader goroutine and must not block.
+type Conn interface {
+	// Send sends message m with the given text; done reports the server's
+	// acknowledgement (nil) or the failure.
+	Send(m plan.Msg, text []byte, createMs int64, done func(error)) error
+	// Pull asks for the given seqs per plan conversation; the messages arrive
+	// through Handler.Arrive marked Pulled (and GapFill when recover is true).
+	Pull(seqs map[uint32][]uint64, recover bool, done func(error)) error
+	// MaxSeqs asks for the server's highest seq of each of the user's
+	// conversations.
+	MaxSeqs(done func(map[uint32]uint64, error)) error
+	// Ping sends a heartbeat.
+	Ping() error
+	// Close says goodbye and ends the connection without a Closed
+	// callback; ended follows once it has ended, with dropped true when the
+	// server had dropped the connection before it read the goodbye (a drop
+	// that races the end of a test still counts).
+	Close(ended func(dropped bool))
+	// Alive is false once the connection has ended.
+	Alive() bool
+}
+
+// HeadSyncer is a Conn whose server numbers messages per user rather than
+// per conversation and notifies before the client pulls (Wildfire): a login
+// or final sync pulls everything after the newest message the client holds,
+// in place of MaxSeqs and Pull.
+type HeadSyncer interface {
+	// Sync pulls what waits after the user's head; the messages arrive
+	// through Handler.Arrive, Pulled (GapFill when recover), and done
+	// follows once the client holds everything up to the server's head.
+	Sync(recover bool, done func(error)) error
+}
+
+// LoginSyncer is a Conn whose client does more at login than the sync:
+// OpenIM's SDK-faithful login makes the requests openim-sdk-core makes, in
+// its order. The engine calls LoginSync once after Connect and before the
+// sync; messages it pulls arrive through Handler.Arrive marked Pulled
+// (GapFill when recover). An error marks the login failed in its cost; the
+// connection stays, as the SDK's does.
+type LoginSyncer interface {
+	LoginSync(ctx context.Context, recover bool) error
+}
+
+// LoginCoster is a Conn that accounts for its own login: when it began (the
+// dial: a token fetched before it is not the login's) and how many requests
+// it has made so far, WebSocket requests and REST calls alike. Without it a
+// login is timed from Connect and costs the requests of its sync.
+type LoginCoster interface {
+	Dialed() time.Time
+	Requests() int64
+}

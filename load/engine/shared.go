@@ -1,0 +1,244 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/imbench/imbench/load/plan"
+	"github.com/imbench/imbench/load/verify"
+)
+
+// Options tune how users behave.
+type Options struct {
+	PingInterval   time.Duration // heartbeat period per connection (OpenIM's read deadline is 30 s)
+	LoginParallel  int           // logins in flight per VU
+	GapGrace       time.Duration // how long a seq gap may stay open before it is pulled
+	ReconnectDelay time.Duration // first wait before logging in again after a disconnect; doubles per attempt
+	ReconnectCap   time.Duration // the longest wait between attempts
+	ReconnectMax   int           // attempts per disconnect
+	DrainQuiet     time.Duration // drain ends after this long without a delivery
+	DrainTimeout   time.Duration // drain ends after this long in any case
+	SyncBatch      int           // seqs per pull request during a sync
+}
+
+// Defaults fills unset options.
+func (o *Options) Defaults() {
+	set := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	set(&o.PingInterval, 20*time.Second)
+	set(&o.GapGrace, 500*time.Millisecond)
+	set(&o.ReconnectDelay, time.Second)
+	set(&o.ReconnectCap, 10*time.Second)
+	set(&o.DrainQuiet, 3*time.Second)
+	set(&o.DrainTimeout, 60*time.Second)
+	if o.LoginParallel <= 0 {
+		o.LoginParallel = 64
+	}
+	if o.ReconnectMax <= 0 {
+		o.ReconnectMax = 30
+	}
+	if o.SyncBatch <= 0 {
+		o.SyncBatch = 1000
+	}
+}
+
+// Shared is what all VUs of one run in one k6 process share: the plan, the
+// driver, the checker, and process-wide figures (online users, sends per
+// second, progress) that no single VU can know.
+type Shared struct {
+	RunID   string
+	Plan    *plan.Plan
+	Driver  Driver
+	Checker *verify.Checker
+	Opts    Options
+	Logf    func(format string, args ...any)
+
+	online     atomic.Int64
+	peak       atomic.Int64
+	inflight   atomic.Int64 // pulls and syncs under way
+	lastChange atomic.Int64 // unix ns of the last delivery or finished pull
+
+	meter   Meter
+	rooms   rooms
+	outages outages
+	failure atomic.Pointer[error]  // what ended the run early, once
+	phase   atomic.Pointer[string] // what the sessions are doing, for progress lines
+	sendAt  atomic.Int64           // unix ns: when sending began, 0 before
+
+	mu       sync.Mutex
+	sessions []*Session
+	barriers map[string]*barrier
+	errs     int
+}
+
+// NewShared prepares the process-wide state of a run.
+func NewShared(runID string, p *plan.Plan, d Driver, opts Options) *Shared {
+	opts.Defaults()
+	return &Shared{RunID: runID, Plan: p, Driver: d, Opts: opts,
+		Checker:  &verify.Checker{Run: []byte(runID), Plan: p},
+		Logf:     func(string, ...any) {},
+		barriers: map[string]*barrier{}}
+}
+
+// Online is the number of users online in this process now; Peak the most.
+func (sh *Shared) Online() int64 { return sh.online.Load() }
+
+// Phase is what the sessions are doing: setup, login, sending, late
+// login, drain ("" before any).
+func (sh *Shared) Phase() string {
+	if p := sh.phase.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// SetPhase records what the sessions are doing.
+func (sh *Shared) SetPhase(p string) { sh.phase.Store(&p) }
+
+// SendingSince is when this process began sending (zero before).
+func (sh *Shared) SendingSince() time.Time {
+	if ns := sh.sendAt.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
+}
+func (sh *Shared) Peak() int64 { return sh.peak.Load() }
+
+// Meter is the per-second send counter of this process.
+func (sh *Shared) Meter() *Meter { return &sh.meter }
+
+func (sh *Shared) addOnline(d int64) {
+	n := sh.online.Add(d)
+	for {
+		p := sh.peak.Load()
+		if n <= p || sh.peak.CompareAndSwap(p, n) {
+			return
+		}
+	}
+}
+
+func (sh *Shared) touch() { sh.touchAt(time.Now()) }
+
+// touchAt records activity at now. Within a millisecond of the last record
+// it leaves the shared word alone: receivers on every read loop call it.
+func (sh *Shared) touchAt(now time.Time) {
+	if ns := now.UnixNano(); ns-sh.lastChange.Load() > int64(time.Millisecond) {
+		sh.lastChange.Store(ns)
+	}
+}
+
+// warn logs the first errors of a run and then only counts them, so a
+// failing target cannot flood the log.
+func (sh *Shared) warn(format string, args ...any) {
+	sh.mu.Lock()
+	sh.errs++
+	n := sh.errs
+	sh.mu.Unlock()
+	switch {
+	case n <= 10:
+		sh.Logf(format, args...)
+	case n == 11:
+		sh.Logf("more errors follow; they are counted in the im_* metrics but not logged")
+	}
+}
+
+// Sessions returns the sessions opened so far.
+func (sh *Shared) Sessions() []*Session {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return append([]*Session(nil), sh.sessions...)
+}
+
+// Totals sums the tallies of all sessions.
+func (sh *Shared) Totals() verify.Totals {
+	var t verify.Totals
+	for _, s := range sh.Sessions() {
+		t.Add(&s.Tally)
+	}
+	return t
+}
+
+// barrier releases everyone once n parties arrived, all at the same instant.
+type barrier struct {
+	n       int
+	arrived int
+	at      time.Time
+	done    chan struct{}
+}
+
+// Barrier waits until n sessions of this process reached the named point
+// and returns the common release time.
+func (sh *Shared) Barrier(ctx context.Context, name string, n int) (time.Time, error) {
+	sh.mu.Lock()
+	b := sh.barriers[name]
+	if b == nil {
+		b = &barrier{n: n, done: make(chan struct{})}
+		sh.barriers[name] = b
+	}
+	if b.n != n {
+		sh.mu.Unlock()
+		return time.Time{}, fmt.Errorf("barrier %q: %d parties expected, another session said %d", name, b.n, n)
+	}
+	b.arrived++
+	if b.arrived == b.n {
+		b.at = time.Now()
+		close(b.done)
+	}
+	sh.mu.Unlock()
+	select {
+	case <-b.done:
+		return b.at, nil
+	case <-ctx.Done():
+		return time.Time{}, errors.Join(fmt.Errorf("stopped waiting for the other VUs at %q", name), ctx.Err())
+	}
+}
+
+// Meter counts sends per wall-clock second.
+type Meter struct {
+	mu          sync.Mutex
+	start       int64
+	counts      []int64
+	first, last time.Time
+}
+
+func (m *Meter) add(t time.Time) {
+	sec := t.Unix()
+	m.mu.Lock()
+	if m.counts == nil {
+		m.start = sec
+	}
+	if m.first.IsZero() || t.Before(m.first) {
+		m.first = t
+	}
+	if t.After(m.last) {
+		m.last = t
+	}
+	if i := sec - m.start; i >= 0 {
+		for int64(len(m.counts)) <= i {
+			m.counts = append(m.counts, 0)
+		}
+		m.counts[i]++
+	}
+	m.mu.Unlock()
+}
+
+// PerSecond returns the first second (unix) and the count of each second.
+func (m *Meter) PerSecond() (int64, []int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.start, append([]int64(nil), m.counts...)
+}
+
+// Span is when the first and the last message were sent.
+func (m *Meter) Span() (first, last time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.first, m.last
+}

@@ -1,0 +1,231 @@
+package runner
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"time"
+
+	"github.com/grafana/sobek"
+
+	"github.com/imbench/imbench/internal/latency"
+	"github.com/imbench/imbench/internal/summary"
+	"github.com/imbench/imbench/load/plan"
+	"github.com/imbench/imbench/load/verify"
+)
+
+// BuildSummary assembles the run's summary from its tallies.
+func (r *Run) BuildSummary() summary.Summary {
+	rec, _ := r.reconciled()
+	t := r.Shared.Totals()
+	p := r.Plan
+	s := summary.Summary{RunID: r.ID, Scenario: p.Name, Purpose: p.Purpose, System: r.Target.System, Target: r.Target.Name,
+		TargetAPI: r.endpoint(), Segment: r.Segment, Segments: r.Segments, StartedAt: r.StartedAt.UTC(), Workload: p.Workload,
+		ServerCores: r.Opts.ServerCores}
+	r.mu.Lock()
+	s.EndedAt = r.endedAt.UTC()
+	r.mu.Unlock()
+
+	s.Users = summary.UsersSummary{Registered: p.Users, NewlyRegistered: r.Setup.Registered,
+		PlannedOnline: p.Count(plan.Immediate), PlannedLate: p.Count(plan.Late), OnlinePeak: r.Shared.Peak(),
+		Logins: t.LoginsImmediate + t.LoginsLate, LateLogins: t.LoginsLate, ConnectErrors: t.ConnectErrors,
+		Disconnects: t.Disconnects, Reconnects: t.Reconnects, Kicks: t.Kicks}
+	s.Logins = r.loginCost()
+	s.Outages = r.outages()
+	s.Groups = summary.GroupsSummary{Count: len(p.Groups), Friendships: len(p.Friends), BySize: map[string]int{}}
+	for _, g := range p.Groups {
+		s.Groups.BySize[fmt.Sprint(len(g.Members))]++
+	}
+
+	start, perSec := r.Shared.Meter().PerSecond()
+	m := summary.MessagesSummary{Planned: p.Planned(), Sent: verify.Sum(t.Sent), Acked: verify.Sum(t.Acked),
+		SendFailed: verify.Sum(t.SendFailed), PlannedRate: p.Rate, PerSecond: perSec, PerSecondStart: start,
+		ByType: map[string]int64{}, Dispatches: t.Dispatched}
+	for _, v := range perSec {
+		m.PeakPerSecond = max(m.PeakPerSecond, v)
+	}
+	if first, last := r.Shared.Meter().Span(); !first.IsZero() {
+		m.FirstSendMs, m.LastSendMs = first.UnixMilli(), last.UnixMilli()
+	}
+	m.AvgPerSecond = summary.AvgRate(m.Sent, m.FirstSendMs, m.LastSendMs)
+	for _, st := range p.Streams {
+		m.Closed = m.Closed || !st.Open()
+	}
+	for _, sess := range r.Shared.Sessions() {
+		m.MaxSendLagMs = math.Max(m.MaxSendLagMs, float64(sess.MaxSendLag().Microseconds())/1000)
+	}
+	for _, kind := range p.Kinds() {
+		k := verify.KindIndex(kind)
+		m.ByType[verify.KindName(k)] = t.Sent[k]
+	}
+	s.Messages = m
+
+	// Chatrooms are counted apart: what their members miss is a rate.
+	d := summary.DeliveriesSummary{Expected: verify.Owed(t.Expected), Pushed: verify.Owed(t.Pushed), ByPull: verify.Owed(t.Pulled),
+		ByGapPull: verify.Owed(t.GapPulled), Duplicates: verify.Sum(t.Duplicates), OutOfOrder: verify.Sum(t.OutOfOrder),
+		Lost: verify.Owed(rec.Lost), Unexpected: verify.Sum(rec.Unexpected), Corrupted: t.Corrupt, Foreign: t.Foreign,
+		LostSample: rec.Sample, ByType: map[string]summary.DeliveriesByType{}}
+	d.Received = d.Pushed + d.ByPull
+	for _, kind := range p.Kinds() {
+		k := verify.KindIndex(kind)
+		d.ByType[verify.KindName(k)] = summary.DeliveriesByType{Expected: t.Expected[k], Received: t.Pushed[k] + t.Pulled[k],
+			Duplicates: t.Duplicates[k], OutOfOrder: t.OutOfOrder[k], Lost: rec.Lost[k]}
+	}
+	if len(p.Rooms) > 0 {
+		r := verify.RoomIndex
+		d.Rooms = &summary.RoomsSummary{Expected: t.Expected[r], Received: t.Pushed[r] + t.Pulled[r], Missed: rec.Lost[r],
+			BeforeJoin: t.BeforeJoin}
+		d.Rooms.SetRate()
+	}
+	if w := p.Watchers(); w > 0 {
+		d.Watchers = &summary.WatchersSummary{Users: w, Expected: t.WatchExpected, Received: t.WatchReceived}
+	}
+	s.Deliveries = d
+	if d.Expected > 0 {
+		s.Integrity = math.Round(float64(d.Expected-d.Lost)/float64(d.Expected)*1e6) / 1e6
+	}
+
+	e2e, ack := latency.NewHistogram(), latency.NewHistogram()
+	var gen summary.GeneratorSummary
+	for _, sess := range r.Shared.Sessions() {
+		for k := 0; k < verify.Kinds; k++ {
+			sess.Tally.E2E[k].MergeInto(e2e)
+			sess.Tally.Ack[k].MergeInto(ack)
+		}
+		gen.VUs++
+		gen.UserRanges = append(gen.UserRanges, [2]uint32{sess.Lo, sess.Hi})
+	}
+	s.Latency.E2E, s.Latency.Ack = summary.LatencyOf(e2e), summary.LatencyOf(ack)
+	s.Latency.E2E.Negative = t.NegativeE2E
+	s.Histograms = map[string]latency.Encoded{}
+	hists := map[string]*latency.Histogram{"e2e": e2e, "ack": ack}
+	if s.Logins.Count > 0 {
+		hists["login"] = r.loginHistogram()
+	}
+	for name, h := range hists {
+		if enc, err := h.Encode(); err == nil {
+			s.Histograms[name] = enc
+		}
+	}
+	if w := r.storm.warning(); w != "" {
+		s.Warnings = append(s.Warnings, w)
+	}
+	if t.NegativeE2E > 0 && r.Segments <= 1 { // a merge of segments says it over all of them
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%d deliveries arrived before they were created by the sender's clock: "+
+			"the clocks of the generator processes disagree", t.NegativeE2E))
+	}
+	gen.PullRequests, gen.HeartbeatsSent = t.PullRequests, t.HeartbeatsSent
+	r.mu.Lock()
+	lr := r.latency
+	r.mu.Unlock()
+	if lr != nil {
+		start, n := lr.goroutineSeries()
+		if len(n) > 0 {
+			gen.GoroutinesStartMs, gen.GoroutinesEverySeconds, gen.Goroutines = start.UnixMilli(), int(goroutineEvery/time.Second), n
+		}
+	}
+	s.Generator = gen
+	s.Versions = versions(r.Opts.Version)
+	return s
+}
+
+// loginCost sums what the sessions' logins cost.
+func (r *Run) loginCost() *summary.LoginsSummary {
+	l := &summary.LoginsSummary{}
+	if m, ok := r.Driver.(interface{ LoginMode() string }); ok {
+		l.Mode = m.LoginMode()
+	}
+	for _, sess := range r.Shared.Sessions() {
+		l.Count += sess.Logins.Count.Load()
+		l.Failed += sess.Logins.Failed.Load()
+		l.Requests += sess.Logins.Requests.Load()
+	}
+	l.SetPerLogin()
+	l.TimeToOnline = summary.LatencyOf(r.loginHistogram())
+	return l
+}
+
+func (r *Run) loginHistogram() *latency.Histogram {
+	h := latency.NewHistogram()
+	for _, sess := range r.Shared.Sessions() {
+		sess.Logins.Online.MergeInto(h)
+	}
+	return h
+}
+
+// endpoint is the target's first endpoint, where it was set up.
+func (r *Run) endpoint() string { return r.Target.Endpoints[r.Protocol.Endpoints[0]] }
+
+// versions names what produced the figures: k6 and Go from the binary's
+// build info, imbench as the CLI passed it (git describe).
+func versions(imbench string) map[string]string {
+	v := map[string]string{"go": runtime.Version()}
+	if imbench != "" {
+		v["imbench"] = imbench
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "go.k6.io/k6" {
+				v["k6"] = d.Version
+			}
+		}
+	}
+	return v
+}
+
+// Summary writes results/<run>/summary.json and returns the seed-style table
+// for handleSummary: export function handleSummary(data) { return im.summary(data) }.
+func (mi *ModuleInstance) Summary(_ sobek.Value) (map[string]any, error) {
+	mi.root.mu.Lock()
+	run := mi.root.last
+	mi.root.mu.Unlock()
+	if run == nil {
+		return map[string]any{"stdout": "imbench: no run took place (setup did not finish)\n"}, nil
+	}
+	if run.Shared == nil {
+		return nil, errors.New("im.summary: the run has no state")
+	}
+	if run.Opts.SetupOnly {
+		return map[string]any{"stdout": fmt.Sprintf("imbench: run %s set up on %s: %d users (%d new), %d friendships, %d groups\n",
+			run.ID, run.endpoint(), run.Plan.Users, run.Setup.Registered, run.Setup.Friendships, run.Setup.Groups)}, nil
+	}
+	s := run.BuildSummary()
+	raw, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	dir := run.resultDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("im.summary: %w", err)
+	}
+	name := "summary.json"
+	if run.Segment != "" && run.Segment != "0:1" {
+		name = summary.PartFile(run.Segment)
+	}
+	return map[string]any{"stdout": s.Table() + "\nsummary: " + filepath.Join(dir, name) + "\n",
+		filepath.Join(dir, name): string(raw) + "\n"}, nil
+}
+
+// outages is the process's windows of users dropped, as summary.json has them.
+func (r *Run) outages() *summary.Outages {
+	ws, omitted := r.Shared.Outages()
+	if len(ws) == 0 && omitted == 0 {
+		return nil
+	}
+	out := &summary.Outages{Omitted: omitted}
+	for _, w := range ws {
+		o := summary.Outage{Start: w.Start.UTC(), Dropped: w.Dropped, Reconnects: w.Reconnects, GaveUp: w.GaveUp,
+			ReconnectsPerSecond: w.ReconnectsPerSecond, PerSecondStart: w.Start.Unix()}
+		if !w.End.IsZero() {
+			o.End = w.End.UTC()
+		}
+		o.Finish()
+		out.Windows = append(out.Windows, o)
+	}
+	return out
+}

@@ -1,0 +1,238 @@
+package verify
+
+import (
+	"bytes"
+	"sync"
+	"time"
+
+	"github.com/imbench/imbench/load/plan"
+)
+
+// Outcome is what one arrival meant.
+type Outcome uint8
+
+const (
+	Delivered  Outcome = iota // first arrival of this message at this user
+	OutOfOrder                // first arrival, pushed after a later message of the same sender and conversation
+	Duplicate                 // pushed again after it had already arrived
+	Overlap                   // a pulled copy of something already here: the sync's overlap, not a fault
+	Self                      // the sender's own copy (a server's sender sync)
+	BeforeJoin                // a chatroom message sent before this user joined: not expected
+	Foreign                   // not a message of this run
+	Corrupt                   // bytes or routing differ from what was sent
+)
+
+// Arrival is a message as a driver decoded it, resolved to plan indexes.
+type Arrival struct {
+	Conv     uint32  // the plan conversation it arrived in
+	Seq      uint64  // server sequence in that conversation, 0 if none
+	Sender   int64   // plan index of the envelope's sender, -1 if not a plan user
+	Text     []byte  // the message text
+	CreateMs int64   // the envelope's create time, ms; 0 when the protocol carries none (WuKongIM)
+	Pulled   bool    // arrived in a pull response rather than a push
+	GapFill  bool    // pulled because a seq gap was noticed (not a login sync)
+	Parsed   *Parsed // Text already parsed: once per identical frame, not per receiver
+}
+
+// Parsed is the result of ParseBody, kept with a frame many receivers got.
+type Parsed struct {
+	Body Body
+	Err  error
+}
+
+// Parse parses an arrival's text once, for every receiver of the same bytes.
+func Parse(text []byte) *Parsed {
+	b, err := ParseBody(text)
+	return &Parsed{Body: b, Err: err}
+}
+
+// Inbox is one receiving user's view: per conversation the seqs seen (to
+// notice gaps) and per sender the message numbers received.
+type Inbox struct {
+	mu    sync.Mutex
+	me    uint32
+	convs map[uint32]*convIn
+	// The conversation of the last arrival: a member of a busy group gets
+	// one after another from the same one.
+	lastC  uint32
+	lastCv *convIn
+}
+
+type convIn struct {
+	seqs     seqSet
+	maxSeq   uint64
+	from     map[uint32]*senderIn
+	joinedUs int64 // chatroom: when this user joined (µs), 0 before
+}
+
+type senderIn struct {
+	got  seqSet
+	maxN uint64
+}
+
+// NewInbox returns the inbox of user me.
+func NewInbox(me uint32) *Inbox { return &Inbox{me: me, convs: map[uint32]*convIn{}} }
+
+func (in *Inbox) conv(c uint32) *convIn {
+	if in.lastCv != nil && in.lastC == c {
+		return in.lastCv
+	}
+	cv := in.convs[c]
+	if cv == nil {
+		cv = &convIn{}
+		in.convs[c] = cv
+	}
+	in.lastC, in.lastCv = c, cv
+	return cv
+}
+
+// Checker classifies arrivals for one run and counts them into a tally.
+type Checker struct {
+	Run  []byte
+	Plan *plan.Plan
+}
+
+// Receive classifies one arrival at inbox in, counts it into t and records
+// its end-to-end latency (create → now) unless it came from a login sync.
+// gap reports whether a seq below the highest seen of the arrival's
+// conversation is missing: the contiguous run from 1 stops short of it.
+func (ck *Checker) Receive(in *Inbox, a Arrival, now time.Time, t *Tally) (o Outcome, gap bool) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	cv := in.conv(a.Conv)
+	if a.Seq > 0 {
+		cv.seqs.add(a.Seq)
+		cv.maxSeq = max(cv.maxSeq, a.Seq)
+	}
+	return ck.classify(cv, in.me, a, now, t), cv.seqs.upTo < cv.maxSeq
+}
+
+func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *Tally) Outcome {
+	var b Body
+	var err error
+	if a.Parsed != nil {
+		b, err = a.Parsed.Body, a.Parsed.Err
+	} else {
+		b, err = ParseBody(a.Text)
+	}
+	switch {
+	case err == ErrForeign:
+		t.Foreign.Add(1)
+		return Foreign
+	case err != nil:
+		t.Corrupt.Add(1)
+		return Corrupt
+	case !bytes.Equal(b.Run, ck.Run):
+		t.Foreign.Add(1)
+		return Foreign
+	case int64(b.Sender) != a.Sender || b.Conv != a.Conv || int(b.Conv) >= len(ck.Plan.Convs) ||
+		(a.CreateMs != 0 && b.CreateUs/1000 != a.CreateMs):
+		t.Corrupt.Add(1)
+		return Corrupt
+	case b.Sender == me:
+		return Self
+	case ck.Plan.Convs[b.Conv].Kind == plan.Room && (cv.joinedUs == 0 || b.CreateUs < cv.joinedUs):
+		t.BeforeJoin.Add(1)
+		return BeforeJoin
+	}
+	k := KindIndex(ck.Plan.Convs[b.Conv].Kind)
+	if cv.from == nil {
+		cv.from = map[uint32]*senderIn{}
+	}
+	s := cv.from[b.Sender]
+	if s == nil {
+		s = &senderIn{}
+		cv.from[b.Sender] = s
+	}
+	n := uint64(b.N)
+	if !s.got.add(n) {
+		if a.Pulled {
+			t.Overlap.Add(1)
+			return Overlap
+		}
+		t.Duplicates[k].Add(1)
+		return Duplicate
+	}
+	out := Delivered
+	if !a.Pulled && n < s.maxN {
+		out = OutOfOrder
+		t.OutOfOrder[k].Add(1)
+	}
+	s.maxN = max(s.maxN, n)
+	if ck.Plan.IsWatcher(me) {
+		t.WatchReceived.Add(1)
+	}
+	if a.Pulled {
+		t.Pulled[k].Add(1)
+		if a.GapFill {
+			t.GapPulled[k].Add(1)
+		}
+	} else {
+		t.Pushed[k].Add(1)
+	}
+	if !a.Pulled || a.GapFill {
+		d := now.Sub(time.UnixMicro(b.CreateUs))
+		if d < 0 {
+			t.NegativeE2E.Add(1)
+		}
+		t.E2E[k].Record(d)
+	}
+	return out
+}
+
+// Join records that the user joined chatroom c now: messages sent from
+// then on are expected, through later drops and joins again (what a drop
+// makes it miss is a chatroom's loss). On the first join, first is called
+// with the time (µs) while the inbox is locked.
+func (in *Inbox) Join(c uint32, first func(atUs int64)) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if cv := in.conv(c); cv.joinedUs == 0 {
+		cv.joinedUs = time.Now().UnixMicro()
+		first(cv.joinedUs)
+	}
+}
+
+// Gaps lists up to limit seqs of conversation c that are missing below the
+// highest seq seen, ascending.
+func (in *Inbox) Gaps(c uint32, limit int) []uint64 {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	cv := in.convs[c]
+	if cv == nil {
+		return nil
+	}
+	return cv.seqs.missing(cv.maxSeq, limit)
+}
+
+// MissingUpTo lists up to limit seqs of conversation c in 1..max not yet
+// seen: what a (re)login sync must pull given the server's max seq.
+func (in *Inbox) MissingUpTo(c uint32, max uint64, limit int) []uint64 {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.conv(c).seqs.missing(max, limit)
+}
+
+// MaxSeqs is the highest seq that arrived of each conversation.
+func (in *Inbox) MaxSeqs() map[uint32]uint64 {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	out := make(map[uint32]uint64, len(in.convs))
+	for c, cv := range in.convs {
+		if cv.maxSeq > 0 {
+			out[c] = cv.maxSeq
+		}
+	}
+	return out
+}
+
+// Has reports whether message n of sender s in conversation c arrived.
+func (in *Inbox) Has(c, s uint32, n uint64) bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	cv := in.convs[c]
+	if cv == nil || cv.from[s] == nil {
+		return false
+	}
+	return cv.from[s].got.has(n)
+}

@@ -1,0 +1,142 @@
+package verify
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/imbench/imbench/internal/latency"
+	"github.com/imbench/imbench/load/plan"
+)
+
+// Kinds indexes per-conversation-kind counters: 0 single, 1 group, 2 room.
+const Kinds = 3
+
+// RoomIndex is the chatrooms' slot: their misses are a rate, not a loss.
+const RoomIndex = 2
+
+// KindIndex maps a conversation kind to its counter slot.
+func KindIndex(k plan.ConvKind) int {
+	switch k {
+	case plan.Group:
+		return 1
+	case plan.Room:
+		return RoomIndex
+	}
+	return 0
+}
+
+// KindName is the metric tag value of slot i.
+func KindName(i int) string { return [Kinds]string{"single", "group", "room"}[i] }
+
+// Tally counts what one VU's users did and saw. Message counters are split by
+// conversation kind; the k6 layer turns their growth into metric samples and
+// the summary adds the tallies of all VUs.
+type Tally struct {
+	Sent, Acked, SendFailed, Expected       [Kinds]atomic.Int64
+	Pushed, Pulled, Duplicates, OutOfOrder  [Kinds]atomic.Int64
+	GapPulled                               [Kinds]atomic.Int64 // the part of Pulled that filled a seq gap
+	Corrupt, Foreign, Overlap               atomic.Int64
+	BeforeJoin                              atomic.Int64 // chatroom messages sent before the receiver joined
+	Dispatched                              atomic.Int64 // members (sender included) of acknowledged messages' conversations
+	WatchExpected, WatchReceived            atomic.Int64 // deliveries owed to and received by watchers
+	ConnectErrors, Disconnects, Kicks       atomic.Int64
+	Reconnects, LoginsImmediate, LoginsLate atomic.Int64
+	PullRequests, HeartbeatsSent            atomic.Int64
+	NegativeE2E                             atomic.Int64 // received before created: sender's clock ahead
+
+	E2E, Ack [Kinds]Latency
+}
+
+// Latency records one latency series: an HDR histogram (µs, 3 significant
+// digits; exact count, sum and max) for the summary and the k6 gauges, and
+// the same values in Prometheus native-histogram buckets for remote write.
+// Its size does not grow with the number of values.
+type Latency struct {
+	mu sync.Mutex
+	h  *latency.Histogram
+	n  *latency.Native
+}
+
+// Record adds one observation.
+func (l *Latency) Record(d time.Duration) {
+	us := max(d.Microseconds(), 0)
+	l.mu.Lock()
+	if l.h == nil {
+		l.h, l.n = latency.NewHistogram(), new(latency.Native)
+	}
+	l.h.Record(us)
+	l.n.Record(us)
+	l.mu.Unlock()
+}
+
+// MergeInto adds this series into h.
+func (l *Latency) MergeInto(h *latency.Histogram) {
+	l.mu.Lock()
+	if l.h != nil {
+		h.Merge(l.h)
+	}
+	l.mu.Unlock()
+}
+
+// MergeNativeInto adds this series into n.
+func (l *Latency) MergeNativeInto(n *latency.Native) {
+	l.mu.Lock()
+	if l.n != nil {
+		n.Merge(l.n)
+	}
+	l.mu.Unlock()
+}
+
+// Totals is a plain snapshot of tallies, summed over VUs.
+type Totals struct {
+	Sent, Acked, SendFailed, Expected       [Kinds]int64
+	Pushed, Pulled, GapPulled               [Kinds]int64
+	Duplicates, OutOfOrder                  [Kinds]int64
+	Corrupt, Foreign, Overlap               int64
+	BeforeJoin                              int64
+	Dispatched                              int64
+	WatchExpected, WatchReceived            int64
+	ConnectErrors, Disconnects, Kicks       int64
+	Reconnects, LoginsImmediate, LoginsLate int64
+	PullRequests, HeartbeatsSent            int64
+	NegativeE2E                             int64
+}
+
+// Add folds a tally into the totals.
+func (t *Totals) Add(x *Tally) {
+	for k := 0; k < Kinds; k++ {
+		t.Sent[k] += x.Sent[k].Load()
+		t.Acked[k] += x.Acked[k].Load()
+		t.SendFailed[k] += x.SendFailed[k].Load()
+		t.Expected[k] += x.Expected[k].Load()
+		t.Pushed[k] += x.Pushed[k].Load()
+		t.Pulled[k] += x.Pulled[k].Load()
+		t.GapPulled[k] += x.GapPulled[k].Load()
+		t.Duplicates[k] += x.Duplicates[k].Load()
+		t.OutOfOrder[k] += x.OutOfOrder[k].Load()
+	}
+	t.Corrupt += x.Corrupt.Load()
+	t.Foreign += x.Foreign.Load()
+	t.Overlap += x.Overlap.Load()
+	t.BeforeJoin += x.BeforeJoin.Load()
+	t.Dispatched += x.Dispatched.Load()
+	t.WatchExpected += x.WatchExpected.Load()
+	t.WatchReceived += x.WatchReceived.Load()
+	t.ConnectErrors += x.ConnectErrors.Load()
+	t.Disconnects += x.Disconnects.Load()
+	t.Kicks += x.Kicks.Load()
+	t.Reconnects += x.Reconnects.Load()
+	t.LoginsImmediate += x.LoginsImmediate.Load()
+	t.LoginsLate += x.LoginsLate.Load()
+	t.PullRequests += x.PullRequests.Load()
+	t.HeartbeatsSent += x.HeartbeatsSent.Load()
+	t.NegativeE2E += x.NegativeE2E.Load()
+}
+
+// Sum adds up a per-kind counter.
+func Sum(a [Kinds]int64) int64 { return a[0] + a[1] + a[RoomIndex] }
+
+// Owed adds up the kinds whose every expected delivery must arrive: all
+// but chatrooms.
+func Owed(a [Kinds]int64) int64 { return Sum(a) - a[RoomIndex] }

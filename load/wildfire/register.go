@@ -1,0 +1,101 @@
+package wildfire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/imbench/imbench/load/engine"
+	"github.com/imbench/imbench/load/plan"
+)
+
+// Endpoint names: a target speaking several protocols lists each one's.
+const (
+	EndpointAdmin = "wildfire_admin" // the admin API, e.g. http://127.0.0.1:18080
+	EndpointMQTT  = "wildfire_mqtt"  // the MQTT long-connection port, tcp://127.0.0.1:1883
+)
+
+func init() {
+	engine.Register(engine.Spec{
+		Name:      "wildfire",
+		Endpoints: []string{EndpointAdmin, EndpointMQTT},
+		// The server drops a connection silent 1.5 × keepAlive (60 s by
+		// default here, wildfire.md §5.7); ping within keepAlive.
+		PingLimit: time.Minute,
+		Carries:   []plan.ConvKind{plan.Single, plan.Group, plan.Room},
+		Open:      open,
+	})
+}
+
+// Options are a Wildfire target's options.
+type Options struct {
+	Secret      string   `json:"secret"`      // the admin API's http.admin.secret_key
+	Platform    int      `json:"platform"`    // get_token's platform (default 7, Linux)
+	KeepAlive   int      `json:"keepAlive"`   // CONNECT keepAlive seconds (default 60)
+	SourceAddrs []string `json:"sourceAddrs"` // local addresses to spread connections over
+	Timeout     string   `json:"timeout"`     // request and handshake timeout (default 10s)
+}
+
+type protocol struct{ cfg Config }
+
+func open(t engine.Target) (engine.Protocol, error) {
+	var o Options
+	if err := engine.DecodeOptions("wildfire", t.Options, &o); err != nil {
+		return nil, err
+	}
+	cfg := Config{AdminURL: t.Endpoints[EndpointAdmin], MQTT: t.Endpoints[EndpointMQTT], Secret: o.Secret,
+		Platform: o.Platform, KeepAlive: o.KeepAlive}
+	var err error
+	if cfg.Timeout, err = engine.ParseTimeout(o.Timeout); err != nil {
+		return nil, err
+	}
+	if cfg.SourceAddrs, err = engine.ParseSourceAddrs(o.SourceAddrs); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &protocol{cfg: cfg}, nil
+}
+
+// Preflight asks for the server's health (unsigned) and its online count
+// (signed: a wrong admin secret is refused with 244), then opens a TCP
+// connection to every MQTT endpoint. It changes nothing on the server.
+func (p *protocol) Preflight(ctx context.Context) error {
+	a := newAdmin(p.cfg)
+	if err := a.Health(ctx); err != nil {
+		var api *APIError
+		if !errors.As(err, &api) {
+			return fmt.Errorf("Wildfire admin API at %s is not reachable: %w", p.cfg.AdminURL, unwrapNet(err))
+		}
+		return err
+	}
+	if _, err := a.OnlineCount(ctx); err != nil {
+		return err
+	}
+	for _, g := range p.cfg.gateways() {
+		if err := engine.Reach(ctx, g); err != nil {
+			return fmt.Errorf("Wildfire MQTT endpoint at tcp://%s is not reachable: %w", g, err)
+		}
+	}
+	return nil
+}
+
+// Driver speaks Wildfire for plan pl.
+func (p *protocol) Driver(pl *plan.Plan, readTimeout time.Duration) (engine.Driver, error) {
+	cfg := p.cfg
+	cfg.ReadTimeout = readTimeout
+	return New(cfg, pl)
+}
+
+// unwrapNet keeps a network error's own reason ("connection refused"):
+// one line, without the URL twice.
+func unwrapNet(err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return op.Err
+	}
+	return err
+}

@@ -1,0 +1,164 @@
+package wukongim
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/imbench/imbench/load/engine"
+	"github.com/imbench/imbench/load/netloop"
+	"github.com/imbench/imbench/load/ws"
+	wire "github.com/imbench/imbench/wire/wukongim"
+)
+
+const maxFrame = wire.MaxRemainingLength + 5
+
+// LoginError is a CONNACK that refused the login.
+type LoginError struct {
+	User   string
+	Reason wire.ReasonCode
+}
+
+func (e *LoginError) Error() string {
+	return fmt.Sprintf("login of %s refused: CONNACK reason %d %s", e.User, e.Reason, e.Reason)
+}
+
+// dial connects user u: the transport, then CONNECT and nothing else until
+// the CONNACK (the server closes a connection that sends more first).
+func (d *Driver) dial(ctx context.Context, u uint32, h engine.Handler) (*conn, error) {
+	uid := d.users[u]
+	gw, err := url.Parse(engine.GatewayFor(ctx, d.gateways, u))
+	if err != nil {
+		return nil, fmt.Errorf("login of %s: %w", uid, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
+	defer cancel()
+	nc, err := d.dialer.DialContext(ctx, "tcp", hostPort(gw))
+	if err != nil {
+		return nil, fmt.Errorf("login of %s: %w", uid, err)
+	}
+	c := &conn{d: d, user: u, uid: uid, h: h, acks: map[uint32]*await{}, ws: gw.Scheme == "ws" || gw.Scheme == "wss",
+		version: uint8(d.cfg.Version)}
+	c.wsrd.Max = maxFrame
+	rest, err := c.handshake(ctx, nc, gw)
+	if err != nil {
+		nc.Close()
+		var le *LoginError
+		if errors.As(err, &le) {
+			return nil, le
+		}
+		return nil, fmt.Errorf("login of %s: %w", uid, err)
+	}
+	if c.st, err = netloop.Attach(nc, c, d.cfg.ReadTimeout, netloop.DefaultMode); err != nil {
+		return nil, fmt.Errorf("login of %s: %w", uid, err)
+	}
+	if err := c.st.Start(rest); err != nil {
+		return nil, fmt.Errorf("login of %s: %w", uid, err)
+	}
+	return c, nil
+}
+
+// handshake logs in on nc and returns the bytes read past the CONNACK.
+func (c *conn) handshake(ctx context.Context, nc net.Conn, gw *url.URL) ([]byte, error) {
+	d := c.d
+	var rest []byte
+	if gw.Scheme == "wss" {
+		tc := tls.Client(nc, &tls.Config{ServerName: gw.Hostname()})
+		if err := tc.HandshakeContext(ctx); err != nil {
+			return nil, err
+		}
+		nc = tc
+	}
+	if c.ws {
+		var err error
+		if rest, err = ws.Handshake(ctx, nc, gw, d.cfg.Timeout); err != nil {
+			return nil, err
+		}
+	}
+	kp, err := wire.GenerateKey(nil)
+	if err != nil {
+		return nil, err
+	}
+	connect := wire.Connect{Version: c.version, DeviceFlag: uint8(d.cfg.DeviceFlag),
+		DeviceID: c.uid + "-" + strconv.FormatUint(d.conns.Add(1), 36), UID: c.uid,
+		Token: d.token(c.user), ClientTimestamp: time.Now().UnixMilli(), ClientKey: kp.PublicKeyBase64()}
+	frame, err := connect.Append(nil, c.version)
+	if err != nil {
+		return nil, err
+	}
+	if c.ws {
+		frame = ws.AppendFrame(nil, ws.OpBinary, frame)
+	}
+	deadline, _ := ctx.Deadline()
+	nc.SetDeadline(deadline)
+	defer nc.SetDeadline(time.Time{})
+	if _, err := nc.Write(frame); err != nil {
+		return nil, err
+	}
+	ack, rest, err := c.readConnack(nc, rest)
+	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return nil, fmt.Errorf("no CONNACK within %s (a WuKongIM server refuses a login by silence: check the user's token and device flag)", d.cfg.Timeout)
+		}
+		return nil, err
+	}
+	if ack.ReasonCode != wire.ReasonSuccess {
+		return nil, &LoginError{User: c.uid, Reason: ack.ReasonCode}
+	}
+	c.version = ack.Version(c.version)
+	if ack.ServerKey != "" {
+		if c.cipher, err = kp.Cipher(ack.ServerKey, ack.Salt); err != nil {
+			return nil, err
+		}
+	}
+	return rest, nil
+}
+
+// readConnack reads until a whole CONNACK; what follows it is returned (raw
+// transport bytes: WebSocket frames over ws).
+func (c *conn) readConnack(nc net.Conn, buf []byte) (wire.Connack, []byte, error) {
+	chunk := make([]byte, 4096)
+	for {
+		stream, rest := buf, []byte(nil)
+		if c.ws {
+			op, body, after, ok, err := ws.FirstMessage(buf)
+			if err != nil {
+				return wire.Connack{}, nil, err
+			}
+			stream, rest = nil, buf
+			if ok {
+				if op != ws.OpBinary {
+					return wire.Connack{}, nil, fmt.Errorf("unexpected WebSocket message (op %d) before the CONNACK", op)
+				}
+				stream, rest = body, after
+			}
+		}
+		if len(stream) > 0 {
+			t, flags, body, n, err := wire.SplitFrame(stream)
+			if err != nil {
+				return wire.Connack{}, nil, err
+			}
+			if n > 0 {
+				if t != wire.TypeConnack {
+					return wire.Connack{}, nil, fmt.Errorf("expected a CONNACK, got %s", t)
+				}
+				ack, err := wire.DecodeConnack(flags, body, c.version)
+				if !c.ws {
+					rest = stream[n:]
+				}
+				return ack, rest, err
+			}
+		}
+		n, err := nc.Read(chunk)
+		buf = append(buf, chunk[:n]...)
+		if err != nil {
+			return wire.Connack{}, nil, err
+		}
+	}
+}

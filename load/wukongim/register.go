@@ -1,0 +1,105 @@
+package wukongim
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"time"
+
+	"github.com/imbench/imbench/load/engine"
+	"github.com/imbench/imbench/load/plan"
+)
+
+// Endpoint names: a target speaking several protocols lists each one's.
+const (
+	EndpointAPI = "wukongim_api" // the HTTP API, e.g. http://127.0.0.1:5001
+	EndpointTCP = "wukongim_tcp" // binary WKProto over TCP, tcp://127.0.0.1:5100
+	EndpointWS  = "wukongim_ws"  // binary WKProto over WebSocket, ws://127.0.0.1:5200
+)
+
+func init() {
+	engine.Register(engine.Spec{
+		Name:      "wukongim",
+		Endpoints: []string{EndpointAPI, EndpointTCP, EndpointWS},
+		// The server drops a logged-in connection silent for connIdleTime
+		// (3 min by default, wukongim.md §5).
+		PingLimit: 2 * time.Minute,
+		// Chatrooms are v2's live channels (type 9): members join through
+		// /channel/subscriber_add, and the server keeps no history for them.
+		Carries:   []plan.ConvKind{plan.Single, plan.Group, plan.Room},
+		AdminUser: true,
+		Open:      open,
+	})
+}
+
+// Options are a WuKongIM target's options.
+type Options struct {
+	Secret      string   `json:"secret"`      // the server's managerToken ("" when it has none)
+	Admin       string   `json:"admin"`       // the manager uid (____manager); imbench sends as users only
+	DeviceFlag  int      `json:"deviceFlag"`  // 0 APP (default), 1 WEB, 2 PC
+	Transport   string   `json:"transport"`   // tcp (default) or ws
+	Version     int      `json:"version"`     // protocol version asked for (default 5)
+	SourceAddrs []string `json:"sourceAddrs"` // local addresses to spread connections over
+	Timeout     string   `json:"timeout"`     // request and handshake timeout (default 10s)
+}
+
+type protocol struct{ cfg Config }
+
+func open(t engine.Target) (engine.Protocol, error) {
+	var o Options
+	if err := engine.DecodeOptions("wukongim", t.Options, &o); err != nil {
+		return nil, err
+	}
+	cfg := Config{APIURL: t.Endpoints[EndpointAPI], TCP: t.Endpoints[EndpointTCP], WS: t.Endpoints[EndpointWS],
+		Token: o.Secret, DeviceFlag: o.DeviceFlag, Transport: o.Transport, Version: o.Version}
+	var err error
+	if cfg.Timeout, err = engine.ParseTimeout(o.Timeout); err != nil {
+		return nil, err
+	}
+	if cfg.SourceAddrs, err = engine.ParseSourceAddrs(o.SourceAddrs); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &protocol{cfg: cfg}, nil
+}
+
+// Preflight asks the API for its health (a wrong manager token gets 401)
+// and opens a TCP connection to every gateway of the transport.
+func (p *protocol) Preflight(ctx context.Context) error {
+	if err := newAPI(p.cfg).Health(ctx); err != nil {
+		return err
+	}
+	for _, g := range p.cfg.gateways() {
+		u, err := url.Parse(g)
+		if err != nil {
+			return err
+		}
+		if err := engine.Reach(ctx, hostPort(u)); err != nil {
+			return fmt.Errorf("WuKongIM %s endpoint at %s is not reachable: %w", p.cfg.Transport, g, err)
+		}
+	}
+	return nil
+}
+
+// Driver speaks WuKongIM for plan pl.
+func (p *protocol) Driver(pl *plan.Plan, readTimeout time.Duration) (engine.Driver, error) {
+	cfg := p.cfg
+	cfg.ReadTimeout = readTimeout
+	return New(cfg, pl)
+}
+
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	switch u.Scheme {
+	case "wss":
+		return net.JoinHostPort(u.Hostname(), "443")
+	case "ws":
+		return net.JoinHostPort(u.Hostname(), "80")
+	}
+	return net.JoinHostPort(u.Hostname(), "5100")
+}
