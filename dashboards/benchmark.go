@@ -24,21 +24,21 @@ func imBenchmark() Dashboard {
 	// series, which keep that push's timestamp, rather than a rule
 	// evaluated after it.
 	l.add(stat("Integrity", "percentunit", "Share of expected deliveries that arrived; set when the run reconciles at its end.",
-		series(`1 - sum(k6_im_lost_total{`+run+`}) / sum(k6_im_deliveries_expected_total{`+run+`})`, "")), 4, 5)
+		series(`1 - sum(imbench_lost_total{`+run+`}) / sum(imbench_deliveries_expected_total{`+run+`})`, "")), 4, 5)
 	l.add(stat("Lost", "short", "Expected deliveries that never arrived, counted exactly when the run reconciles.",
-		series(`sum(k6_im_lost_total{`+run+`})`, "")), 4, 5)
+		series(`sum(imbench_lost_total{`+run+`})`, "")), 4, 5)
 	l.add(stat("Duplicates", "short", "Messages pushed again after they had arrived.",
 		series(`imbench:duplicates:total{`+run+`}`, "")), 4, 5)
 	l.add(stat("Out of order", "short", "Messages pushed after a later message of the same sender and conversation.",
 		series(`imbench:out_of_order:total{`+run+`}`, "")), 4, 5)
 	l.add(stat("Corrupted", "short", "Messages whose bytes or routing changed on the way.",
-		series(`sum(k6_im_corrupted_total{`+run+`})`, "")), 4, 5)
+		series(`sum(imbench_corrupted_total{`+run+`})`, "")), 4, 5)
 	l.add(stat("Send failures", "short", "Sends the server refused or never acknowledged.",
-		series(`sum(k6_im_send_failures_total{`+run+`})`, "")), 4, 5)
+		series(`sum(imbench_send_failures_total{`+run+`})`, "")), 4, 5)
 	l.add(timeseries("Connect errors and disconnects", "short", "Per minute, over all k6 processes.",
-		series(`sum(increase(k6_im_connect_errors_total{`+run+`}[1m]))`, "connect errors"),
-		series(`sum(increase(k6_im_disconnects_total{`+run+`}[1m]))`, "disconnects"),
-		series(`sum(increase(k6_im_reconnects_total{`+run+`}[1m]))`, "reconnects")), 24, 7)
+		series(`sum(increase(imbench_connect_errors_total{`+run+`}[1m]))`, "connect errors"),
+		series(`sum(increase(imbench_disconnects_total{`+run+`}[1m]))`, "disconnects"),
+		series(`sum(increase(imbench_reconnects_total{`+run+`}[1m]))`, "reconnects")), 24, 7)
 
 	l.row("Latency")
 	l.add(timeseries("End-to-end latency", "s", "Create → received and decoded, over the last minute. max is the top native-histogram bucket; summary.json has the exact one.",
@@ -75,7 +75,7 @@ func imBenchmark() Dashboard {
 
 	return dashboard("imbench-main", "IM benchmark", "An imbench run: load, delivery integrity, latency and the resources of the server's parts.",
 		[]any{
-			variable("target", "Target", `label_values(k6_im_messages_sent_total{`+run+`}, target)`, false),
+			variable("target", "Target", `label_values(imbench_messages_sent_total{`+run+`}, target)`, false),
 			variable("instance", "Machine", `label_values(node_uname_info, instance)`, true),
 		}, l.panels)
 }

@@ -148,7 +148,7 @@ func variable(name, label, query string, all bool) map[string]any {
 // dashboard lays out an imbench dashboard: the run_id variable first, then
 // vars; the run as an annotation.
 func dashboard(uid, title, desc string, vars []any, panels []Panel) Dashboard {
-	vars = append([]any{variable("run_id", "Run", `label_values(k6_im_messages_sent_total, run_id)`, false)}, vars...)
+	vars = append([]any{variable("run_id", "Run", `label_values(imbench_messages_sent_total, run_id)`, false)}, vars...)
 	annotations := []any{map[string]any{
 		"builtIn": 1, "datasource": map[string]any{"type": "grafana", "uid": "-- Grafana --"},
 		"enable": true, "hide": true, "iconColor": "rgba(0, 211, 255, 1)", "name": "Annotations & Alerts", "type": "dashboard",
@@ -163,7 +163,7 @@ func dashboard(uid, title, desc string, vars []any, panels []Panel) Dashboard {
 func runAnnotation() map[string]any {
 	return map[string]any{
 		"name": "Run", "enable": true, "iconColor": "#8AB8FF", "datasource": prom(),
-		"expr":        `max(k6_im_online_users{run_id=~"$run_id"}) >= 0`,
+		"expr":        `max(imbench_online_users{run_id=~"$run_id"}) >= 0`,
 		"step":        "5s",
 		"titleFormat": "run $run_id",
 		"textFormat":  "imbench run $run_id",
@@ -177,7 +177,7 @@ func runAnnotation() map[string]any {
 func outageAnnotation() map[string]any {
 	return map[string]any{
 		"name": "Outage", "enable": true, "iconColor": "#F2495C", "datasource": prom(),
-		"expr":        `sum(increase(k6_im_disconnects_total{run_id=~"$run_id"}[15s])) + sum(k6_im_users_down{run_id=~"$run_id"})`,
+		"expr":        `sum(increase(imbench_disconnects_total{run_id=~"$run_id"}[15s])) + sum(imbench_users_down{run_id=~"$run_id"})`,
 		"step":        "5s",
 		"titleFormat": "outage",
 		"textFormat":  "connections dropped: see the report's outages",

@@ -1,6 +1,6 @@
 package dashboards
 
-const k6 = `component="k6"`
+const k6 = `component="imbench"`
 
 // generator is the load generator's own health: a saturated or
 // file-descriptor-starved generator invalidates a benchmark.
@@ -15,23 +15,23 @@ func generator() Dashboard {
 	l.add(timeseries("Memory per online user", "bytes", "Generator RSS over the users it holds online.",
 		series(`sum(imbench:component_memory_rss_bytes{`+k6+`}) / sum(imbench:online_users{`+run+`})`, "bytes per user")), 12, 8)
 	l.add(timeseries("Context switches", "short", "Per second, by kind.",
-		series(`sum by (ctxswitchtype) (rate(namedprocess_namegroup_context_switches_total{groupname="k6"}[30s]))`, "{{ctxswitchtype}}")), 12, 8)
+		series(`sum by (ctxswitchtype) (rate(namedprocess_namegroup_context_switches_total{groupname="imbench"}[30s]))`, "{{ctxswitchtype}}")), 12, 8)
 
 	l.row("Limits")
 	l.add(timeseries("File descriptors and threads", "short", "Each connection holds a descriptor; the hard limit here is 20,000 per process.",
-		series(`sum(namedprocess_namegroup_open_filedesc{groupname="k6"})`, "open descriptors"),
-		series(`sum(namedprocess_namegroup_num_threads{groupname="k6"})`, "threads")), 12, 8)
+		series(`sum(namedprocess_namegroup_open_filedesc{groupname="imbench"})`, "open descriptors"),
+		series(`sum(namedprocess_namegroup_num_threads{groupname="imbench"})`, "threads")), 12, 8)
 	l.add(timeseries("Closest to the descriptor limit", "percentunit", "The k6 process nearest its open-files limit.",
-		series(`max(namedprocess_namegroup_worst_fd_ratio{groupname="k6"})`, "worst")), 12, 8)
+		series(`max(namedprocess_namegroup_worst_fd_ratio{groupname="imbench"})`, "worst")), 12, 8)
 	l.add(timeseries("Goroutines", "short", "Of each k6 process: flat over a long run (make soak fits its slope).",
-		series(`k6_im_goroutines{`+run+`}`, "{{instance}}")), 12, 8)
+		series(`imbench_goroutines{`+run+`}`, "{{instance}}")), 12, 8)
 
 	l.row("Work")
 	l.add(timeseries("VUs", "short", "k6 VUs; each holds a share of the users.",
-		series(`sum(k6_vus{`+run+`})`, "vus")), 8, 7)
+		series(`sum(imbench_vus{`+run+`})`, "vus")), 8, 7)
 	l.add(timeseries("Pulls and reconnects", "short", "Per second: pull requests (gap fills, syncs) and reconnects.",
-		series(`sum(rate(k6_im_pull_requests_total{`+run+`}[1m]))`, "pull requests"),
-		series(`sum(rate(k6_im_reconnects_total{`+run+`}[1m]))`, "reconnects")), 8, 7)
+		series(`sum(rate(imbench_pull_requests_total{`+run+`}[1m]))`, "pull requests"),
+		series(`sum(rate(imbench_reconnects_total{`+run+`}[1m]))`, "reconnects")), 8, 7)
 	l.add(timeseries("Messages sent per second", "short", "Against the plan's rate: a generator that cannot keep up sends less.",
 		series(`imbench:messages_sent:rate1m{`+run+`}`, "sent")), 8, 7)
 

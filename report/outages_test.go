@@ -20,7 +20,7 @@ func TestOutagesSectionGivesTheStormAndTheTargetCPU(t *testing.T) {
 	series := sampleSeries()
 	for i := range series.Charts {
 		if series.Charts[i].Title == "CPU per component" {
-			series.Charts[i].Lines = []Line{line("openim-msggateway", 100), line("openim-msgtransfer", 50), line("k6", 400)}
+			series.Charts[i].Lines = []Line{line("openim-msggateway", 100), line("openim-msgtransfer", 50), line("imbench", 400)}
 		}
 	}
 	md := (&Report{Summary: s, Series: series}).Markdown()

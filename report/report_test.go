@@ -52,7 +52,7 @@ func sampleSeries(hole ...time.Time) *Series {
 	s.Resources = []Resource{
 		{Component: "openim-msggateway", Role: "target", Processes: 1, CPUAvg: 210, CPUPeak: 250, RSSAvg: 2.1 * (1 << 30), RSSPeak: 2.3 * (1 << 30)},
 		{Component: "openim-msgtransfer", Role: "target", Processes: 8, CPUAvg: 216, CPUPeak: 300, RSSAvg: 8 * 74 << 20, RSSPeak: 8 * 80 << 20},
-		{Component: "k6", Role: "generator", Processes: 1, CPUAvg: 40, CPUPeak: 60, RSSAvg: 100 << 20, RSSPeak: 120 << 20},
+		{Component: "imbench", Role: "generator", Processes: 1, CPUAvg: 40, CPUPeak: 60, RSSAvg: 100 << 20, RSSPeak: 120 << 20},
 	}
 	return s
 }

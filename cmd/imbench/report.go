@@ -45,7 +45,7 @@ func writeReport(dir string, refresh bool) (*report.Report, error) {
 	for _, g := range profile.StackGroups() {
 		o.Roles[g] = g
 	}
-	o.Roles["k6"] = "generator"
+	o.Roles["imbench"] = "generator"
 	s, err := summary.Load(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		return nil, err

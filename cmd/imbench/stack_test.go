@@ -177,14 +177,14 @@ func TestStackObservesARun(t *testing.T) {
 	now := time.Now()
 
 	for _, q := range []string{
-		fmt.Sprintf(`k6_im_messages_sent_total{run_id=%q}`, run),
-		fmt.Sprintf(`k6_im_deliveries_total{run_id=%q}`, run),
-		fmt.Sprintf(`k6_im_e2e_latency_seconds{run_id=%q}`, run),
-		fmt.Sprintf(`k6_im_lost_total{run_id=%q}`, run),
+		fmt.Sprintf(`imbench_messages_sent_total{run_id=%q}`, run),
+		fmt.Sprintf(`imbench_deliveries_total{run_id=%q}`, run),
+		fmt.Sprintf(`imbench_e2e_latency_seconds{run_id=%q}`, run),
+		fmt.Sprintf(`imbench_lost_total{run_id=%q}`, run),
 		`max_over_time(imbench:component_cpu_cores{component="imbench-target"}[10m])`,
 		`max_over_time(imbench:component_memory_rss_bytes{component="imbench-target"}[10m]) > 0`,
-		`max_over_time(imbench:component_cpu_cores{component="k6"}[10m]) > 0`,
-		`max_over_time(imbench:component_memory_rss_bytes{component="k6"}[10m]) > 0`,
+		`max_over_time(imbench:component_cpu_cores{component="imbench"}[10m]) > 0`,
+		`max_over_time(imbench:component_memory_rss_bytes{component="imbench"}[10m]) > 0`,
 		`node_cpu_seconds_total`,
 		`imbench:node_memory_used_bytes`,
 		`up{job="reference-target"} == 1`,
@@ -219,7 +219,7 @@ func TestStackObservesARun(t *testing.T) {
 	}
 	time.Sleep(12 * time.Second)
 	wkNow := time.Now()
-	if s.series(fmt.Sprintf(`k6_im_deliveries_total{run_id=%q, system="wukongim"}`, wkRun), wkFrom, wkNow, true) == 0 {
+	if s.series(fmt.Sprintf(`imbench_deliveries_total{run_id=%q, system="wukongim"}`, wkRun), wkFrom, wkNow, true) == 0 {
 		t.Errorf("Prometheus has no WuKongIM deliveries of run %s", wkRun)
 	}
 	checkDashboards(t, s, wkRun, wkFrom, wkNow)
@@ -335,7 +335,7 @@ func checkReport(t *testing.T, s *stack, run string) {
 	window := fmt.Sprintf("%ds", int(r.Series.To.Sub(r.Series.From).Seconds()+0.999))
 	for _, c := range []struct{ row, expr string }{
 		{"imbench-target", `100 * avg_over_time(imbench:component_cpu_cores{component="imbench-target"}[` + window + `])`},
-		{"k6", `100 * avg_over_time(imbench:component_cpu_cores{component="k6"}[` + window + `])`},
+		{"k6", `100 * avg_over_time(imbench:component_cpu_cores{component="imbench"}[` + window + `])`},
 	} {
 		res, err := (report.Prom{URL: s.prom}).Instant(context.Background(), c.expr, r.Series.To)
 		if err != nil || len(res) != 1 {
@@ -455,7 +455,7 @@ func checkHoles(t *testing.T, s *stack) {
 	// Samples of the run stamped after the restart: a range selector is
 	// open at its start, so the window begins exactly at the restart.
 	now := time.Now()
-	expr := fmt.Sprintf(`count_over_time(k6_im_messages_sent_total{run_id=%q}[%dms])`, r.runID(t), now.Sub(restarted).Milliseconds())
+	expr := fmt.Sprintf(`count_over_time(imbench_messages_sent_total{run_id=%q}[%dms])`, r.runID(t), now.Sub(restarted).Milliseconds())
 	res, err := (report.Prom{URL: s.prom}).Instant(context.Background(), expr, now)
 	if err != nil || len(res) == 0 {
 		t.Errorf("k6's remote write did not resume after Prometheus restarted at %s: %s gives %v %v",

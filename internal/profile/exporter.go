@@ -11,7 +11,7 @@ import (
 // saturated generator invalidates a benchmark, so it must be visible) and
 // the observability services themselves.
 var stackGroups = []Process{
-	{Group: "k6", Comm: []string{"k6"}},
+	{Group: "imbench", Comm: []string{"imbench"}},
 	{Group: "observability", Comm: []string{"prometheus", "loki", "prometheus-node", "prometheus-proc", "node_exporter", "process-exporte"}},
 }
 

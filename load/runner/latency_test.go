@@ -105,9 +105,9 @@ func TestReporterGaugesAndRemoteWrite(t *testing.T) {
 		count[labelsOf(ts)] = ts.Histograms[0].GetCountInt()
 	}
 	want := map[string]uint64{
-		"__name__=k6_im_e2e_latency_seconds conv_type=single run_id=r1 scenario=openim/test1": 200,
-		"__name__=k6_im_e2e_latency_seconds conv_type=group run_id=r1 scenario=openim/test1":  1,
-		"__name__=k6_im_ack_latency_seconds conv_type=single run_id=r1 scenario=openim/test1": 1,
+		"__name__=imbench_e2e_latency_seconds conv_type=single run_id=r1 scenario=openim/test1": 200,
+		"__name__=imbench_e2e_latency_seconds conv_type=group run_id=r1 scenario=openim/test1":  1,
+		"__name__=imbench_ack_latency_seconds conv_type=single run_id=r1 scenario=openim/test1": 1,
 	}
 	if len(count) != len(want) {
 		t.Errorf("series %v, want %v", count, want)
@@ -124,7 +124,7 @@ func TestReporterGaugesAndRemoteWrite(t *testing.T) {
 	<-out
 	reqs = f.requests()
 	for _, ts := range reqs[1].Timeseries {
-		if labelsOf(ts) == "__name__=k6_im_e2e_latency_seconds conv_type=group run_id=r1 scenario=openim/test1" {
+		if labelsOf(ts) == "__name__=imbench_e2e_latency_seconds conv_type=group run_id=r1 scenario=openim/test1" {
 			if h := ts.Histograms[0]; h.GetCountInt() != 2 || h.Sum != 4 || h.Timestamp <= reqs[0].Timeseries[0].Histograms[0].Timestamp {
 				t.Errorf("second write: %v", h)
 			}

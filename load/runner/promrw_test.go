@@ -149,14 +149,14 @@ func TestRemoteWritePayload(t *testing.T) {
 	for _, us := range []int64{0, 1500, 2500, 2_000_000} {
 		n.Record(us)
 	}
-	w.write([]*prompb.TimeSeries{{Labels: promLabels(tags, "k6_im_e2e_latency_seconds"),
+	w.write([]*prompb.TimeSeries{{Labels: promLabels(tags, "imbench_e2e_latency_seconds"),
 		Histograms: []*prompb.Histogram{nativeHistogram(&n, w.stamp(time.UnixMilli(1000)))}}})
 	reqs := f.requests()
 	if len(reqs) != 1 || len(reqs[0].Timeseries) != 1 || w.failures != 0 {
 		t.Fatalf("%d requests, %d failures", len(reqs), w.failures)
 	}
 	ts := reqs[0].Timeseries[0]
-	if l := labelsOf(ts); l != "__name__=k6_im_e2e_latency_seconds conv_type=single run_id=r1" {
+	if l := labelsOf(ts); l != "__name__=imbench_e2e_latency_seconds conv_type=single run_id=r1" {
 		t.Errorf("labels %s", l)
 	}
 	h := ts.Histograms[0]
