@@ -6,21 +6,21 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strings"
 	"time"
 )
 
-// observation is how a run reports into the stack, when the stack is up.
+// observation is how a run reports into the stack, when the stack is up:
+// the runner remote-writes its metrics to promWrite and pushes its log with
+// Loki's push protocol to logPush.
 type observation struct {
-	args, env []string
+	promWrite string // Prometheus remote-write URL, "" when Prometheus is down
+	logPush   string // the log store's Loki-protocol push URL, "" when it is down
+	logs      string // the log store's base URL, for the run's problems after it
 	notes     []string
-	loki      string // base URL, when k6 logs there
 }
 
-// observe sends k6's metrics to Prometheus (remote write, trends as native
-// histograms) and its log to Loki, each only if it answers. k6/x/im reads the
-// same -o flag and K6_PROMETHEUS_RW_SERVER_URL to remote-write its latency
-// histograms, which are not k6 trends.
+// observe points the run's metrics at Prometheus and its log at the log
+// store, each only if it answers.
 func observe(rc *runConfig) observation {
 	var o observation
 	if os.Getenv("IMBENCH_NO_OBSERVE") == "1" {
@@ -28,24 +28,17 @@ func observe(rc *runConfig) observation {
 	}
 	a := stackAddrs()
 	if healthy("http://" + a.prometheus + "/-/ready") {
-		o.args = append(o.args, "-o", "experimental-prometheus-rw")
-		o.env = append(o.env,
-			"K6_PROMETHEUS_RW_SERVER_URL=http://"+a.prometheus+"/api/v1/write",
-			"K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true",
-			"K6_PROMETHEUS_RW_PUSH_INTERVAL=5s",
-			// No stale markers: im_lost arrives in k6's last push, and a stale
-			// marker right behind it would hide it from every rule and query.
-			"K6_PROMETHEUS_RW_STALE_MARKERS=false")
+		o.promWrite = "http://" + a.prometheus + "/api/v1/write"
 		o.notes = append(o.notes, fmt.Sprintf("metrics → Prometheus http://%s (run_id=%q)", a.prometheus, rc.runID))
 	} else {
 		o.notes = append(o.notes, "Prometheus is not up: the run's metrics stay in its summary only")
 	}
 	if healthy("http://" + a.loki + "/ready") {
-		o.loki = "http://" + a.loki
-		o.args = append(o.args, lokiLogOutput(o.loki, rc))
-		o.notes = append(o.notes, fmt.Sprintf("k6 log → Loki %s {run_id=%q}", o.loki, rc.runID))
+		o.logs = "http://" + a.loki
+		o.logPush = o.logs + "/loki/api/v1/push"
+		o.notes = append(o.notes, fmt.Sprintf("log → Loki %s {run_id=%q}", o.logs, rc.runID))
 	} else {
-		o.notes = append(o.notes, "Loki is not up: the k6 log was not shipped (it stays on this terminal)")
+		o.notes = append(o.notes, "Loki is not up: the run's log was not shipped (it stays on this terminal)")
 	}
 	return o
 }
@@ -88,21 +81,11 @@ func printLogProblems(base, runID string) {
 	}
 }
 
-// observeCompose is observe for the runner container: it reaches Loki by
-// its service name; Prometheus remote write is set in docker-compose.yml.
+// observeCompose is observe for the runner container: it reaches the
+// stack by its service names.
 func observeCompose(rc *runConfig) observation {
-	o := observation{loki: "http://127.0.0.1:3100"}
-	o.args = append(o.args, "-o", "experimental-prometheus-rw", lokiLogOutput("http://loki:3100", rc))
-	o.notes = append(o.notes, "compose: k6 runs in the runner container; Grafana http://127.0.0.1:3000")
+	o := observation{promWrite: "http://prometheus:9090/api/v1/write", logPush: "http://loki:3100/loki/api/v1/push",
+		logs: "http://127.0.0.1:3100"}
+	o.notes = append(o.notes, "compose: the runner runs in its container; Grafana http://127.0.0.1:3000")
 	return o
-}
-
-// lokiLogOutput sends k6's log to the Loki at base. Stream labels are the
-// run's identity and the level, nothing that grows with the run: other
-// fields go into the line.
-func lokiLogOutput(base string, rc *runConfig) string {
-	return "--log-output=loki=" + base + "/loki/api/v1/push" +
-		",label.run_id=" + rc.runID + ",label.job=k6,label.target=" + rc.target.Name +
-		",label.scenario=" + strings.ReplaceAll(rc.scenario, "/", "_") +
-		",allowedLabels=[level,run_id,job,target,scenario],limit=1000,pushPeriod=1s"
 }

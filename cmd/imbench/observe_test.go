@@ -20,7 +20,7 @@ func TestObserveSaysWhatIsNotShipped(t *testing.T) {
 	t.Setenv("IMBENCH_NO_OBSERVE", "")
 	o := observe(&runConfig{runID: "r1"})
 	notes := strings.Join(o.notes, "\n")
-	if len(o.args) != 0 || o.loki != "" || !strings.Contains(notes, "Prometheus is not up") || !strings.Contains(notes, "Loki is not up") {
-		t.Fatalf("args %v loki %q notes %q", o.args, o.loki, notes)
+	if o.promWrite != "" || o.logPush != "" || !strings.Contains(notes, "Prometheus is not up") || !strings.Contains(notes, "Loki is not up") {
+		t.Fatalf("promWrite %q logPush %q notes %q", o.promWrite, o.logPush, notes)
 	}
 }

@@ -263,7 +263,7 @@ func runK6(rc *runConfig) (int, error) {
 		live = grafanaLive // compose: Grafana is the live view
 		// compose: k6 runs in the runner container, on the stack's network.
 		obs = observeCompose(rc)
-		args = append(append(append(args, obs.args...), rc.k6Args...), rc.script)
+		args = append(append(args, rc.k6Args...), rc.script)
 		// As the invoking user, so results/ stays writable and owned by them.
 		run := []string{"compose", "-f", composeFile, "--profile", "runner", "run", "--rm",
 			"--user", fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())}
@@ -275,8 +275,8 @@ func runK6(rc *runConfig) (int, error) {
 		cmd = exec.Command("docker", append(append(run, "k6"), args...)...)
 	} else {
 		obs = observe(rc)
-		args = append(args, obs.args...)
-		env = append(env, obs.env...)
+
+
 		args = append(append(args, rc.k6Args...), rc.script)
 		cmd = exec.Command(rc.k6, args...)
 	}
@@ -312,8 +312,8 @@ func runK6(rc *runConfig) (int, error) {
 	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil {
 		return finishRun(rc, obs, dir, code)
 	}
-	if obs.loki != "" {
-		printLogProblems(obs.loki, rc.runID)
+	if obs.logs != "" {
+		printLogProblems(obs.logs, rc.runID)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) == 0 {
 		os.Remove(dir)
@@ -324,8 +324,8 @@ func runK6(rc *runConfig) (int, error) {
 // finishRun ends a run that left its summary: the log's problems, the
 // results/latest link, the report. A failed report makes a zero code 1.
 func finishRun(rc *runConfig, obs observation, dir string, code int) (int, error) {
-	if obs.loki != "" {
-		printLogProblems(obs.loki, rc.runID)
+	if obs.logs != "" {
+		printLogProblems(obs.logs, rc.runID)
 	}
 	latest := filepath.Join(rc.resultsDir, "latest")
 	os.Remove(latest)

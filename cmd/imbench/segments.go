@@ -66,9 +66,9 @@ func runSegments(rc *runConfig) (int, error) {
 		args := k6Run(append(rc.runTags(), "--tag", fmt.Sprintf("instance=seg%d", i), "--no-setup", "--no-thresholds",
 			"--execution-segment", fraction(i, n)+":"+fraction(i+1, n),
 			"--execution-segment-sequence", strings.Join(seq, ","))...)
-		args = append(append(append(args, obs.args...), rc.k6Args...), rc.script)
+		args = append(append(args, rc.k6Args...), rc.script)
 		cmd := exec.Command(rc.k6, args...)
-		cmd.Env = append(append(append([]string(nil), env...), obs.env...), fmt.Sprintf("IM_START_AT=%d", startAt.UnixMilli()))
+		cmd.Env = append(append([]string(nil), env...), fmt.Sprintf("IM_START_AT=%d", startAt.UnixMilli()))
 		log, err := os.Create(filepath.Join(dir, fmt.Sprintf("k6-seg%d.log", i)))
 		if err != nil {
 			return 0, err
