@@ -1,22 +1,36 @@
-// Type declarations for imbench's k6 extension, k6/x/im (Go: k6/im).
-// Use with @types/k6: add this file to your tsconfig "include" or reference it
-// with /// <reference path="...im.d.ts" />.
+// Type declarations for the module a scenario imports: import im from 'imbench'.
+// imbench evaluates a scenario once (its own runner, no k6): the scenario
+// exports `plan` (im.workload or im.integration), optionally `options`
+// (ScenarioOptions: thresholds in k6's syntax, hold, stormAt, vus,
+// protocolOptions) and `handleSummary(summary)`. Reference this file from a
+// tsconfig "include" or with /// <reference path="...imbench.d.ts" />.
 
-declare module 'k6/x/im' {
-  /** Where the IM server is. Loopback only unless allowRemote is true. */
-  export interface TargetOptions {
-    /** Target profile name: 'reference' (targets/reference) or a real system's profile. */
-    name?: string;
-    /** Protocol spoken: a registered driver ('openim'). */
-    system: string;
-    /** Endpoints by name; each protocol names what it needs (openim: api, ws; ws may list several, comma-separated). */
-    endpoints: Record<string, string>;
-    allowRemote?: boolean;
-    /** Read by the protocol only, strictly (openim: OpenIMOptions, wildfire: WildfireOptions). */
-    options?: OpenIMOptions | WildfireOptions | Record<string, unknown>;
+declare module 'imbench' {
+  /** What a scenario may export as `options`. */
+  export interface ScenarioOptions {
+    /**
+     * k6-style thresholds on the run's figures; a crossed one exits 99
+     * (`imbench run -no-thresholds` skips them). Counters (sent, acked,
+     * send_failures, expected, deliveries, lost, duplicates, out_of_order,
+     * corrupted, unexpected, room_missed, connect_errors, disconnects,
+     * reconnects, logins) take count and rate, deliveries' counters also
+     * {conv_type:single|group|room}; integrity takes rate; e2e_latency,
+     * ack_latency and login_time (ms) take avg, med, max and p(N);
+     * e2e_avg|p50|p95|p99|max and ack_* take value.
+     * { lost: ['count==0'], e2e_p99: ['value<1000'] }
+     */
+    thresholds?: Record<string, string | Array<string | { threshold: string }>>;
+    /** The users stay online, heartbeating, this long instead of sending ('60s'). */
+    hold?: string;
+    /** A reconnect storm this long after sending began (IM_STORM_AT overrides; 'off': none). */
+    stormAt?: string;
+    /** Workers sharing the users in one process (IM_VUS overrides; default 1). */
+    vus?: number;
+    /** Defaults per protocol for options the environment does not set: { openim: { login: 'sdk' } }. */
+    protocolOptions?: { openim?: Partial<OpenIMOptions>; wukongim?: Record<string, unknown>; wildfire?: Partial<WildfireOptions> };
   }
 
-  /** The options of an OpenIM target. */
+  /** The options of an OpenIM target (set from IM_SECRET, IM_ADMIN_USER, IM_PLATFORM, IM_ENVELOPE, IM_COMPRESSION, IM_LOGIN, IM_SOURCE_ADDRS). */
   export interface OpenIMOptions {
     /** share.yml secret, exchanged for an admin token. */
     secret: string;
@@ -42,7 +56,7 @@ declare module 'k6/x/im' {
     login?: 'light' | 'sdk';
   }
 
-  /** The options of a Wildfire target (endpoints wildfire_admin, wildfire_mqtt). */
+  /** The options of a Wildfire target (set from IM_SECRET, IM_WF_PLATFORM, IM_KEEP_ALIVE, IM_SOURCE_ADDRS). */
   export interface WildfireOptions {
     /** The admin API's http.admin.secret_key: signs every admin call. */
     secret: string;
@@ -55,8 +69,6 @@ declare module 'k6/x/im' {
     /** Request and handshake timeout, a duration string (default 10s). */
     timeout?: string;
   }
-
-  export interface Target extends TargetOptions {}
 
   /**
    * A test as a list of classes, each on users of its own, run side by side.
@@ -210,121 +222,18 @@ declare module 'k6/x/im' {
     readonly seconds: number;
   }
 
-  export interface RunOptions {
-    /** VUs of the scenario; each holds users/vus users. */
-    vus?: number;
-    resultsDir?: string;
-    /** At most the protocol's limit (openim: 25s; the gateway drops connections silent for 30 s). Default 20s. */
-    pingInterval?: string;
-    /** How long a seq gap may stay open before it is pulled. Default 500ms. */
-    gapGrace?: string;
-    /** First wait before a dropped user logs in again; doubles per attempt, each wait jittered. Default 1s. */
-    reconnectDelay?: string;
-    /** The longest wait between reconnect attempts. Default 10s. */
-    reconnectCap?: string;
-    /** A reconnect storm: this long after sending began, the target drops every connection at once. */
-    stormAt?: string;
-    /** Where to ask the target for the storm (the reference target's POST /fault/storm). Required with stormAt. */
-    stormUrl?: string;
-    /** Drain ends after this long without a delivery. Default 3s. */
-    drainQuiet?: string;
-    /** Drain ends after this long in any case. Default 60s. */
-    drainTimeout?: string;
-    /** Logins in flight per VU. Default 64. */
-    loginParallel?: number;
-    /** imbench's version (git describe), recorded in summary.json. */
-    version?: string;
-    /** Set the target up and stop: the first step of a distributed run. */
-    setupOnly?: boolean;
-    /** Unix ms every process of a distributed run keeps time from. */
-    startAt?: number;
-    /** Distributed: time allowed for each login phase (default 10s + 2 ms per user of a segment). */
-    loginWindow?: string;
-    /** Distributed: time allowed after the last scheduled send (default 15s). */
-    sendMargin?: string;
-    /** The target machine's cores, for per-core rates in the seed tables. */
-    serverCores?: number;
-  }
+  /** summary.json as handleSummary receives it (see internal/summary). */
+  export type Summary = Record<string, any>;
 
-  /** What setup() returns; pass it on to session() and finish(). */
-  export interface RunData {
-    runId: string;
-    vus: number;
-  }
-
-  export interface LoginResult {
-    attempted: number;
-    online: number;
-    failed: number;
-    first_error: string;
-  }
-
-  export interface SendResult {
-    planned: number;
-    acked: number;
-    failed: number;
-  }
-
-  export interface HoldResult {
-    seconds: number;
-    /** users online in this k6 process when the hold ended */
-    online_after: number;
-    /** drops during the hold */
-    disconnects: number;
-  }
-
-  export interface DrainResult {
-    reason: 'complete' | 'quiet' | 'timeout' | 'stopped';
-    seconds: number;
-  }
-
-  /** One VU's share of the users, held in Go. */
-  export interface Session {
-    readonly first: number;
-    readonly count: number;
-    /** 'late' waits until every VU finished sending. */
-    login(phase: 'immediate' | 'late'): LoginResult;
-    /** Waits until every VU's users are online, then sends at the plan's pace. */
-    send(): SendResult;
-    /** Keep the users online, heartbeating, for a duration ('60s'). */
-    hold(duration: string): HoldResult;
-    drain(): DrainResult;
-    close(): void;
-  }
-
-  export interface FinishResult {
-    /** deliveries expected, received and lost: one-to-one and groups */
-    expected: number;
-    received: number;
-    lost: number;
-    unexpected: number;
-    /** chatrooms: deliveries to members present at sending that did not arrive (a rate, not a failure) */
-    roomMissed: number;
-  }
-
-  export function target(options: TargetOptions): Target;
   export function workload(options: WorkloadOptions): Plan;
   export function integration(options: IntegrationOptions): Plan;
-  /** Checks the target, creates users, friendships and groups. Call in setup(). */
-  export function setup(plan: Plan, target: Target, options?: RunOptions): RunData;
-  /** Joins a run another process set up (a segment started with --no-setup). */
-  export function attach(plan: Plan, target: Target, options?: RunOptions): RunData;
-  /** Call in the default function. */
-  export function session(run: RunData): Session;
-  /** Reconciles expected and received deliveries; emits im_lost. Call in teardown(). */
-  export function finish(run?: RunData): FinishResult;
-  /** handleSummary(data) { return im.summary(data) }: the seed's table and summary.json. */
-  export function summary(data: object): Record<string, string>;
+  /** The seed-style table the run prints, for a handleSummary that adds to it. */
+  export function table(summary: Summary): string;
 
   const im: {
-    target: typeof target;
     workload: typeof workload;
     integration: typeof integration;
-    setup: typeof setup;
-    attach: typeof attach;
-    session: typeof session;
-    finish: typeof finish;
-    summary: typeof summary;
+    table: typeof table;
   };
   export default im;
 }

@@ -17,8 +17,9 @@ const usage = `usage: imbench <command> [flags]
   scenarios list the scenarios
   run       run a scenario: imbench run -scenario openim/test1 [-target reference] [-scale 0.5]
   report    write results/<run>/report.md and report.html: imbench report [-run ID] [-refresh]
+  merge     merge a split run's parts: imbench merge -run ID -segments N [-results results]
   compare   compare two runs: imbench compare -a ID -b ID [-threshold 10]; exit 3 if B is worse
-  bench     measure the generator: imbench bench [-only density,stock,delivery,distributed]
+  bench     measure the generator: imbench bench [-only density,baseline,delivery,distributed,flat]
   generate  rewrite the files made from code (dashboards/*.json, exporters/process-exporter.yml)
 `
 
@@ -49,8 +50,12 @@ func main() {
 		err = cmdGenerate(os.Args[2:])
 	case "bench":
 		err = cmdBench(os.Args[2:])
+	case "bench-baseline-hold": // not in the usage: the bench's baseline (bench_baseline_client.go)
+		err = cmdBenchBaselineHold(os.Args[2:])
 	case "report":
 		err = cmdReport(os.Args[2:])
+	case "merge":
+		code, err = cmdMerge(os.Args[2:])
 	case "compare":
 		err = cmdCompare(os.Args[2:])
 	case "-h", "--help", "help":

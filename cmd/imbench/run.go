@@ -23,6 +23,8 @@ import (
 	"github.com/imbench/imbench/internal/runid"
 	"github.com/imbench/imbench/load/engine"
 	_ "github.com/imbench/imbench/load/openim" // registers the protocols
+	"github.com/imbench/imbench/load/runner"
+	"github.com/imbench/imbench/load/segment"
 	_ "github.com/imbench/imbench/load/wildfire"
 	_ "github.com/imbench/imbench/load/wukongim"
 )
@@ -38,10 +40,14 @@ type runConfig struct {
 	allowRemote      bool
 	runID            string
 	env              []string // IM_* for the scenario
-	k6               string
-	k6Args           []string
 	resultsDir       string
-	segments         int // k6 processes, one per execution segment
+	segments         int             // processes on this machine, one segment each
+	segment          segment.Segment // the one segment this process runs (-segment i/n)
+	setupOnly        bool            // set the target up and stop
+	startAt          time.Time       // a split run's common clock
+	noThresholds     bool
+	promWrite        string // -prometheus-rw-url: instead of the native stack's
+	logPush          string // -log-push-url: likewise
 }
 
 func cmdRun(args []string) (int, error) {
@@ -55,23 +61,16 @@ func cmdRun(args []string) (int, error) {
 	return execute(rc)
 }
 
-// execute runs a checked scenario: one k6 process, or one per segment.
+// execute runs a checked scenario: in this process, or over SEGMENTS
+// processes of this binary, or in the compose stack's runner container.
 func execute(rc *runConfig) (int, error) {
-	if rc.segments > 1 {
+	switch {
+	case rc.segments > 1:
 		return runSegments(rc)
+	case dockerAnswers() && rc.promWrite == "" && !rc.segment.Split() && !rc.setupOnly:
+		return runCompose(rc)
 	}
-	return runK6(rc)
-}
-
-// k6Run is the start of every k6 command line of a run. --address= : no
-// REST API, so concurrent k6 processes (segments) never fight over its port.
-func k6Run(extra ...string) []string {
-	return append([]string{"run", "--quiet", "--no-color", "--address="}, extra...)
-}
-
-// runTags are the tags every sample of the run carries.
-func (rc *runConfig) runTags() []string {
-	return []string{"--tag", "run_id=" + rc.runID, "--tag", "target=" + rc.target.Name}
+	return runHere(rc)
 }
 
 func parseRun(args []string) (*runConfig, error) {
@@ -82,11 +81,16 @@ func parseRun(args []string) (*runConfig, error) {
 		scale    = fs.String("scale", "", "scales users and messages; 1 is the seed's size")
 		rate     = fs.String("rate", "", "messages per second, overriding the scenario's pacing")
 		duration = fs.String("duration", "", "send for this long instead of the scenario's message counts (workload scenarios)")
-		vus      = fs.String("vus", "", "k6 VUs sharing the users")
-		segments = fs.Int("segments", 1, "k6 processes, each running one execution segment of the users")
+		vus      = fs.String("vus", "", "workers sharing the users in one process")
+		segments = fs.Int("segments", 1, "processes on this machine, each running one segment of the users")
+		seg      = fs.String("segment", "", "run only segment i/n of the users (0-based; a Kubernetes Indexed Job passes $(JOB_COMPLETION_INDEX)/<completions>)")
+		setup    = fs.Bool("setup-only", false, "set the target up (users, groups) and stop: the first step of a run split over machines")
+		startAt  = fs.Int64("start-at", 0, "unix ms every segment of a split run keeps time from")
+		noThr    = fs.Bool("no-thresholds", false, "do not fail the run on the scenario's thresholds")
+		promRW   = fs.String("prometheus-rw-url", os.Getenv("IM_PROMETHEUS_RW_URL"), "remote-write the metrics here instead of the native stack's Prometheus")
+		logPush  = fs.String("log-push-url", os.Getenv("IM_LOG_PUSH_URL"), "push the log here (Loki push protocol) instead of the native stack's log store")
 		runID    = fs.String("run-id", "", "run id (default: generated)")
 		results  = fs.String("results", "results", "results folder")
-		k6bin    = fs.String("k6", filepath.Join(toolsBin, "k6"), "imbench's k6 binary")
 		protocol = fs.String("protocol", "", "the protocol to speak, where the target speaks several (default: the target's system)")
 		quiet    = fs.Bool("q", false, "no progress lines while the run goes (IM_PROGRESS=off)")
 	)
@@ -96,9 +100,28 @@ func parseRun(args []string) (*runConfig, error) {
 	if _, err := liveAddr(); err != nil {
 		return nil, err
 	}
-	rc := &runConfig{scenario: *scenario, k6: *k6bin, k6Args: fs.Args(), resultsDir: *results, segments: *segments}
+	var err error
+	if fs.NArg() > 0 {
+		return nil, badInput("unexpected arguments %q (flags go before them; imbench run -h lists them)", fs.Args())
+	}
+	rc := &runConfig{scenario: *scenario, resultsDir: *results, segments: *segments, segment: segment.Whole,
+		setupOnly: *setup, noThresholds: *noThr, promWrite: *promRW, logPush: *logPush}
 	if rc.segments < 1 || rc.segments > 64 {
 		return nil, badInput("SEGMENTS must be within 1..64, got %d", rc.segments)
+	}
+	if *seg != "" {
+		if rc.segment, err = segment.Parse(*seg); err != nil {
+			return nil, badInput("%v", err)
+		}
+		if rc.segments > 1 {
+			return nil, badInput("-segment runs one segment of a split run; -segments splits one: give one of them")
+		}
+	}
+	if *startAt != 0 {
+		rc.startAt = time.UnixMilli(*startAt)
+	}
+	if rc.segment.Split() && rc.startAt.IsZero() && !rc.setupOnly {
+		return nil, badInput("-segment %s needs -start-at: the unix ms every segment keeps time from", rc.segment)
 	}
 	known, err := scenarios()
 	if err != nil {
@@ -224,9 +247,6 @@ func (rc *runConfig) where() string {
 // preflight proves the target answers and accepts the secret, before any
 // load: the target's protocol driver checks it.
 func preflight(rc *runConfig) error {
-	if _, err := os.Stat(rc.k6); err != nil {
-		return fmt.Errorf("%s is not built: run make up", rc.k6)
-	}
 	opts := map[string]any{"secret": rc.secret}
 	if spec, err := engine.Lookup(rc.protocol); err == nil && spec.AdminUser {
 		opts["admin"] = rc.admin
@@ -249,40 +269,84 @@ func preflight(rc *runConfig) error {
 	return nil
 }
 
-func runK6(rc *runConfig) (int, error) {
-	dir := filepath.Join(rc.resultsDir, rc.runID)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0, err
-	}
-	args := k6Run(rc.runTags()...)
-	env := append(os.Environ(), rc.env...)
-	var obs observation
-	var cmd *exec.Cmd
-	live := startLive
-	if dockerAnswers() {
-		live = grafanaLive // compose: Grafana is the live view
-		// compose: k6 runs in the runner container, on the stack's network.
-		obs = observeCompose(rc)
-		args = append(append(args, rc.k6Args...), rc.script)
-		// As the invoking user, so results/ stays writable and owned by them.
-		run := []string{"compose", "-f", composeFile, "--profile", "runner", "run", "--rm",
-			"--user", fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())}
-		for _, kv := range rc.env {
-			if name, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(name, "IM_") || !strings.HasSuffix(name, "_URL") {
-				run = append(run, "-e", strings.SplitN(kv, "=", 2)[0]) // value passed through the environment
-			}
+// runnerConfig is the runner's view of the run.
+func (rc *runConfig) runnerConfig(obs observation) runner.Config {
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
 		}
-		cmd = exec.Command("docker", append(append(run, "k6"), args...)...)
-	} else {
-		obs = observe(rc)
-
-
-		args = append(append(args, rc.k6Args...), rc.script)
-		cmd = exec.Command(rc.k6, args...)
 	}
-	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	for _, kv := range rc.env {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	return runner.Config{Script: rc.script, Env: env, RunID: rc.runID, Segment: rc.segment, SetupOnly: rc.setupOnly,
+		StartAt: rc.startAt, NoThresholds: rc.noThresholds, PromWrite: obs.promWrite, LogPush: obs.logPush}
+}
+
+// runHere runs the scenario in this process.
+func runHere(rc *runConfig) (int, error) {
+	obs := observation{promWrite: rc.promWrite, logPush: rc.logPush}
+	if obs.promWrite == "" && obs.logPush == "" {
+		obs = observe(rc)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	prep, err := runner.Prepare(ctx, rc.runnerConfig(obs))
+	if err != nil {
+		return 0, badInput("%v", err)
+	}
+	if rc.setupOnly {
+		return prep.Execute(ctx), nil
+	}
 	fmt.Printf("imbench: run %s: %s on %s (%s)\n", rc.runID, rc.scenario, rc.target.Name, rc.where())
+	if rc.segment.Split() {
+		fmt.Printf("imbench: segment %s of the users\n", rc.segment)
+	}
+	for _, n := range obs.notes {
+		fmt.Println("imbench:", n)
+	}
+	started := time.Now()
+	stopLive := func() {}
+	if !rc.segment.Split() {
+		stopLive = startLive(rc, started)
+	}
+	code := prep.Execute(ctx)
+	stopLive()
+	dir := filepath.Join(rc.resultsDir, rc.runID)
+	if rc.segment.Split() {
+		return code, nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil {
+		return finishRun(rc, obs, dir, code)
+	}
+	if obs.logs != "" {
+		printLogProblems(obs.logs, rc.runID)
+	}
+	return code, nil
+}
+
+// runCompose runs the scenario in the compose stack's runner container, on
+// the stack's network.
+func runCompose(rc *runConfig) (int, error) {
+	obs := observeCompose(rc)
+	// As the invoking user, so results/ stays writable and owned by them.
+	args := []string{"compose", "-f", composeFile, "--profile", "runner", "run", "--rm",
+		"--user", fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())}
+	for _, kv := range rc.env {
+		if name, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(name, "IM_") || !strings.HasSuffix(name, "_URL") {
+			args = append(args, "-e", name) // value passed through the environment
+		}
+	}
+	args = append(args, "runner", "run", "-scenario", rc.scenario, "-target", rc.target.Name, "-protocol", rc.protocol,
+		"-run-id", rc.runID, "-results", rc.resultsDir, "-prometheus-rw-url", obs.promWrite, "-log-push-url", obs.logPush)
+	if rc.noThresholds {
+		args = append(args, "-no-thresholds")
+	}
+	cmd := exec.Command("docker", args...)
+	cmd.Env = append(os.Environ(), rc.env...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	for _, n := range obs.notes {
 		fmt.Println("imbench:", n)
 	}
@@ -290,7 +354,6 @@ func runK6(rc *runConfig) (int, error) {
 	if err := cmd.Start(); err != nil {
 		return 0, err
 	}
-	// k6 stops gracefully on SIGINT; pass ours on and wait for it.
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sig)
@@ -299,7 +362,7 @@ func runK6(rc *runConfig) (int, error) {
 			cmd.Process.Signal(s)
 		}
 	}()
-	stopLive := live(rc, started)
+	stopLive := grafanaLive(rc, started)
 	err := cmd.Wait()
 	stopLive()
 	code := 0
@@ -309,14 +372,9 @@ func runK6(rc *runConfig) (int, error) {
 	} else if err != nil {
 		return 0, err
 	}
+	dir := filepath.Join(rc.resultsDir, rc.runID)
 	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil {
 		return finishRun(rc, obs, dir, code)
-	}
-	if obs.logs != "" {
-		printLogProblems(obs.logs, rc.runID)
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) == 0 {
-		os.Remove(dir)
 	}
 	return code, nil
 }

@@ -3,73 +3,71 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
-	"math/big"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/imbench/imbench/internal/summary"
+	"github.com/imbench/imbench/load/runner"
+	"github.com/imbench/imbench/load/segment"
 )
 
-// runSegments runs a scenario as rc.segments k6 processes, each holding
-// one execution segment of the users (k6 derives which VUs, and so which
-// users, from --execution-segment; no user is in two segments):
+// runSegments runs a scenario as rc.segments processes of this binary,
+// each holding one segment of the users (load/segment: no user is in two):
 //
-//  1. one k6 process sets the target up (IM_SETUP_ONLY=1) and stops;
-//  2. the segment processes start with --no-setup and keep time from a
-//     common IM_START_AT, each tagged instance=segN so Prometheus holds
+//  1. this process sets the target up (-setup-only);
+//  2. the segment processes (imbench run -segment i/n) start and keep time
+//     from a common -start-at, each tagged instance=segN so Prometheus holds
 //     every process's series side by side and the recording rules add them;
-//  3. their partial summaries merge into the run's summary.json.
+//  3. their partial summaries merge into the run's summary.json, on which
+//     the scenario's thresholds and handleSummary run.
 //
-// On Kubernetes the k6-operator plays step 2 (runbooks/kubernetes.md).
+// On Kubernetes an Indexed Job plays step 2 (runbooks/kubernetes.md).
 func runSegments(rc *runConfig) (int, error) {
 	dir := filepath.Join(rc.resultsDir, rc.runID)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
 	}
 	n := rc.segments
-	fmt.Printf("imbench: run %s: %s on %s (%s), %d k6 processes\n", rc.runID, rc.scenario, rc.target.Name, rc.where(), n)
-	vus := envValue(rc.env, "IM_VUS")
-	if vus == "" {
-		vus = strconv.Itoa(n) // one VU per process
+	fmt.Printf("imbench: run %s: %s on %s (%s), %d processes\n", rc.runID, rc.scenario, rc.target.Name, rc.where(), n)
+	obs := observation{promWrite: rc.promWrite, logPush: rc.logPush}
+	if obs.promWrite == "" && obs.logPush == "" {
+		obs = observe(rc)
 	}
-	if v, _ := strconv.Atoi(vus); v < n {
-		return 0, badInput("VUS=%s: a run over %d segments needs at least %d VUs", vus, n, n)
-	}
-	env := append(os.Environ(), rc.env...)
-	env = append(env, "IM_VUS="+vus)
-
-	setup := exec.Command(rc.k6, k6Run("--no-thresholds", rc.script)...)
-	setup.Env = append(append([]string(nil), env...), "IM_SETUP_ONLY=1", "IM_VUS=1")
-	setup.Stdout, setup.Stderr = os.Stdout, os.Stderr
-	if err := setup.Run(); err != nil {
+	setup := *rc
+	setup.setupOnly, setup.segments = true, 1
+	if code, err := runHere(&setup); err != nil || code != 0 {
+		if err == nil {
+			err = fmt.Errorf("exit %d", code)
+		}
 		return 0, fmt.Errorf("setting the target up: %w", err)
 	}
-
-	obs := observe(rc)
-	startAt := time.Now().Add(3 * time.Second)
-	seq := make([]string, n+1)
-	for i := range seq {
-		seq[i] = fraction(i, n)
+	self, err := os.Executable()
+	if err != nil {
+		return 0, err
 	}
+	startAt := time.Now().Add(3 * time.Second)
 	procs := make([]*exec.Cmd, n)
 	for i := 0; i < n; i++ {
-		// Thresholds are per process, where lost and received do not add up
-		// (a sender's expected deliveries land in other processes): they are
-		// checked on the merged summary instead.
-		args := k6Run(append(rc.runTags(), "--tag", fmt.Sprintf("instance=seg%d", i), "--no-setup", "--no-thresholds",
-			"--execution-segment", fraction(i, n)+":"+fraction(i+1, n),
-			"--execution-segment-sequence", strings.Join(seq, ","))...)
-		args = append(append(args, rc.k6Args...), rc.script)
-		cmd := exec.Command(rc.k6, args...)
-		cmd.Env = append(append([]string(nil), env...), fmt.Sprintf("IM_START_AT=%d", startAt.UnixMilli()))
-		log, err := os.Create(filepath.Join(dir, fmt.Sprintf("k6-seg%d.log", i)))
+		args := []string{"run", "-scenario", rc.scenario, "-target", rc.target.Name, "-protocol", rc.protocol,
+			"-run-id", rc.runID, "-results", rc.resultsDir, "-segment", segment.Segment{Index: i, Count: n}.String(),
+			"-start-at", fmt.Sprint(startAt.UnixMilli())}
+		if obs.promWrite != "" {
+			args = append(args, "-prometheus-rw-url", obs.promWrite)
+		}
+		if obs.logPush != "" {
+			args = append(args, "-log-push-url", obs.logPush)
+		}
+		cmd := exec.Command(self, args...)
+		cmd.Env = append(os.Environ(), rc.env...)
+		log, err := os.Create(filepath.Join(dir, fmt.Sprintf("seg%d.log", i)))
 		if err != nil {
 			return 0, err
 		}
@@ -86,7 +84,17 @@ func runSegments(rc *runConfig) (int, error) {
 	for _, note := range obs.notes {
 		fmt.Println("imbench:", note)
 	}
-	fmt.Printf("imbench: %d segment processes started; their output is in %s/k6-seg*.log\n", n, dir)
+	fmt.Printf("imbench: %d segment processes started; their output is in %s/seg*.log\n", n, dir)
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	go func() {
+		for s := range sig {
+			for _, p := range procs {
+				p.Process.Signal(s)
+			}
+		}
+	}()
 	stopLive := startLive(rc, startAt)
 	defer stopLive() // the wait loop's early return
 	code := 0
@@ -94,33 +102,90 @@ func runSegments(rc *runConfig) (int, error) {
 		if err := p.Wait(); err != nil {
 			if ee, ok := err.(*exec.ExitError); ok {
 				code = max(code, ee.ExitCode())
-				fmt.Fprintf(os.Stderr, "imbench: segment %d exited %d (see k6-seg%d.log)\n", i, ee.ExitCode(), i)
+				fmt.Fprintf(os.Stderr, "imbench: segment %d exited %d (see seg%d.log)\n", i, ee.ExitCode(), i)
 				continue
 			}
 			return 0, err
 		}
 	}
 	stopLive()
-	merged, err := mergeSegments(dir, n)
+	c, err := mergeAndFinish(rc.script, rc.runnerConfig(obs).Env, rc.runID, dir, n, rc.noThresholds)
 	if err != nil {
 		return max(code, 1), err
 	}
-	if len(merged.Missing) > 0 {
-		code = max(code, 1)
+	return finishRun(rc, obs, dir, max(code, c))
+}
+
+// mergeAndFinish merges a split run's parts and ends it as a whole run
+// ends: the table or the scenario's handleSummary, its thresholds.
+func mergeAndFinish(script string, env map[string]string, runID, dir string, n int, noThresholds bool) (int, error) {
+	merged, err := mergeSegments(dir, n)
+	if err != nil {
+		return 1, err
 	}
-	fmt.Print(merged.Table())
+	code := 0
+	if len(merged.Missing) > 0 {
+		code = 1
+	}
+	var sc *runner.Script
+	if script != "" {
+		if sc, err = runner.Load(script, env, runID); err != nil {
+			return 1, err
+		}
+	}
 	for _, w := range merged.Warnings {
 		fmt.Println("imbench: warning:", w)
 	}
-	if d := merged.Deliveries; (d.Lost != 0 || d.Corrupted != 0) && !slices.Contains(rc.k6Args, "--no-thresholds") {
-		fmt.Fprintf(os.Stderr, "imbench: thresholds crossed over all segments: %d deliveries lost, %d corrupted\n", d.Lost, d.Corrupted)
-		code = max(code, 99) // k6's exit code for crossed thresholds
-	}
-	return finishRun(rc, obs, dir, code)
+	return max(code, runner.Finish(sc, merged, dir, noThresholds, os.Stdout, os.Stderr)), nil
 }
 
-// fraction is i/n as k6 writes segment boundaries: in lowest terms.
-func fraction(i, n int) string { return big.NewRat(int64(i), int64(n)).RatString() }
+// cmdMerge merges the parts of a run split over machines (a Kubernetes
+// Indexed Job's pods) into summary.json: imbench merge -run ID -segments N.
+func cmdMerge(args []string) (int, error) {
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	var (
+		runID    = fs.String("run", "", "run id (required)")
+		n        = fs.Int("segments", 0, "how many segments the run was split over (required)")
+		results  = fs.String("results", "results", "results folder")
+		scenario = fs.String("scenario", "", "the scenario, for its thresholds and handleSummary (default: the one the parts name, if it is under load/scenarios)")
+		noThr    = fs.Bool("no-thresholds", false, "do not fail on the scenario's thresholds")
+	)
+	if err := fs.Parse(args); err != nil {
+		return 0, usageError{err}
+	}
+	if *runID == "" || *n < 1 {
+		return 0, badInput("imbench merge -run ID -segments N: both are required")
+	}
+	dir := filepath.Join(*results, *runID)
+	name := *scenario
+	if name == "" {
+		if parts, _ := filepath.Glob(filepath.Join(dir, "summary-*.json")); len(parts) > 0 {
+			if s, err := summary.Load(parts[0]); err == nil {
+				name = s.Scenario
+			}
+		}
+	}
+	script := ""
+	if f := filepath.Join(scenarioDir, name+".js"); name != "" {
+		if _, err := os.Stat(f); err == nil {
+			script = f
+		} else {
+			fmt.Fprintf(os.Stderr, "imbench: %s not found here: the merged run is not checked against its thresholds\n", f)
+		}
+	}
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	code, err := mergeAndFinish(script, env, *runID, dir, *n, *noThr)
+	if err != nil {
+		return code, err
+	}
+	fmt.Printf("imbench: merged %d segments into %s\n", *n, filepath.Join(dir, "summary.json"))
+	return code, nil
+}
 
 // mergeSegments reads the partial summaries of the n segments in dir and
 // writes summary.json. A segment without one (its k6 was killed) is named
@@ -129,7 +194,7 @@ func mergeSegments(dir string, n int) (summary.Summary, error) {
 	var parts []summary.Summary
 	var missing []string
 	for i := 0; i < n; i++ {
-		seg := fraction(i, n) + ":" + fraction(i+1, n)
+		seg := segment.Segment{Index: i, Count: n}.Interval()
 		f := filepath.Join(dir, summary.PartFile(seg))
 		if _, err := os.Stat(f); errors.Is(err, fs.ErrNotExist) {
 			missing = append(missing, seg)
@@ -142,7 +207,7 @@ func mergeSegments(dir string, n int) (summary.Summary, error) {
 		parts = append(parts, s)
 	}
 	if len(parts) == 0 {
-		return summary.Summary{}, fmt.Errorf("none of the %d segments wrote a summary (see the k6-seg*.log files)", n)
+		return summary.Summary{}, fmt.Errorf("none of the %d segments wrote a summary (see the seg*.log files)", n)
 	}
 	merged, err := summary.MergeMissing(parts, missing)
 	if err != nil {

@@ -1,166 +1,198 @@
 package runner
 
 import (
-	"context"
+	"maps"
+	"runtime"
 	"sync"
 	"time"
 
-	"go.k6.io/k6/metrics"
+	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
 
-	"github.com/imbench/imbench/load/engine"
+	"github.com/imbench/imbench/internal/latency"
 	"github.com/imbench/imbench/load/verify"
 )
 
-// metricSet holds the im_* metrics. Every sample carries run_id, target,
-// system and scenario (the plan's name, e.g. openim/test1); message metrics
-// also conv_type (single|group|room), deliveries also via (push|pull). Latency
-// reaches k6 as gauges of the process's histograms (see latency.go), not as
-// one Trend sample per delivery, which k6 would keep for the whole run.
-type metricSet struct {
-	online                                       *metrics.Metric // gauge: users online in this k6 process
-	down                                         *metrics.Metric // gauge: users dropped and not yet back
-	sent, acked, sendFailures                    *metrics.Metric
-	deliveries, expected, duplicates, outOfOrder *metrics.Metric
-	lost, roomMissed, corrupted                  *metrics.Metric
-	connectErrors, disconnects, reconnects       *metrics.Metric
-	logins, pulls                                *metrics.Metric
-	e2e, ack                                     latencyGauges
-	goroutines                                   *metrics.Metric // gauge: of the k6 process
-}
+// Metric names, as Prometheus stores them. Counters are cumulative over the
+// run; latencies are native histograms in seconds. Every series carries
+// run_id, target, system and scenario (and instance in a split run);
+// message series conv_type (single|group|room), deliveries via (push|pull),
+// logins phase (immediate|late).
+const (
+	mOnline      = "imbench_online_users"
+	mDown        = "imbench_users_down"
+	mVUs         = "imbench_vus"
+	mGoroutines  = "imbench_goroutines"
+	mSent        = "imbench_messages_sent_total"
+	mAcked       = "imbench_messages_acked_total"
+	mSendFailed  = "imbench_send_failures_total"
+	mExpected    = "imbench_deliveries_expected_total"
+	mDeliveries  = "imbench_deliveries_total"
+	mDuplicates  = "imbench_duplicates_total"
+	mOutOfOrder  = "imbench_out_of_order_total"
+	mLost        = "imbench_lost_total"
+	mRoomMissed  = "imbench_room_missed_total"
+	mCorrupted   = "imbench_corrupted_total"
+	mConnectErrs = "imbench_connect_errors_total"
+	mDisconnects = "imbench_disconnects_total"
+	mReconnects  = "imbench_reconnects_total"
+	mLogins      = "imbench_logins_total"
+	mPulls       = "imbench_pull_requests_total"
+	mE2E         = "imbench_e2e_latency_seconds"
+	mAck         = "imbench_ack_latency_seconds"
+)
 
-// latencyGauges are a latency's run-cumulative figures, in ms.
-type latencyGauges struct {
-	name                    string // the series' name in Prometheus, less k6_ and _seconds
-	avg, p50, p95, p99, max *metrics.Metric
-}
+// MetricNames lists every series the runner writes.
+var MetricNames = []string{mOnline, mDown, mVUs, mGoroutines, mSent, mAcked, mSendFailed, mExpected, mDeliveries,
+	mDuplicates, mOutOfOrder, mLost, mRoomMissed, mCorrupted, mConnectErrs, mDisconnects, mReconnects, mLogins, mPulls, mE2E, mAck}
 
-func newMetricSet(r *metrics.Registry) (*metricSet, error) {
-	var err error
-	get := func(name string, t metrics.MetricType, vt ...metrics.ValueType) *metrics.Metric {
-		m, e := r.NewMetric(name, t, vt...)
-		if err == nil {
-			err = e
-		}
-		return m
-	}
-	gauges := func(name string) latencyGauges {
-		g := func(stat string) *metrics.Metric { return get(name+"_"+stat, metrics.Gauge, metrics.Time) }
-		return latencyGauges{name: name, avg: g("avg"), p50: g("p50"), p95: g("p95"), p99: g("p99"), max: g("max")}
-	}
-	ms := &metricSet{
-		online:        get("im_online_users", metrics.Gauge),
-		down:          get("im_users_down", metrics.Gauge),
-		sent:          get("im_messages_sent", metrics.Counter),
-		acked:         get("im_messages_acked", metrics.Counter),
-		sendFailures:  get("im_send_failures", metrics.Counter),
-		deliveries:    get("im_deliveries", metrics.Counter),
-		expected:      get("im_deliveries_expected", metrics.Counter),
-		duplicates:    get("im_duplicates", metrics.Counter),
-		outOfOrder:    get("im_out_of_order", metrics.Counter),
-		lost:          get("im_lost", metrics.Counter),
-		roomMissed:    get("im_room_missed", metrics.Counter),
-		corrupted:     get("im_corrupted", metrics.Counter),
-		connectErrors: get("im_connect_errors", metrics.Counter),
-		disconnects:   get("im_disconnects", metrics.Counter),
-		reconnects:    get("im_reconnects", metrics.Counter),
-		logins:        get("im_logins", metrics.Counter),
-		pulls:         get("im_pull_requests", metrics.Counter),
-		goroutines:    get("im_goroutines", metrics.Gauge),
-		e2e:           gauges("im_e2e_latency"),
-		ack:           gauges("im_ack_latency"),
-	}
-	return ms, err
-}
+// goroutineEvery is how often the summary samples the goroutine count: a
+// long run's generator must hold it flat (make soak fits it).
+const goroutineEvery = 5 * time.Second
 
-// flusher turns one session's tally into k6 samples once a second: counter
-// growth since the last flush and the process's online users. Its latencies
-// go to the run's latencyReporter, which reports all sessions together.
-type flusher struct {
-	ms   *metricSet
-	ctx  context.Context
-	out  chan<- metrics.SampleContainer
-	run  *Run
-	s    *engine.Session
-	base *metrics.TagSet
-	kind [verify.Kinds]*metrics.TagSet
-	via  [verify.Kinds][2]*metrics.TagSet
+// pusher writes the run's series every interval, and a last time once the
+// run reconciled; it samples the goroutines for the summary whether or not
+// Prometheus listens.
+type pusher struct {
+	run   *Run
+	rw    *remoteWriter
+	every time.Duration
+	base  map[string]string
+	vus   int
 
-	last verify.Totals
-	lat  *latencyReporter
+	stop chan struct{}
 	done chan struct{}
-	wg   sync.WaitGroup
+	once sync.Once
+
+	mu         sync.Mutex
+	lost       *verify.Reconciliation
+	goroutines []int32
+	gStart     time.Time
 }
 
-func newFlusher(mi *ModuleInstance, run *Run, s *engine.Session) *flusher {
-	st := mi.vu.State()
-	f := &flusher{ms: mi.metrics, ctx: mi.vu.Context(), out: st.Samples, run: run, s: s, done: make(chan struct{})}
-	f.base = run.tags(st.Tags.GetCurrentValues().Tags)
-	for k := 0; k < verify.Kinds; k++ {
-		f.kind[k] = f.base.With("conv_type", verify.KindName(k))
-		f.via[k][0] = f.kind[k].With("via", "push")
-		f.via[k][1] = f.kind[k].With("via", "pull")
-	}
-	f.lat = joinLatency(mi, run, &s.Tally, f.base, f.kind)
-	f.wg.Add(1)
-	return f
+func startPusher(run *Run, rw *remoteWriter, base map[string]string, vus int, every time.Duration) *pusher {
+	p := &pusher{run: run, rw: rw, every: every, base: base, vus: vus, stop: make(chan struct{}), done: make(chan struct{})}
+	go p.loop()
+	return p
 }
 
-func (f *flusher) loop() {
-	defer f.wg.Done()
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
+func (p *pusher) loop() {
+	defer close(p.done)
+	sample := time.NewTicker(goroutineEvery)
+	defer sample.Stop()
+	push := time.NewTicker(p.every)
+	defer push.Stop()
+	p.sampleGoroutines(time.Now())
 	for {
 		select {
-		case <-t.C:
-			f.flush()
-		case <-f.done:
-			f.flush()
+		case now := <-sample.C:
+			p.sampleGoroutines(now)
+		case <-push.C:
+			p.push()
+		case <-p.stop:
+			p.push()
+			p.rw.finish()
 			return
 		}
 	}
 }
 
-func (f *flusher) stop() {
-	close(f.done)
-	f.wg.Wait()
-	f.lat.leave()
+// finish writes the reconciliation's lost deliveries with a last push.
+func (p *pusher) finish(rec verify.Reconciliation) {
+	p.mu.Lock()
+	p.lost = &rec
+	p.mu.Unlock()
+	p.once.Do(func() { close(p.stop) })
+	<-p.done
 }
 
-func (f *flusher) flush() {
-	var cur verify.Totals
-	cur.Add(&f.s.Tally)
-	now := time.Now()
-	var out metrics.Samples
-	add := func(m *metrics.Metric, tags *metrics.TagSet, v float64) {
-		out = append(out, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: m, Tags: tags}, Time: now, Value: v})
+func (p *pusher) sampleGoroutines(now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.gStart.IsZero() {
+		p.gStart = now
 	}
-	// Every counter is sent on every flush, zero growth included: k6's
-	// remote write only sends series that got samples, and a counter that
+	p.goroutines = append(p.goroutines, int32(runtime.NumGoroutine()))
+}
+
+// goroutineSeries is when the first sample was taken and every count since.
+func (p *pusher) goroutineSeries() (time.Time, []int32) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.gStart, append([]int32(nil), p.goroutines...)
+}
+
+func (p *pusher) push() {
+	if p.rw == nil {
+		return
+	}
+	p.mu.Lock()
+	lost := p.lost
+	p.mu.Unlock()
+	p.rw.write(p.series(time.Now(), lost))
+}
+
+// series is every series' value now.
+func (p *pusher) series(now time.Time, lost *verify.Reconciliation) []*prompb.TimeSeries {
+	ts := p.rw.stamp(now)
+	sh := p.run.Shared
+	t := sh.Totals()
+	var out []*prompb.TimeSeries
+	add := func(name string, v float64, kv ...string) {
+		labels := maps.Clone(p.base)
+		for i := 0; i+1 < len(kv); i += 2 {
+			labels[kv[i]] = kv[i+1]
+		}
+		out = append(out, &prompb.TimeSeries{Labels: promLabels(labels, name), Samples: []*prompb.Sample{{Value: v, Timestamp: ts}}})
+	}
+	add(mOnline, float64(sh.Online()))
+	add(mDown, float64(sh.Down()))
+	add(mVUs, float64(p.vus))
+	add(mGoroutines, float64(runtime.NumGoroutine()))
+	// Every counter is sent on every push, zeros included: a counter that
 	// stays 0 must still be a continuous 0 series (a clean run shows 0
 	// duplicates, and rate() over it is 0, not "no data").
-	delta := func(m *metrics.Metric, tags *metrics.TagSet, now, before int64) {
-		add(m, tags, float64(now-before))
+	var e2e, ack [verify.Kinds]latency.Native
+	for _, s := range sh.Sessions() {
+		for k := 0; k < verify.Kinds; k++ {
+			s.Tally.E2E[k].MergeNativeInto(&e2e[k])
+			s.Tally.Ack[k].MergeNativeInto(&ack[k])
+		}
 	}
-	l := &f.last
 	for k := 0; k < verify.Kinds; k++ {
-		delta(f.ms.sent, f.kind[k], cur.Sent[k], l.Sent[k])
-		delta(f.ms.acked, f.kind[k], cur.Acked[k], l.Acked[k])
-		delta(f.ms.sendFailures, f.kind[k], cur.SendFailed[k], l.SendFailed[k])
-		delta(f.ms.expected, f.kind[k], cur.Expected[k], l.Expected[k])
-		delta(f.ms.deliveries, f.via[k][0], cur.Pushed[k], l.Pushed[k])
-		delta(f.ms.deliveries, f.via[k][1], cur.Pulled[k], l.Pulled[k])
-		delta(f.ms.duplicates, f.kind[k], cur.Duplicates[k], l.Duplicates[k])
-		delta(f.ms.outOfOrder, f.kind[k], cur.OutOfOrder[k], l.OutOfOrder[k])
+		kind := verify.KindName(k)
+		add(mSent, float64(t.Sent[k]), "conv_type", kind)
+		add(mAcked, float64(t.Acked[k]), "conv_type", kind)
+		add(mSendFailed, float64(t.SendFailed[k]), "conv_type", kind)
+		add(mExpected, float64(t.Expected[k]), "conv_type", kind)
+		add(mDeliveries, float64(t.Pushed[k]), "conv_type", kind, "via", "push")
+		add(mDeliveries, float64(t.Pulled[k]), "conv_type", kind, "via", "pull")
+		add(mDuplicates, float64(t.Duplicates[k]), "conv_type", kind)
+		add(mOutOfOrder, float64(t.OutOfOrder[k]), "conv_type", kind)
+		for name, n := range map[string]*latency.Native{mE2E: &e2e[k], mAck: &ack[k]} {
+			if n.Count() == 0 {
+				continue
+			}
+			labels := maps.Clone(p.base)
+			labels["conv_type"] = kind
+			out = append(out, &prompb.TimeSeries{Labels: promLabels(labels, name), Histograms: []*prompb.Histogram{nativeHistogram(n, ts)}})
+		}
 	}
-	delta(f.ms.corrupted, f.base, cur.Corrupt, l.Corrupt)
-	delta(f.ms.connectErrors, f.base, cur.ConnectErrors, l.ConnectErrors)
-	delta(f.ms.disconnects, f.base, cur.Disconnects, l.Disconnects)
-	delta(f.ms.reconnects, f.base, cur.Reconnects, l.Reconnects)
-	delta(f.ms.logins, f.base.With("phase", "immediate"), cur.LoginsImmediate, l.LoginsImmediate)
-	delta(f.ms.logins, f.base.With("phase", "late"), cur.LoginsLate, l.LoginsLate)
-	delta(f.ms.pulls, f.base, cur.PullRequests, l.PullRequests)
-	add(f.ms.online, f.base, float64(f.run.Shared.Online()))
-	add(f.ms.down, f.base, float64(f.run.Shared.Down()))
-	f.last = cur
-	metrics.PushIfNotDone(f.ctx, f.out, out)
+	add(mCorrupted, float64(t.Corrupt))
+	add(mConnectErrs, float64(t.ConnectErrors))
+	add(mDisconnects, float64(t.Disconnects))
+	add(mReconnects, float64(t.Reconnects))
+	add(mLogins, float64(t.LoginsImmediate), "phase", "immediate")
+	add(mLogins, float64(t.LoginsLate), "phase", "late")
+	add(mPulls, float64(t.PullRequests))
+	if lost != nil {
+		for _, kind := range p.run.Plan.Kinds() {
+			k := verify.KindIndex(kind)
+			name := mLost
+			if k == verify.RoomIndex {
+				name = mRoomMissed // a chatroom's misses are a rate, not a loss
+			}
+			add(name, float64(lost.Lost[k]), "conv_type", verify.KindName(k))
+		}
+	}
+	return out
 }

@@ -1,71 +1,119 @@
-// Package im is the k6 JavaScript module k6/x/im: a scenario states a
-// workload in JS; Go holds the users' connections, sends at the plan's pace
-// and verifies every delivery. It knows no protocol: drivers register
-// themselves with the engine by name. Files: module.go (registration and
-// exports), target.go (where the server is), run.go (workloads, setup,
-// teardown, the per-process run state), session.go (a VU's users),
-// metrics.go (k6 metrics), latency.go and promrw.go (latency from the
-// histograms, to k6 and to Prometheus), summary.go (end-of-test table and
-// summary.json).
+// Package runner runs a scenario in-process: it evaluates the scenario's
+// JavaScript once (an embedded engine, github.com/grafana/sobek), takes the
+// workload, thresholds and options it exports, then drives the engine:
+// setup, logins, sending, late logins, drain, reconciliation, the summary,
+// thresholds and handleSummary. Metrics go to Prometheus by remote write,
+// the log by Loki's push protocol. Files: script.go (evaluation), module.go
+// (what `import im from 'imbench'` gives), options.go (scenario options,
+// the target and run options from the environment), run.go (one run's
+// state), worker.go (a worker's users through the phases), metrics.go and
+// promrw.go (remote write), summary.go, thresholds.go, runner.go (the
+// whole run and its exit code).
 package runner
 
 import (
-	"sync"
+	"errors"
+	"fmt"
 
-	"go.k6.io/k6/js/modules"
+	"github.com/grafana/sobek"
+
+	"github.com/imbench/imbench/internal/strictjson"
+	"github.com/imbench/imbench/internal/summary"
+	"github.com/imbench/imbench/load/plan"
 )
 
-func init() {
-	modules.Register("k6/x/im", New())
+// module is the 'imbench' module of one evaluation.
+type module struct {
+	rt    *sobek.Runtime
+	runID string
 }
 
-// RootModule is created once per k6 process; it holds the runs, so that
-// setup(), every VU and teardown() of one test share one state.
-type RootModule struct {
-	openMu sync.Mutex // one run opened at a time
-	mu     sync.Mutex
-	runs   map[string]*Run
-	last   *Run
-	plans  map[string]*planEntry
+// Exported names the module's functions, for the .d.ts test.
+var Exported = []string{"workload", "integration", "table"}
+
+func (m *module) exports() sobek.Value {
+	o := m.rt.NewObject()
+	_ = o.Set("workload", m.workload)
+	_ = o.Set("integration", m.integration)
+	_ = o.Set("table", m.table)
+	return o
 }
 
-// New returns the root module.
-func New() *RootModule {
-	return &RootModule{runs: map[string]*Run{}, plans: map[string]*planEntry{}}
+// PlanHandle is a built plan as JS sees it.
+type PlanHandle struct {
+	p *plan.Plan
+
+	Name      string  `js:"name"`
+	Users     int     `js:"users"`
+	Immediate int     `js:"immediate"`
+	Late      int     `js:"late"`
+	Never     int     `js:"never"`
+	Groups    int     `js:"groups"`
+	Friends   int     `js:"friendships"`
+	Messages  int64   `js:"messages"` // -1: bounded by time only
+	Rate      float64 `js:"rate"`
+	Seconds   float64 `js:"seconds"` // sending time at the plan's pace
 }
 
-// ModuleInstance is the module as one VU sees it.
-type ModuleInstance struct {
-	root    *RootModule
-	vu      modules.VU
-	metrics *metricSet
+// Plan is the plan itself.
+func (h *PlanHandle) Plan() *plan.Plan { return h.p }
+
+// workload builds the plan of a workload (see plan.Workload): a list of
+// classes of registered kinds.
+func (m *module) workload(v sobek.Value) (*PlanHandle, error) {
+	if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
+		return nil, errors.New("im.workload: a workload object is required")
+	}
+	var w plan.Workload
+	if err := strictjson.Convert(v.Export(), &w); err != nil {
+		return nil, fmt.Errorf("im.workload: %w", err)
+	}
+	return m.build("im.workload", w)
 }
 
-var (
-	_ modules.Module   = (*RootModule)(nil)
-	_ modules.Instance = (*ModuleInstance)(nil)
-)
-
-// NewModuleInstance implements modules.Module.
-func (r *RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
-	ms, err := newMetricSet(vu.InitEnv().Registry)
+// integration builds the plan of OpenIM's integration_test flags (see
+// plan.Integration): a workload of one integration class.
+func (m *module) integration(v sobek.Value) (*PlanHandle, error) {
+	if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
+		return nil, errors.New("im.integration: an options object is required")
+	}
+	var in plan.Integration
+	if err := strictjson.Convert(v.Export(), &in); err != nil {
+		return nil, fmt.Errorf("im.integration: %w", err)
+	}
+	w, err := in.Workload()
 	if err != nil {
-		panic(err) // only a name clash with another extension's metric can cause this
+		return nil, fmt.Errorf("im.integration: %w", err)
 	}
-	return &ModuleInstance{root: r, vu: vu, metrics: ms}
+	return m.build("im.integration", w)
 }
 
-// Exports implements modules.Instance.
-func (mi *ModuleInstance) Exports() modules.Exports {
-	fns := map[string]any{
-		"target":      mi.Target,
-		"workload":    mi.Workload,
-		"integration": mi.Integration,
-		"setup":       mi.Setup,
-		"attach":      mi.Attach,
-		"session":     mi.Session,
-		"finish":      mi.Finish,
-		"summary":     mi.Summary,
+func (m *module) build(what string, w plan.Workload) (*PlanHandle, error) {
+	if w.RunID == "" {
+		w.RunID = m.runID
 	}
-	return modules.Exports{Default: fns, Named: fns}
+	p, err := w.Build()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return handleOf(p), nil
+}
+
+func handleOf(p *plan.Plan) *PlanHandle {
+	return &PlanHandle{p: p, Name: p.Name, Users: p.Users, Immediate: p.Count(plan.Immediate),
+		Late: p.Count(plan.Late), Never: p.Count(plan.Never), Groups: len(p.Groups), Friends: len(p.Friends),
+		Messages: p.Planned(), Rate: p.Rate, Seconds: p.Duration().Seconds()}
+}
+
+// table is the seed-style table of a summary, what a run prints at its end:
+// for a handleSummary that adds to it rather than replacing it.
+func (m *module) table(v sobek.Value) (string, error) {
+	var s summary.Summary
+	if v == nil || sobek.IsUndefined(v) {
+		return "", errors.New("im.table(summary): the summary handleSummary was given is required")
+	}
+	if err := strictjson.Convert(v.Export(), &s); err != nil {
+		return "", fmt.Errorf("im.table: %w", err)
+	}
+	return s.Table(), nil
 }

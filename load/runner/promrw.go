@@ -13,21 +13,15 @@ import (
 
 	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
 	"github.com/klauspost/compress/snappy"
-	"go.k6.io/k6/metrics"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/imbench/imbench/internal/latency"
 )
 
-const (
-	rwOutput     = "experimental-prometheus-rw"
-	rwDefaultURL = "http://localhost:9090/api/v1/write" // k6's default
-)
-
-// remoteWriter sends native histograms to the Prometheus remote-write
-// endpoint of k6's experimental-prometheus-rw output, configured from the
-// same environment (URL, basic auth, bearer token, headers, insecure TLS;
-// not client certificates or SigV4).
+// remoteWriter sends series to a Prometheus remote-write endpoint (with
+// native histograms). Credentials come from the environment:
+// IM_PROMETHEUS_RW_USERNAME and _PASSWORD (basic auth), _BEARER_TOKEN,
+// _HEADERS ("Name:value,Name:value") and _INSECURE_SKIP_TLS_VERIFY.
 type remoteWriter struct {
 	url      string
 	client   *http.Client
@@ -39,77 +33,29 @@ type remoteWriter struct {
 	failures int
 }
 
-// newRemoteWriter returns nil unless this k6 process writes to Prometheus:
-// k6's command line (-o/--out) or K6_OUT names the output, or
-// K6_PROMETHEUS_RW_SERVER_URL is set. An extension cannot ask k6 which
-// outputs run, and a plain k6 run must not write anywhere.
-func newRemoteWriter(args, environ []string, warnf func(string, ...any)) *remoteWriter {
-	env := map[string]string{}
-	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			env[k] = v
-		}
-	}
-	url := env["K6_PROMETHEUS_RW_SERVER_URL"]
+// newRemoteWriter returns nil when url is empty: the run writes nowhere.
+func newRemoteWriter(url string, env map[string]string, warnf func(string, ...any)) *remoteWriter {
 	if url == "" {
-		if !outputRequested(args, env["K6_OUT"]) {
-			return nil
-		}
-		url = rwDefaultURL
+		return nil
 	}
 	w := &remoteWriter{url: url, client: &http.Client{Timeout: 5 * time.Second}, header: http.Header{}, warnf: warnf}
-	if insecure, _ := strconv.ParseBool(env["K6_PROMETHEUS_RW_INSECURE_SKIP_TLS_VERIFY"]); insecure {
+	if insecure, _ := strconv.ParseBool(env["IM_PROMETHEUS_RW_INSECURE_SKIP_TLS_VERIFY"]); insecure {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it, as of k6
+		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it
 		w.client.Transport = tr
 	}
-	if u, ok := env["K6_PROMETHEUS_RW_USERNAME"]; ok {
-		w.user = &[2]string{u, env["K6_PROMETHEUS_RW_PASSWORD"]}
+	if u, ok := env["IM_PROMETHEUS_RW_USERNAME"]; ok {
+		w.user = &[2]string{u, env["IM_PROMETHEUS_RW_PASSWORD"]}
 	}
-	for k, v := range env {
-		if name, ok := strings.CutPrefix(k, "K6_PROMETHEUS_RW_HEADERS_"); ok {
-			w.header.Set(name, v)
-		}
-	}
-	for kv := range strings.SplitSeq(env["K6_PROMETHEUS_RW_HTTP_HEADERS"], ",") {
+	for kv := range strings.SplitSeq(env["IM_PROMETHEUS_RW_HEADERS"], ",") {
 		if k, v, ok := strings.Cut(kv, ":"); ok {
-			w.header.Set(k, v)
+			w.header.Set(strings.TrimSpace(k), strings.TrimSpace(v))
 		}
 	}
-	if tok := env["K6_PROMETHEUS_RW_BEARER_TOKEN"]; tok != "" {
+	if tok := env["IM_PROMETHEUS_RW_BEARER_TOKEN"]; tok != "" {
 		w.header.Set("Authorization", "Bearer "+tok)
 	}
 	return w
-}
-
-// outputRequested says whether k6's command line or K6_OUT (comma-separated)
-// names the remote-write output: -o X, -oX, -o=X, --out X, --out=X, where X
-// may carry an argument after '='.
-func outputRequested(args []string, k6Out string) bool {
-	var outs []string
-	if k6Out != "" {
-		outs = strings.Split(k6Out, ",")
-	}
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			i = len(args)
-		case a == "-o" || a == "--out":
-			if i+1 < len(args) {
-				i++
-				outs = append(outs, args[i])
-			}
-		case strings.HasPrefix(a, "--out="):
-			outs = append(outs, a[len("--out="):])
-		case strings.HasPrefix(a, "-o"):
-			outs = append(outs, strings.TrimPrefix(a[2:], "="))
-		}
-	}
-	return slices.ContainsFunc(outs, func(o string) bool {
-		name, _, _ := strings.Cut(strings.TrimSpace(o), "=")
-		return name == rwOutput
-	})
 }
 
 // stamp is the timestamp of a write at now: strictly after the previous
@@ -127,7 +73,7 @@ func (w *remoteWriter) write(series []*prompb.TimeSeries) {
 	if err := w.post(series); err != nil {
 		w.failures++
 		if w.failures == 1 {
-			w.warnf("latency histograms: remote write to %s failed: %v (further failures are counted, not logged)", w.url, err)
+			w.warnf("metrics: remote write to %s failed: %v (further failures are counted, not logged)", w.url, err)
 		}
 	}
 }
@@ -135,7 +81,7 @@ func (w *remoteWriter) write(series []*prompb.TimeSeries) {
 // finish logs how many writes failed, if any did.
 func (w *remoteWriter) finish() {
 	if w != nil && w.failures > 0 {
-		w.warnf("latency histograms: %d of %d remote writes to %s failed", w.failures, w.writes, w.url)
+		w.warnf("metrics: %d of %d remote writes to %s failed", w.failures, w.writes, w.url)
 	}
 }
 
@@ -167,12 +113,11 @@ func (w *remoteWriter) post(series []*prompb.TimeSeries) error {
 	return nil
 }
 
-// promLabels are the labels k6's output gives a series: its tags, less
-// empty ones, and __name__, sorted by name.
-func promLabels(tags *metrics.TagSet, name string) []*prompb.Label {
-	m := tags.Map()
-	labels := make([]*prompb.Label, 0, len(m)+1)
-	for k, v := range m {
+// promLabels are a series' labels, less empty ones, with __name__,
+// sorted by name.
+func promLabels(tags map[string]string, name string) []*prompb.Label {
+	labels := make([]*prompb.Label, 0, len(tags)+1)
+	for k, v := range tags {
 		if k != "" && v != "" {
 			labels = append(labels, &prompb.Label{Name: k, Value: v})
 		}

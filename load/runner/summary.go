@@ -1,17 +1,10 @@
 package runner
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"time"
-
-	"github.com/grafana/sobek"
 
 	"github.com/imbench/imbench/internal/latency"
 	"github.com/imbench/imbench/internal/summary"
@@ -25,7 +18,7 @@ func (r *Run) BuildSummary() summary.Summary {
 	t := r.Shared.Totals()
 	p := r.Plan
 	s := summary.Summary{RunID: r.ID, Scenario: p.Name, Purpose: p.Purpose, System: r.Target.System, Target: r.Target.Name,
-		TargetAPI: r.endpoint(), Segment: r.Segment, Segments: r.Segments, StartedAt: r.StartedAt.UTC(), Workload: p.Workload,
+		TargetAPI: endpoint(r), Segment: r.Segment, Segments: r.Segments, StartedAt: r.StartedAt.UTC(), Workload: p.Workload,
 		ServerCores: r.Opts.ServerCores}
 	r.mu.Lock()
 	s.EndedAt = r.endedAt.UTC()
@@ -121,7 +114,7 @@ func (r *Run) BuildSummary() summary.Summary {
 	}
 	gen.PullRequests, gen.HeartbeatsSent = t.PullRequests, t.HeartbeatsSent
 	r.mu.Lock()
-	lr := r.latency
+	lr := r.metrics
 	r.mu.Unlock()
 	if lr != nil {
 		start, n := lr.goroutineSeries()
@@ -159,56 +152,15 @@ func (r *Run) loginHistogram() *latency.Histogram {
 }
 
 // endpoint is the target's first endpoint, where it was set up.
-func (r *Run) endpoint() string { return r.Target.Endpoints[r.Protocol.Endpoints[0]] }
 
-// versions names what produced the figures: k6 and Go from the binary's
-// build info, imbench as the CLI passed it (git describe).
+// versions names what produced the figures: Go from the binary, imbench
+// as the CLI passed it (git describe).
 func versions(imbench string) map[string]string {
 	v := map[string]string{"go": runtime.Version()}
 	if imbench != "" {
 		v["imbench"] = imbench
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			if d.Path == "go.k6.io/k6" {
-				v["k6"] = d.Version
-			}
-		}
-	}
 	return v
-}
-
-// Summary writes results/<run>/summary.json and returns the seed-style table
-// for handleSummary: export function handleSummary(data) { return im.summary(data) }.
-func (mi *ModuleInstance) Summary(_ sobek.Value) (map[string]any, error) {
-	mi.root.mu.Lock()
-	run := mi.root.last
-	mi.root.mu.Unlock()
-	if run == nil {
-		return map[string]any{"stdout": "imbench: no run took place (setup did not finish)\n"}, nil
-	}
-	if run.Shared == nil {
-		return nil, errors.New("im.summary: the run has no state")
-	}
-	if run.Opts.SetupOnly {
-		return map[string]any{"stdout": fmt.Sprintf("imbench: run %s set up on %s: %d users (%d new), %d friendships, %d groups\n",
-			run.ID, run.endpoint(), run.Plan.Users, run.Setup.Registered, run.Setup.Friendships, run.Setup.Groups)}, nil
-	}
-	s := run.BuildSummary()
-	raw, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	dir := run.resultDir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("im.summary: %w", err)
-	}
-	name := "summary.json"
-	if run.Segment != "" && run.Segment != "0:1" {
-		name = summary.PartFile(run.Segment)
-	}
-	return map[string]any{"stdout": s.Table() + "\nsummary: " + filepath.Join(dir, name) + "\n",
-		filepath.Join(dir, name): string(raw) + "\n"}, nil
 }
 
 // outages is the process's windows of users dropped, as summary.json has them.

@@ -3,7 +3,7 @@
 // group holds the senders, members of its own (no client: never online) and
 // one watching phone in every group; `rounds` rounds as fast as
 // acknowledged. SCALE scales the groups and the rounds.
-import im from 'k6/x/im';
+import im from 'imbench';
 import { planKnobs, sizeKnobs, count } from './env.js';
 
 export function groupTest(name, members, senders, rounds) {

@@ -5,9 +5,9 @@
 // WuKongIM's receive test and Wildfire's group tests, and what `make bench`
 // measures generator CPU per verified delivery with.
 // size: IM_USERS in one group, IM_MESSAGES at IM_RATE | SCALE=1: -
-import im from 'k6/x/im';
+import im from 'imbench';
 import { planKnobs } from '../lib/env.js';
-import { scenario, integrity } from '../lib/scenario.js';
+import { integrity } from '../lib/scenario.js';
 
 export const plan = im.integration({
   name: 'openim/fanout',
@@ -20,7 +20,4 @@ export const plan = im.integration({
   ...planKnobs(__ENV),
 });
 
-const sc = scenario('fanout', plan, { thresholds: integrity });
-export const { options, setup, teardown, handleSummary } = sc;
-
-export default sc.sendAndVerify;
+export const options = { thresholds: integrity };

@@ -6,11 +6,8 @@
 // Light logins by default (a pure hold); IM_LOGIN=sdk holds users who
 // logged in as openim-sdk-core does, and the summary says what that cost.
 // size: IM_USERS (1,000) held for IM_HOLD (60s) | SCALE=1: -
-import im from 'k6/x/im';
+import im from 'imbench';
 import { planKnobs } from '../lib/env.js';
-import { scenario } from '../lib/scenario.js';
-
-const HOLD = __ENV.IM_HOLD || '60s';
 
 export const plan = im.integration({
   name: 'openim/hold',
@@ -21,11 +18,4 @@ export const plan = im.integration({
   ...planKnobs(__ENV),
 });
 
-const sc = scenario('hold', plan);
-export const { options, setup, teardown, handleSummary } = sc;
-
-export default function (run) {
-  const s = sc.online(run);
-  s.hold(HOLD);
-  s.close();
-}
+export const options = { hold: __ENV.IM_HOLD || '60s' };

@@ -11,9 +11,9 @@
 // IM_MIX_CLOSED is the closed-loop pair's messages in flight (default 4; 0
 // leaves the pair out, so that every message goes at the set rate).
 // size: 2,402 users, 900 messages | SCALE=1: -
-import im from 'k6/x/im';
+import im from 'imbench';
 import { planKnobs } from '../lib/env.js';
-import { scenario, integrity } from '../lib/scenario.js';
+import { integrity } from '../lib/scenario.js';
 
 const CLOSED = Number(__ENV.IM_MIX_CLOSED ?? 4);
 
@@ -29,7 +29,4 @@ export const plan = im.workload({
   ...planKnobs(__ENV),
 });
 
-const sc = scenario('mix', plan, { thresholds: integrity });
-export const { options, setup, teardown, handleSummary } = sc;
-
-export default sc.sendAndVerify;
+export const options = { thresholds: integrity };

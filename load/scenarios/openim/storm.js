@@ -10,11 +10,9 @@
 // reconnects per second, and the server's CPU during it.
 // IM_STORM_AT moves the storm; IM_DURATION and IM_RATE size the load.
 // size: 1,000 users, 1,200 messages, storm at 20 s | SCALE=1: -
-import im from 'k6/x/im';
-import { planKnobs, stormAt } from '../lib/env.js';
-import { scenario, integrity } from '../lib/scenario.js';
-
-stormAt('20s');
+import im from 'imbench';
+import { planKnobs } from '../lib/env.js';
+import { integrity } from '../lib/scenario.js';
 
 export const plan = im.workload({
   name: 'openim/storm',
@@ -24,7 +22,4 @@ export const plan = im.workload({
   ...planKnobs(__ENV),
 });
 
-const sc = scenario('storm', plan, { thresholds: integrity });
-export const { options, setup, teardown, handleSummary } = sc;
-
-export default sc.sendAndVerify;
+export const options = { thresholds: integrity, stormAt: '20s' };

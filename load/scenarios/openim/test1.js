@@ -10,11 +10,9 @@
 // integration_test runs on openim-sdk-core: its users log in as the SDK
 // does (IM_LOGIN=sdk, the default here; light for the least a client does).
 // size: 100 users, 2,760 messages | SCALE=1: 200 users, 16,450 messages at 40/s
-import im from 'k6/x/im';
-import { planKnobs, openimLogin } from '../lib/env.js';
-import { scenario, integrity } from '../lib/scenario.js';
-
-openimLogin('sdk');
+import im from 'imbench';
+import { planKnobs } from '../lib/env.js';
+import { integrity } from '../lib/scenario.js';
 
 export const plan = im.integration({
   name: 'openim/test1',
@@ -27,7 +25,4 @@ export const plan = im.integration({
   ...planKnobs(__ENV, { scale: 0.5 }),
 });
 
-const sc = scenario('test1', plan, { thresholds: integrity });
-export const { options, setup, teardown, handleSummary } = sc;
-
-export default sc.sendAndVerify;
+export const options = { thresholds: integrity, protocolOptions: { openim: { login: 'sdk' } } };

@@ -17,9 +17,9 @@
 // else: the light login (the default here). IM_LOGIN=sdk logs every user,
 // msgtest's included, in as openim-sdk-core does.
 // size: 1,100 members, 100 online, 1,000 messages | SCALE=1: 110,000 members, 10,010 online, 100,000 messages at 200/s
-import im from 'k6/x/im';
+import im from 'imbench';
 import { sizeKnobs, count } from '../lib/env.js';
-import { scenario, integrity } from '../lib/scenario.js';
+import { integrity } from '../lib/scenario.js';
 
 const { S, knobs } = sizeKnobs(__ENV, { scale: 0.01 });
 const ONLINE = count(10010, S, 21); // in the group, the 20 senders among them
@@ -36,7 +36,4 @@ export const plan = im.workload({
   ...knobs,
 });
 
-const sc = scenario('test3', plan, { thresholds: integrity });
-export const { options, setup, teardown, handleSummary } = sc;
-
-export default sc.sendAndVerify;
+export const options = { thresholds: integrity };

@@ -4,13 +4,10 @@
 // it with SEGMENTS, see the README's Distributed runs); the default 0.002
 // holds 2,000 for IM_HOLD (default 60s; the report: 30m).
 // size: 2,000 users for 60 s | SCALE=1: a million users
-import im from 'k6/x/im';
+import im from 'imbench';
 import { sizeKnobs, count } from '../lib/env.js';
-import { scenario } from '../lib/scenario.js';
 
 const { S, knobs } = sizeKnobs(__ENV, { scale: 0.002 });
-const HOLD = __ENV.IM_HOLD || '60s';
-
 export const plan = im.workload({
   name: 'wildfire/c1000k',
   purpose: 'Connections held online, kept alive by heartbeats, no drops',
@@ -21,11 +18,4 @@ export const plan = im.workload({
   ...knobs,
 });
 
-const sc = scenario('c1000k', plan, { thresholds: { im_disconnects: ['count==0'] } });
-export const { options, setup, teardown, handleSummary } = sc;
-
-export default function (run) {
-  const s = sc.online(run);
-  s.hold(HOLD);
-  s.close();
-}
+export const options = { thresholds: { disconnects: ['count==0'] }, hold: __ENV.IM_HOLD || '60s' };

@@ -10,11 +10,8 @@
 // members, the senders and their messages.
 // size: 330 members, 900 messages | SCALE=1: 1,100 members, 10,000 messages
 import { chatroomTest } from '../lib/wildfire.js';
-import { scenario, integrity } from '../lib/scenario.js';
+import { integrity } from '../lib/scenario.js';
 
 export const plan = chatroomTest('chatroom1k', 1000, 0.3);
 
-const sc = scenario('chatroom1k', plan, { thresholds: integrity });
-export const { options, setup, teardown, handleSummary } = sc;
-
-export default sc.sendAndVerify;
+export const options = { thresholds: integrity };

@@ -10,11 +10,8 @@
 // members, the senders and their messages.
 // size: 315 members, 225 messages | SCALE=1: 2,100 members, 10,000 messages
 import { chatroomTest } from '../lib/wildfire.js';
-import { scenario, integrity } from '../lib/scenario.js';
+import { integrity } from '../lib/scenario.js';
 
 export const plan = chatroomTest('chatroom2k', 2000, 0.15);
 
-const sc = scenario('chatroom2k', plan, { thresholds: integrity });
-export const { options, setup, teardown, handleSummary } = sc;
-
-export default sc.sendAndVerify;
+export const options = { thresholds: integrity };

@@ -11,11 +11,8 @@
 // members, the senders and their messages.
 // size: 306 members, 36 messages | SCALE=1: 5,100 members, 10,000 messages
 import { chatroomTest } from '../lib/wildfire.js';
-import { scenario, integrity } from '../lib/scenario.js';
+import { integrity } from '../lib/scenario.js';
 
 export const plan = chatroomTest('chatroom5k', 5000, 0.06);
 
-const sc = scenario('chatroom5k', plan, { thresholds: integrity });
-export const { options, setup, teardown, handleSummary } = sc;
-
-export default sc.sendAndVerify;
+export const options = { thresholds: integrity };

@@ -7,9 +7,9 @@
 // SCALE=1 is that size; SCALE scales senders, receivers and rounds (the
 // default 0.05: 10 senders, 50 receivers, 3 rounds, 1,500 messages).
 // size: 10 × 50, 1,500 messages | SCALE=1: 200 × 1,000, 10,000,000 messages
-import im from 'k6/x/im';
+import im from 'imbench';
 import { planKnobs } from '../lib/env.js';
-import { scenario, integrity } from '../lib/scenario.js';
+import { integrity } from '../lib/scenario.js';
 
 export const plan = im.workload({
   name: 'wildfire/single-send',
@@ -19,7 +19,4 @@ export const plan = im.workload({
   ...planKnobs(__ENV, { scale: 0.05 }),
 });
 
-const sc = scenario('single-send', plan, { thresholds: integrity });
-export const { options, setup, teardown, handleSummary } = sc;
-
-export default sc.sendAndVerify;
+export const options = { thresholds: integrity };

@@ -13,9 +13,9 @@
 // numbers of pairs and groups and the big group's members; the default 0.05
 // sends for DURATION (default 1m).
 // size: 50 pairs, 5 groups, a 500-member group, 1 min | SCALE=1: 12,005 msg/s for 330 s
-import im from 'k6/x/im';
+import im from 'imbench';
 import { sizeKnobs, count } from '../lib/env.js';
-import { scenario, integrity } from '../lib/scenario.js';
+import { integrity } from '../lib/scenario.js';
 
 const { S, knobs } = sizeKnobs(__ENV, { scale: 0.05 });
 const D = knobs.duration || (S === 1 ? '330s' : '1m');
@@ -32,7 +32,4 @@ export const plan = im.workload({
   ...knobs,
 });
 
-const sc = scenario('mixed', plan, { thresholds: integrity });
-export const { options, setup, teardown, handleSummary } = sc;
-
-export default sc.sendAndVerify;
+export const options = { thresholds: integrity };

@@ -5,9 +5,9 @@
 // order (Duplicates / Out of order in the table), 16 in flight.
 // SCALE=1 sends 100,000; the default 0.05, 5,000. DURATION sends for a time.
 // size: 5,000 messages | SCALE=1: 100,000 messages
-import im from 'k6/x/im';
+import im from 'imbench';
 import { planKnobs } from '../lib/env.js';
-import { scenario, integrity } from '../lib/scenario.js';
+import { integrity } from '../lib/scenario.js';
 
 export const plan = im.workload({
   name: 'wukongim/ordering',
@@ -17,7 +17,4 @@ export const plan = im.workload({
   ...planKnobs(__ENV, { scale: 0.05 }),
 });
 
-const sc = scenario('ordering', plan, { thresholds: { ...integrity, im_out_of_order: ['count==0'] } });
-export const { options, setup, teardown, handleSummary } = sc;
-
-export default sc.sendAndVerify;
+export const options = { thresholds: { ...integrity, out_of_order: ['count==0'] } };

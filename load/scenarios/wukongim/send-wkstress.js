@@ -9,9 +9,9 @@
 // SCALE=1 is that size (20 million messages); the default 0.01 (one group,
 // 2,000 messages at 400 a second) takes seconds.
 // size: 1 group, 2,000 messages at 400/s | SCALE=1: 40,000 msg/s from one connection, 20 million
-import im from 'k6/x/im';
+import im from 'imbench';
 import { sizeKnobs, count } from '../lib/env.js';
-import { scenario, integrity } from '../lib/scenario.js';
+import { integrity } from '../lib/scenario.js';
 
 const { S, knobs } = sizeKnobs(__ENV, { scale: 0.01 });
 
@@ -26,7 +26,4 @@ export const plan = im.workload({
   ...knobs,
 });
 
-const sc = scenario('send-wkstress', plan, { thresholds: integrity });
-export const { options, setup, teardown, handleSummary } = sc;
-
-export default sc.sendAndVerify;
+export const options = { thresholds: integrity };

@@ -8,9 +8,9 @@
 // speaks it (the reference target does); PROTOCOL=openim for a comparison.
 // wukongim/send-wkstress is the test as the vendor's tool really ran it.
 // size: 1 group, 2,000 messages at 400/s | SCALE=1: 100 groups × 100, 40,000 msg/s, 20 million
-import im from 'k6/x/im';
+import im from 'imbench';
 import { planKnobs } from '../lib/env.js';
-import { scenario, integrity } from '../lib/scenario.js';
+import { integrity } from '../lib/scenario.js';
 
 export const plan = im.workload({
   name: 'wukongim/send',
@@ -20,7 +20,4 @@ export const plan = im.workload({
   ...planKnobs(__ENV, { scale: 0.01 }),
 });
 
-const sc = scenario('send', plan, { thresholds: integrity });
-export const { options, setup, teardown, handleSummary } = sc;
-
-export default sc.sendAndVerify;
+export const options = { thresholds: integrity };

@@ -1,0 +1,310 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/imbench/imbench/internal/lokipush"
+	"github.com/imbench/imbench/internal/summary"
+	"github.com/imbench/imbench/load/segment"
+)
+
+// Exit codes of a run, as k6 had them where k6 had one.
+const (
+	ExitOK          = 0
+	ExitFailed      = 1   // the run failed, or a part of a split run is missing
+	ExitBadInput    = 2   // refused before any load
+	ExitInterrupted = 105 // stopped by a signal; its summary is still written
+	ExitThresholds  = 99  // a threshold was crossed
+	ExitAborted     = 108 // ended early: the server lost its state, or nobody could log in
+)
+
+// Config is one run of a scenario in this process.
+type Config struct {
+	Script       string            // the scenario file
+	Env          map[string]string // __ENV and the IM_* settings
+	RunID        string            // required
+	Segment      segment.Segment   // the part of the workers this process runs
+	SetupOnly    bool              // set the target up and stop (before a split run)
+	StartAt      time.Time         // a split run's common clock
+	NoThresholds bool
+	PromWrite    string        // Prometheus remote-write URL, "" for none
+	LogPush      string        // Loki-protocol push URL of the log store, "" for none
+	PushEvery    time.Duration // metrics push interval (default 5s)
+	Instance     string        // the instance label ("segI" in a split run by default)
+	Stdout       io.Writer
+	Stderr       io.Writer
+}
+
+// Prepared is a scenario evaluated and its target checked: what remains is
+// the load. Everything Prepare refuses is refused before any load.
+type Prepared struct {
+	cfg      Config
+	Script   *Script
+	Run      *Run
+	log      *slog.Logger
+	closeLog func()
+}
+
+// Prepare evaluates the scenario, reads the target and options from the
+// environment, checks them and asks the target to answer.
+func Prepare(ctx context.Context, cfg Config) (*Prepared, error) {
+	if cfg.Stdout == nil {
+		cfg.Stdout = os.Stdout
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = os.Stderr
+	}
+	if cfg.Segment.Count == 0 {
+		cfg.Segment = segment.Whole
+	}
+	if cfg.RunID == "" {
+		return nil, errors.New("a run id is required")
+	}
+	if cfg.PushEvery <= 0 {
+		cfg.PushEvery = 5 * time.Second
+	}
+	if cfg.Instance == "" && cfg.Segment.Split() {
+		cfg.Instance = fmt.Sprintf("seg%d", cfg.Segment.Index)
+	}
+	if cfg.Instance == "" {
+		cfg.Instance = cfg.Env["IM_INSTANCE"]
+	}
+	sc, err := Load(cfg.Script, cfg.Env, cfg.RunID)
+	if err != nil {
+		return nil, err
+	}
+	t, err := TargetFromEnv(cfg.Env, sc.Options.ProtocolOptions)
+	if err != nil {
+		return nil, err
+	}
+	o, err := RunOptionsFromEnv(cfg.Env, sc.Options)
+	if err != nil {
+		return nil, err
+	}
+	p := sc.Plan.p
+	if p.RunID != cfg.RunID {
+		return nil, fmt.Errorf("the plan's run id %q is not the run's %q: leave runId to the runner", p.RunID, cfg.RunID)
+	}
+	if cfg.Segment.Split() && o.VUs < cfg.Segment.Count {
+		o.VUs = cfg.Segment.Count // one worker per segment at least
+	}
+	log, closeLog := newLogger(cfg, p.Name, t.Name)
+	run, err := open(ctx, p, t, o, cfg.Segment, cfg.StartAt, log)
+	if err != nil {
+		closeLog()
+		return nil, err
+	}
+	log.Info(fmt.Sprintf("%s on %s (%s): %d users, %d groups, %d friendships, %d messages at %.0f msg/s",
+		p.Name, t.Name, t.System, p.Users, len(p.Groups), len(p.Friends), p.Planned(), p.Rate))
+	return &Prepared{cfg: cfg, Script: sc, Run: run, log: log, closeLog: closeLog}, nil
+}
+
+// newLogger logs to the log store when there is one (the CLI prints the
+// run's warnings from there once it ends), else to stderr.
+func newLogger(cfg Config, scenario, target string) (*slog.Logger, func()) {
+	if cfg.LogPush == "" {
+		return slog.New(slog.NewTextHandler(cfg.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), func() {}
+	}
+	labels := map[string]string{"run_id": cfg.RunID, "job": "imbench", "target": target,
+		"scenario": strings.ReplaceAll(scenario, "/", "_")}
+	if cfg.Instance != "" {
+		labels["instance"] = cfg.Instance
+	}
+	p := lokipush.New(cfg.LogPush, labels)
+	return slog.New(p.Handler(slog.NewTextHandler(io.Discard, nil))), p.Close
+}
+
+// Execute runs the load and writes the results; it returns the exit code.
+func (pr *Prepared) Execute(ctx context.Context) int {
+	defer pr.closeLog()
+	run, cfg := pr.Run, pr.cfg
+	hold := time.Duration(0)
+	if pr.Script.Options.Hold != "" {
+		hold, _ = time.ParseDuration(pr.Script.Options.Hold)
+	}
+	if !cfg.Segment.Split() || cfg.SetupOnly {
+		progress := func(msg string) { pr.log.Info("setup: " + msg) }
+		var err error
+		if run.Setup, err = run.Driver.Setup(ctx, progress); err != nil {
+			fmt.Fprintf(cfg.Stderr, "imbench: setup on %s: %v\n", run.Target.Name, err)
+			return ExitFailed
+		}
+	}
+	if cfg.SetupOnly {
+		fmt.Fprintf(cfg.Stdout, "imbench: run %s set up on %s: %d users (%d new), %d friendships, %d groups\n",
+			run.ID, endpoint(run), run.Plan.Users, run.Setup.Registered, run.Setup.Friendships, run.Setup.Groups)
+		return ExitOK
+	}
+	every, err := progressEvery(cfg.Env["IM_PROGRESS"], isTerminal(os.Stderr))
+	if err != nil {
+		fmt.Fprintln(cfg.Stderr, "imbench:", err)
+		return ExitBadInput
+	}
+	if every > 0 {
+		run.progress = startProgress(run, cfg.Stderr, every)
+	}
+	lo, hi := cfg.Segment.VUs(run.Opts.VUs)
+	base := map[string]string{"run_id": run.ID, "target": run.Target.Name, "system": run.Target.System,
+		"scenario": run.Plan.Name, "instance": cfg.Instance}
+	run.mu.Lock()
+	run.metrics = startPusher(run, newRemoteWriter(cfg.PromWrite, cfg.Env, func(f string, a ...any) { pr.log.Warn(fmt.Sprintf(f, a...)) }),
+		base, hi-lo+1, cfg.PushEvery)
+	run.mu.Unlock()
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make([]error, hi-lo+1)
+	for vu := lo; vu <= hi; vu++ {
+		ulo, uhi, err := run.Plan.UserRange(vu, run.Opts.VUs)
+		if err != nil {
+			fmt.Fprintln(cfg.Stderr, "imbench:", err)
+			return ExitFailed
+		}
+		w := &worker{run: run, s: run.Shared.NewSession(runCtx, ulo, uhi), ctx: runCtx, local: hi - lo + 1}
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			if err := w.do(hold); err != nil {
+				errs[i] = err
+				cancel() // one worker's end is every worker's: barriers return
+			}
+		}(vu - lo)
+	}
+	wg.Wait()
+	rec, _ := run.reconciled()
+	run.progress.Stop()
+	run.metrics.finish(rec)
+
+	code := ExitOK
+	var aborted error
+	for _, err := range errs {
+		if errors.Is(err, errAborted) {
+			aborted = err
+			break
+		}
+	}
+	switch {
+	case aborted != nil:
+		fmt.Fprintln(cfg.Stderr, "imbench:", aborted)
+		code = ExitAborted
+	case ctx.Err() != nil:
+		fmt.Fprintln(cfg.Stderr, "imbench: interrupted; the results so far follow")
+		code = ExitInterrupted
+	}
+	s := run.BuildSummary()
+	file, err := writeSummary(run, s)
+	if err != nil {
+		fmt.Fprintln(cfg.Stderr, "imbench:", err)
+		return ExitFailed
+	}
+	if cfg.Segment.Split() {
+		fmt.Fprintf(cfg.Stdout, "imbench: segment %s: %d of %d deliveries it awaited arrived; part summary %s\n",
+			cfg.Segment, s.Deliveries.Received, s.Deliveries.Expected, file)
+		return code
+	}
+	if c := Finish(pr.Script, s, filepath.Dir(file), cfg.NoThresholds, cfg.Stdout, cfg.Stderr); c > code && code == ExitOK {
+		code = c
+	}
+	return code
+}
+
+// writeSummary writes summary.json, or a segment's part file.
+func writeSummary(run *Run, s summary.Summary) (string, error) {
+	raw, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	dir := run.resultDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	name := "summary.json"
+	if run.Segment != "" {
+		name = summary.PartFile(run.Segment)
+	}
+	f := filepath.Join(dir, name)
+	return f, os.WriteFile(f, append(raw, '\n'), 0o644)
+}
+
+// Finish ends a whole run, or a merged split one: the table (or what the
+// scenario's handleSummary returns instead), its files, the thresholds.
+// It returns ExitThresholds when one was crossed, ExitFailed when
+// handleSummary failed.
+func Finish(sc *Script, s summary.Summary, dir string, noThresholds bool, stdout, stderr io.Writer) int {
+	code := ExitOK
+	out := map[string]string{"stdout": s.Table() + "\nsummary: " + filepath.Join(dir, "summary.json") + "\n"}
+	if sc != nil {
+		var plain any
+		raw, _ := json.Marshal(s)
+		_ = json.Unmarshal(raw, &plain)
+		files, ok, err := sc.HandleSummary(plain)
+		switch {
+		case err != nil:
+			fmt.Fprintln(stderr, "imbench:", err)
+			code = ExitFailed
+		case ok:
+			out = files
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(out)) {
+		switch name {
+		case "stdout":
+			fmt.Fprint(stdout, out[name])
+		case "stderr":
+			fmt.Fprint(stderr, out[name])
+		default:
+			f := name
+			if !filepath.IsAbs(f) {
+				f = filepath.Join(dir, f)
+			}
+			err := os.MkdirAll(filepath.Dir(f), 0o755)
+			if err == nil {
+				err = os.WriteFile(f, []byte(out[name]), 0o644)
+			}
+			if err != nil {
+				fmt.Fprintln(stderr, "imbench: handleSummary:", err)
+				code = ExitFailed
+			} else {
+				fmt.Fprintf(stdout, "imbench: handleSummary wrote %s\n", f)
+			}
+		}
+	}
+	if sc == nil || noThresholds || len(sc.Options.Thresholds) == 0 {
+		return code
+	}
+	rs, err := CheckThresholds(sc.Options.Thresholds, &s)
+	if err != nil {
+		fmt.Fprintln(stderr, "imbench:", err)
+		return ExitFailed
+	}
+	fmt.Fprint(stdout, ThresholdLines(rs))
+	var crossed []string
+	for _, r := range rs {
+		if !r.Passed {
+			crossed = append(crossed, r.Metric+" "+r.Expr)
+		}
+	}
+	if len(crossed) > 0 {
+		sort.Strings(crossed)
+		fmt.Fprintf(stderr, "imbench: thresholds crossed: %s\n", strings.Join(crossed, ", "))
+		return ExitThresholds
+	}
+	return code
+}
+
+// endpoint is the target's first endpoint, where it was set up.
+func endpoint(r *Run) string { return r.Target.Endpoints[r.Protocol.Endpoints[0]] }

@@ -1,0 +1,186 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/evanw/esbuild/pkg/api"
+	"github.com/grafana/sobek"
+)
+
+// ModuleName is what a scenario imports: import im from 'imbench'.
+const ModuleName = "imbench"
+
+// Script is a scenario file evaluated once: what it exports.
+type Script struct {
+	Path          string
+	Plan          *PlanHandle
+	Options       ScenarioOptions
+	handleSummary sobek.Callable
+	rt            *sobek.Runtime
+}
+
+// bundle turns a scenario and the files it imports into one CommonJS
+// script: relative imports are resolved and inlined, 'imbench' is left to
+// require(). TypeScript scenarios work the same way.
+func bundle(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	res := api.Build(api.BuildOptions{
+		EntryPoints: []string{abs},
+		Bundle:      true,
+		Write:       false,
+		Format:      api.FormatCommonJS,
+		Platform:    api.PlatformNeutral,
+		Target:      api.ES2017,
+		Packages:    api.PackagesExternal, // require() names what is not imbench
+		LogLevel:    api.LogLevelSilent,
+		Charset:     api.CharsetUTF8,
+	})
+	if len(res.Errors) > 0 {
+		e := res.Errors[0]
+		where := ""
+		if e.Location != nil {
+			where = fmt.Sprintf("%s:%d:%d: ", e.Location.File, e.Location.Line, e.Location.Column)
+		}
+		return "", fmt.Errorf("%s%s", where, e.Text)
+	}
+	if len(res.OutputFiles) != 1 {
+		return "", fmt.Errorf("%s: bundling gave %d outputs", path, len(res.OutputFiles))
+	}
+	return string(res.OutputFiles[0].Contents), nil
+}
+
+// evaluate runs a scenario file with env as __ENV; it returns its exports.
+func evaluate(path string, env map[string]string, runID string) (*sobek.Runtime, *sobek.Object, error) {
+	code, err := bundle(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	rt := sobek.New()
+	rt.SetFieldNameMapper(sobek.TagFieldNameMapper("js", true))
+	m := &module{rt: rt, runID: runID}
+	envObj := rt.NewObject()
+	for k, v := range env {
+		_ = envObj.Set(k, v)
+	}
+	module := rt.NewObject()
+	_ = module.Set("exports", rt.NewObject())
+	require := func(name string) (sobek.Value, error) {
+		if name == ModuleName {
+			return m.exports(), nil
+		}
+		return nil, fmt.Errorf("module %q: a scenario imports only %q and files of its own", name, ModuleName)
+	}
+	fnVal, err := rt.RunScript(filepath.Base(path), "(function (module, exports, require, __ENV) {\n"+code+"\n})")
+	if err != nil {
+		return nil, nil, scriptError(path, err)
+	}
+	fn, ok := sobek.AssertFunction(fnVal)
+	if !ok {
+		return nil, nil, errors.New("the bundled scenario is not a function")
+	}
+	if _, err := fn(sobek.Undefined(), module, module.Get("exports"), rt.ToValue(require), envObj); err != nil {
+		return nil, nil, scriptError(path, err)
+	}
+	return rt, module.Get("exports").ToObject(rt), nil
+}
+
+// Export evaluates a file and returns one of its exports as a Go value.
+func Export(path string, env map[string]string, runID, name string) (any, error) {
+	_, out, err := evaluate(path, env, runID)
+	if err != nil {
+		return nil, err
+	}
+	v := out.Get(name)
+	if v == nil || sobek.IsUndefined(v) {
+		return nil, fmt.Errorf("%s exports no %s", path, name)
+	}
+	return v.Export(), nil
+}
+
+// Load evaluates a scenario with env as __ENV and reads its exports: plan
+// (im.workload or im.integration), options (optional) and handleSummary
+// (optional). runID is the run's id when the plan does not name one.
+func Load(path string, env map[string]string, runID string) (*Script, error) {
+	rt, out, err := evaluate(path, env, runID)
+	if err != nil {
+		return nil, err
+	}
+	s := &Script{Path: path, rt: rt}
+	pv := out.Get("plan")
+	if pv == nil || sobek.IsUndefined(pv) {
+		return nil, fmt.Errorf("%s exports no plan: export const plan = im.workload({...}) or im.integration({...})", path)
+	}
+	ph, ok := pv.Export().(*PlanHandle)
+	if !ok {
+		return nil, fmt.Errorf("%s: its plan export is not what im.workload or im.integration returned", path)
+	}
+	s.Plan = ph
+	if ov := out.Get("options"); ov != nil && !sobek.IsUndefined(ov) && !sobek.IsNull(ov) {
+		if s.Options, err = decodeOptions(ov.Export()); err != nil {
+			return nil, fmt.Errorf("%s: options: %w", path, err)
+		}
+	}
+	if hv := out.Get("handleSummary"); hv != nil && !sobek.IsUndefined(hv) {
+		f, ok := sobek.AssertFunction(hv)
+		if !ok {
+			return nil, fmt.Errorf("%s: handleSummary is exported but is not a function", path)
+		}
+		s.handleSummary = f
+	}
+	return s, nil
+}
+
+// scriptError is a script's exception as one line: its message and where.
+func scriptError(path string, err error) error {
+	var ex *sobek.Exception
+	if errors.As(err, &ex) {
+		msg := ex.Value().String()
+		if obj, ok := ex.Value().(*sobek.Object); ok {
+			if m := obj.Get("message"); m != nil && !sobek.IsUndefined(m) {
+				msg = m.String()
+			}
+		}
+		return fmt.Errorf("%s: %s", path, strings.TrimPrefix(msg, "GoError: "))
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// HandleSummary calls the scenario's handleSummary with the summary as a
+// plain object; it returns what to write: file name → content, "stdout"
+// and "stderr" for the terminal. ok is false when the scenario exports none.
+func (s *Script) HandleSummary(summary any) (out map[string]string, ok bool, err error) {
+	if s.handleSummary == nil {
+		return nil, false, nil
+	}
+	v, err := s.handleSummary(sobek.Undefined(), s.rt.ToValue(summary))
+	if err != nil {
+		return nil, true, scriptError(s.Path+": handleSummary", err)
+	}
+	if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
+		return map[string]string{}, true, nil
+	}
+	obj, isObj := v.(*sobek.Object)
+	if !isObj {
+		return nil, true, fmt.Errorf("%s: handleSummary must return an object of file name → content", s.Path)
+	}
+	out = map[string]string{}
+	for _, k := range obj.Keys() {
+		val := obj.Get(k)
+		if o, isObj := val.(*sobek.Object); isObj && o.ClassName() != "String" {
+			raw, err := o.MarshalJSON()
+			if err != nil {
+				return nil, true, fmt.Errorf("%s: handleSummary's %q: %w", s.Path, k, err)
+			}
+			out[k] = string(raw)
+			continue
+		}
+		out[k] = val.String()
+	}
+	return out, true, nil
+}
