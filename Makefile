@@ -4,7 +4,7 @@
 #   make run-scenario [SCENARIO=openim/test1] [TARGET=reference|openim|wukongim|wildfire] [SCALE=0.5] [RATE=] [DURATION=] [VUS=] [SEGMENTS=] [PROTOCOL=] [QUIET=1]
 #   make report [RUN=<run id>]       results/<run>/report.md and report.html (run-scenario writes them too)
 #   make compare A=<run id> B=<run id> [THRESHOLD=10]   exit 3 when B is worse than A
-#   make bench [ONLY=density,stock,delivery,distributed,flat] [RATES=50,400] [FLAT=10m] [PROTOCOLS=wukongim,wildfire]   generator figures, results/bench/*.json
+#   make bench [ONLY=density,baseline,delivery,distributed,flat] [RATES=50,400] [FLAT=10m] [PROTOCOLS=wukongim,wildfire]   generator figures, results/bench/*.json
 #   make scenarios                   every scenario, what it reproduces and its purpose
 #   make soak [SOAK=1h] [SOAK_RATE=400]   wukongim/stability for SOAK: generator RSS slope per hour
 #   make status | make down
@@ -48,10 +48,6 @@ help:
 
 ## Tools ---------------------------------------------------------------------
 
-$(BIN)/k6: $(GO_SOURCES)
-	@mkdir -p $(BIN)
-	go build -trimpath -o $@ ./k6
-
 $(BIN)/imbench-target: $(GO_SOURCES)
 	@mkdir -p $(BIN)
 	go build -trimpath -o $@ ./targets/reference
@@ -65,17 +61,12 @@ $(BIN)/wildfire-exporter: $(GO_SOURCES)
 	@mkdir -p $(BIN)
 	go build -trimpath -o $@ ./exporters/wildfire/cmd/wildfire-exporter
 
-# Stock k6 v1.8.1, no extension: the baseline `make bench` measures against.
-$(BIN)/k6-stock: go.mod go.sum
-	@mkdir -p $(BIN)
-	go build -trimpath -o $@ go.k6.io/k6
-
 $(BIN)/protoc-gen-go:
 	@mkdir -p $(BIN)
 	GOBIN=$(abspath $(BIN)) go install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
 
-# Prometheus, promtool and Loki build from wrapper modules in tools/ (see
-# tools/README.md): once, into .tools/bin, like everything else.
+# Prometheus, promtool and VictoriaLogs build from wrapper modules in tools/
+# (see tools/README.md): once, into .tools/bin, like everything else.
 $(BIN)/prometheus: tools/prometheus/go.mod tools/prometheus/go.sum
 	@mkdir -p $(BIN)
 	cd tools/prometheus && go build -trimpath -ldflags "-X github.com/prometheus/common/version.Version=$(PROMETHEUS_VERSION)" \
@@ -86,9 +77,9 @@ $(BIN)/promtool: tools/prometheus/go.mod tools/prometheus/go.sum
 	cd tools/prometheus && go build -trimpath -ldflags "-X github.com/prometheus/common/version.Version=$(PROMETHEUS_VERSION)" \
 	  -o $(abspath $@) github.com/prometheus/prometheus/cmd/promtool
 
-$(BIN)/loki: tools/loki/go.mod tools/loki/go.sum
+$(BIN)/victoria-logs: tools/victorialogs/go.mod tools/victorialogs/go.sum
 	@mkdir -p $(BIN)
-	cd tools/loki && go build -trimpath -o $(abspath $@) github.com/grafana/loki/v3/cmd/loki
+	cd tools/victorialogs && go build -trimpath -o $(abspath $@) github.com/VictoriaMetrics/VictoriaLogs/app/victoria-logs
 
 # Debian packages: the exporters the stack runs, protoc for the proto drift
 # check, redis-server for the process-exporter test, chromium for the report
@@ -102,9 +93,9 @@ apt:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
-stack-tools: $(BIN)/prometheus $(BIN)/promtool $(BIN)/loki apt
+stack-tools: $(BIN)/prometheus $(BIN)/promtool $(BIN)/victoria-logs apt
 
-tools: $(BIN)/k6 $(BIN)/imbench-target $(BIN)/imbench $(BIN)/wildfire-exporter
+tools: $(BIN)/imbench-target $(BIN)/imbench $(BIN)/wildfire-exporter
 
 ## The main job ----------------------------------------------------------------
 
@@ -131,7 +122,7 @@ generate:
 # The generator's density, CPU per delivery and 100,000 users, each against
 # a baseline measured in the same run, and its memory over a long run at a
 # fixed rate (FLAT: how long). Soft limits go up to the hard ones.
-bench: tools $(BIN)/k6-stock
+bench: tools
 	@ulimit -n $$(ulimit -Hn) && $(BIN)/imbench bench $(if $(ONLY),-only '$(ONLY)') $(if $(RATES),-rates '$(RATES)') $(if $(FLAT),-flat '$(FLAT)') \
 	  $(if $(PROTOCOLS),-protocols '$(PROTOCOLS)')
 

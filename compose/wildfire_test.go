@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -48,36 +49,36 @@ func targetProfiles(t *testing.T) []targetProfile {
 // target's profile says to connect to on this machine (its endpoints, its
 // metrics) is published there on 127.0.0.1 by a service of that profile.
 func TestComposeProfilesPublishWhatTargetsName(t *testing.T) {
-	c := load(t)
-	for _, p := range targetProfiles(t) {
+	for _, tp := range targetProfiles(t) {
+		p, _, err := loadProject(t, sentinels(t, Vars(tp.Name)), []string{tp.Name})
+		if err != nil {
+			t.Fatalf("profile %s: %v", tp.Name, err)
+		}
 		published := map[string]string{} // host port → service
-		for name, s := range c.Services {
-			if !slices.Contains(s.Profiles, p.Name) {
+		for name, s := range p.Services {
+			if !slices.Contains(s.Profiles, tp.Name) {
 				continue
 			}
 			for _, port := range s.Ports {
-				parts := strings.Split(port, ":")
-				if len(parts) == 3 {
-					published[parts[1]] = name
-				}
+				published[port.Published] = name
 			}
 		}
 		if len(published) == 0 {
-			t.Errorf("compose has no service publishing anything for profile %s", p.Name)
+			t.Errorf("compose has no service publishing anything for profile %s", tp.Name)
 			continue
 		}
 		var urls []string
-		for _, u := range p.Endpoints {
+		for _, u := range tp.Endpoints {
 			urls = append(urls, u)
 		}
-		urls = append(urls, p.Metrics...)
+		urls = append(urls, tp.Metrics...)
 		for _, raw := range urls {
 			u, err := url.Parse(raw)
 			if err != nil || u.Hostname() != "127.0.0.1" {
 				continue
 			}
 			if _, ok := published[u.Port()]; !ok {
-				t.Errorf("profile %s names %s, but no service of compose profile %s publishes 127.0.0.1:%s", p.Name, raw, p.Name, u.Port())
+				t.Errorf("profile %s names %s, but no service of compose profile %s publishes 127.0.0.1:%s", tp.Name, raw, tp.Name, u.Port())
 			}
 		}
 	}
@@ -138,8 +139,8 @@ func TestDockerfileCopiesWhatItBuilds(t *testing.T) {
 // secret the server is given, listens beyond loopback only because it
 // says -allow-remote, and is published and scraped on the same port.
 func TestWildfireExporterWiring(t *testing.T) {
-	c := load(t)
-	server, exporter := c.Services["wildfire"], c.Services["wildfire-exporter"]
+	p := full(t)
+	server, exporter := p.Services["wildfire"], p.Services["wildfire-exporter"]
 	flags := map[string]string{}
 	for i := 0; i < len(exporter.Command); i++ {
 		f := exporter.Command[i]
@@ -155,17 +156,21 @@ func TestWildfireExporterWiring(t *testing.T) {
 	if u, err := url.Parse(flags["-admin-url"]); err != nil || !slices.Contains(server.Networks["default"].Aliases, u.Hostname()) || u.Port() != "18080" {
 		t.Errorf("exporter -admin-url %q is not the wildfire service's admin port", flags["-admin-url"])
 	}
-	env := flags["-secret-env"]
-	if env == "" || exporter.Environment[env] == "" || exporter.Environment[env] != server.Environment["WILDFIRE_ADMIN_SECRET"] {
-		t.Errorf("exporter reads its secret from %q = %q; want the server's WILDFIRE_ADMIN_SECRET", env, exporter.Environment[env])
+	name := flags["-secret-env"]
+	if name == "" || env(exporter, name) == "" || env(exporter, name) != env(server, "WILDFIRE_ADMIN_SECRET") {
+		t.Errorf("exporter reads its secret from %q = %q; want the server's WILDFIRE_ADMIN_SECRET", name, env(exporter, name))
 	}
 	listen := flags["-listen"]
 	if !strings.HasPrefix(listen, "0.0.0.0:") || flags["-allow-remote"] != "true" {
 		t.Errorf("exporter listens on %q (allow-remote %q): in a container it needs 0.0.0.0 and -allow-remote", listen, flags["-allow-remote"])
 	}
 	_, port, _ := strings.Cut(listen, ":")
-	if !slices.Contains(exporter.Ports, "127.0.0.1:"+port+":"+port) {
-		t.Errorf("exporter listens on %s but publishes %v", port, exporter.Ports)
+	var published bool
+	for _, pc := range exporter.Ports {
+		published = published || (strconv.Itoa(int(pc.Target)) == port && pc.Published == port)
+	}
+	if !published {
+		t.Errorf("exporter listens on %s but publishes %+v", port, exporter.Ports)
 	}
 	if got := composeDNSPort(t, "wildfire-exporter"); strconv.Itoa(got) != port {
 		t.Errorf("compose Prometheus scrapes wildfire-exporter on %d, it listens on %s", got, port)
@@ -202,26 +207,29 @@ func composeDNSPort(t *testing.T, name string) int {
 }
 
 // compose/wildfire-jmx.yml only turns the agent on, on the port compose's
-// Prometheus scrapes as wildfire-jvm, and keeps the server's wf name.
+// Prometheus scrapes as wildfire-jvm, and keeps the server's wf name: laid
+// over docker-compose.yml as `docker compose -f … -f …` lays it, it changes
+// the wildfire service and nothing else.
 func TestWildfireJMXOverride(t *testing.T) {
-	raw, err := os.ReadFile("wildfire-jmx.yml")
+	vars := sentinels(t, Secrets())
+	plain, _, err := loadProject(t, vars, allProfiles())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c composeFile
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
-	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil {
-		t.Fatalf("wildfire-jmx.yml: %v", err)
+	jmx, _, err := loadProject(t, vars, allProfiles(), "wildfire-jmx.yml")
+	if err != nil {
+		t.Fatalf("with wildfire-jmx.yml: %v", err)
 	}
-	if len(c.Services) != 1 {
-		t.Fatalf("wildfire-jmx.yml changes %d services, want only wildfire", len(c.Services))
+	if got, want := names(jmx.Services), names(plain.Services); !slices.Equal(got, want) {
+		t.Fatalf("wildfire-jmx.yml turns the services %v into %v", want, got)
 	}
-	s, ok := c.Services["wildfire"]
-	if !ok {
-		t.Fatal("wildfire-jmx.yml does not change the wildfire service")
+	for name, s := range jmx.Services {
+		if name != "wildfire" && !reflect.DeepEqual(s, plain.Services[name]) {
+			t.Errorf("wildfire-jmx.yml changes %s, want only wildfire", name)
+		}
 	}
-	if got := s.Environment["WILDFIRE_JMX_PORT"]; got != strconv.Itoa(composeDNSPort(t, "wildfire-jvm")) {
+	s := jmx.Services["wildfire"]
+	if got := env(s, "WILDFIRE_JMX_PORT"); got != strconv.Itoa(composeDNSPort(t, "wildfire-jvm")) {
 		t.Errorf("WILDFIRE_JMX_PORT %q is not where Prometheus scrapes wildfire-jvm", got)
 	}
 	aliases := s.Networks["default"].Aliases

@@ -2,6 +2,12 @@ package dashboards
 
 const run = `run_id="$run_id"`
 
+// logQuery is the log panel's LogsQL: the run's own lines (the runner pushes
+// them with stream labels run_id, job=imbench, target, scenario, level) and
+// the target's (the reference target pushes with job=imbench-target and its
+// target), the latter bounded by the dashboard's time range.
+const logQuery = `{run_id="$run_id"} or {job="imbench-target", target="$target"}`
+
 // imBenchmark is what people watch during a test: load, integrity,
 // latency, the seed's per-component resource table, the machine, the logs.
 func imBenchmark() Dashboard {
@@ -69,9 +75,10 @@ func imBenchmark() Dashboard {
 		series(`imbench:node_network_transmit_bytes:rate30s{instance=~"$instance"}`, "transmit {{instance}}")), 8, 7)
 
 	l.row("Logs")
-	l.add(Panel{Type: "logs", Title: "k6 log of the run", Datasource: loki(),
-		Targets: []Target{{Expr: `{run_id="$run_id"}`}},
-		Options: map[string]any{"showTime": true, "wrapLogMessage": true, "sortOrder": "Descending"}}, 24, 8)
+	l.add(Panel{Type: "logs", Title: "Log of the run", Datasource: logs(),
+		Description: "From VictoriaLogs: imbench's own lines of the run (job=imbench, by run_id) and the reference target's (job=imbench-target, over the time range).",
+		Targets:     []Target{{Expr: logQuery, QueryType: "instant", MaxLines: 1000}},
+		Options:     map[string]any{"showTime": true, "wrapLogMessage": true, "sortOrder": "Descending"}}, 24, 8)
 
 	return dashboard("imbench-main", "IM benchmark", "An imbench run: load, delivery integrity, latency and the resources of the server's parts.",
 		[]any{

@@ -10,21 +10,27 @@ import (
 	"fmt"
 )
 
-// Datasource uids, fixed in provisioning/datasources/datasources.yaml.
+// Datasource uids and types, fixed in provisioning/datasources/datasources.yaml.
+// The log store is VictoriaLogs, through its Grafana plugin; its queries are
+// LogsQL.
 const (
-	PromUID = "prometheus"
-	LokiUID = "loki"
+	PromUID  = "prometheus"
+	LogsUID  = "victorialogs"
+	LogsType = "victoriametrics-logs-datasource"
 )
 
-// Target is one query of a panel.
+// Target is one query of a panel: PromQL for Prometheus, LogsQL for
+// VictoriaLogs (QueryType "instant": log lines; MaxLines: at most so many).
 type Target struct {
 	RefID        string         `json:"refId"`
 	Datasource   map[string]any `json:"datasource"`
 	Expr         string         `json:"expr"`
 	LegendFormat string         `json:"legendFormat,omitempty"`
 	Instant      bool           `json:"instant,omitempty"`
-	Range        bool           `json:"range"`
+	Range        bool           `json:"range,omitempty"`
 	Format       string         `json:"format,omitempty"`
+	QueryType    string         `json:"queryType,omitempty"`
+	MaxLines     int            `json:"maxLines,omitempty"`
 }
 
 // Panel is a Grafana panel.
@@ -68,7 +74,7 @@ type Dashboard struct {
 }
 
 func prom() map[string]any { return map[string]any{"type": "prometheus", "uid": PromUID} }
-func loki() map[string]any { return map[string]any{"type": "loki", "uid": LokiUID} }
+func logs() map[string]any { return map[string]any{"type": LogsType, "uid": LogsUID} }
 
 // layout places panels left to right, wrapping at 24 columns.
 type layout struct {
@@ -106,7 +112,7 @@ func (l *layout) add(p Panel, w, h int) {
 		if p.Targets[i].RefID == "" {
 			p.Targets[i].RefID = string(rune('A' + i))
 		}
-		if !p.Targets[i].Instant {
+		if !p.Targets[i].Instant && p.Targets[i].Datasource["uid"] == PromUID {
 			p.Targets[i].Range = true
 		}
 	}

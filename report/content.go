@@ -169,7 +169,7 @@ func (r *Report) resourceSections() []section {
 		sec.Tables = append(sec.Tables, target)
 	}
 	gen := section{Title: "Load generator and observability", Tables: []table{side},
-		Paras: []string{"k6 is the load generator: a saturated generator invalidates a benchmark (keep it under 80 % of its machine)."}}
+		Paras: []string{"imbench is the load generator: a saturated generator invalidates a benchmark (keep it under 80 % of its machine)."}}
 	return []section{sec, gen}
 }
 
@@ -221,7 +221,7 @@ func (r *Report) machineSection() section {
 
 func (r *Report) sourcesSection() section {
 	sec := section{Title: "Sources"}
-	sec.Paras = append(sec.Paras, "Results and latency: summary.json of the run, counted by the k6/x/im verifier.")
+	sec.Paras = append(sec.Paras, "Results and latency: summary.json of the run, counted by imbench's verifier.")
 	if r.Series != nil {
 		sec.Paras = append(sec.Paras, fmt.Sprintf("Resources and charts: Prometheus %s over %s – %s UTC; the queries and "+
 			"the series they returned are in series.json.", r.Series.Prometheus,

@@ -22,7 +22,7 @@ type Report struct {
 }
 
 // Window is the stretch of time a run's series are read over: from setup to
-// a little after the reconciliation, so k6's last push and the rules
+// a little after the reconciliation, so the runner's last push and the rules
 // evaluated after it are in.
 func Window(s summary.Summary) (from, to time.Time) {
 	return s.StartedAt.Add(-5 * time.Second), s.EndedAt.Add(12 * time.Second)
@@ -49,7 +49,7 @@ func Generate(ctx context.Context, dir string, o Options) (*Report, error) {
 	if r.Series == nil && o.Prom != nil && o.Prom.Ready(ctx) {
 		from, to := Window(r.Summary)
 		if wait := time.Until(to); wait > 0 && wait < time.Minute {
-			time.Sleep(wait) // let the rules evaluate k6's last push
+			time.Sleep(wait) // let the rules evaluate the runner's last push
 		}
 		s, err := Fetch(ctx, *o.Prom, r.Summary.RunID, from, to, o.Roles)
 		if err != nil {

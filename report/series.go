@@ -248,7 +248,7 @@ func holeLimit(step int) float64 { return float64(3 * step) }
 
 // gaps finds stretches of the window no line has points for: a Prometheus
 // that was down, or scrapes that failed. The run's start and end are not
-// holes: series begin when k6 first pushes.
+// holes: series begin when the runner first pushes.
 func gaps(lines []Line, step int) []Gap { return holes(stamps(lines), step) }
 
 // stamps are the times of every point of lines, sorted.

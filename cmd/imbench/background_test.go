@@ -22,7 +22,7 @@ type backgroundRun struct {
 }
 
 // startBackground starts bin (imbench) with args in dir, in its own
-// process group; whatever happens, the test's end stops it and its k6.
+// process group; whatever happens, the test's end stops it and what it started.
 func startBackground(t *testing.T, bin, dir string, env []string, args ...string) *backgroundRun {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
@@ -36,7 +36,7 @@ func startBackground(t *testing.T, bin, dir string, env []string, args ...string
 	}
 	go func() { r.err = cmd.Wait(); close(r.done) }()
 	t.Cleanup(func() {
-		// k6 stops gracefully on the SIGINT imbench passes on; then anything
+		// imbench stops gracefully on SIGINT (the summary is still written); then anything
 		// left in the group is killed.
 		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
 			select {

@@ -6,20 +6,28 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/imbench/imbench/internal/runid"
 )
 
 // `imbench bench` measures the generator, each figure against a baseline
 // taken in the same run on the same machine (absolute numbers on a shared
 // machine drift; ratios hold):
 //
-//	density      one k6 process holding as many users as its file limit allows
-//	stock        stock k6 (k6/websockets, one VU per connection) holding as many
+//	density      one generator process (imbench run) holding as many users as
+//	             its file limit allows
+//	baseline     as many users held by the seed's own load program's way of
+//	             holding them (OpenIM's msgtest: a gorilla/websocket connection,
+//	             a reader and a heartbeat goroutine per user), one tool at a
+//	             time, each against a fresh target of the same kind: RSS and
+//	             CPU per user of each and their ratio (bench_baseline.go)
 //	delivery     generator CPU per verified delivery, each at a fixed message
 //	             rate (light and heavy: the cost per delivery falls as more
 //	             of them share a wake-up)
@@ -38,12 +46,12 @@ type benchResult struct {
 	UsersHeld       int64              `json:"users_held"`         // the distributed run's peak, users online at once
 	RSSPerUserBytes float64            `json:"rss_per_user_bytes"` // the density run's
 	Density         *holdResult        `json:"density,omitempty"`
-	Stock           *holdResult        `json:"stock,omitempty"`
-	Ratio           map[string]float64 `json:"stock_over_imbench,omitempty"`
+	Baseline        *holdResult        `json:"baseline,omitempty"`
+	Ratio           map[string]float64 `json:"baseline_over_imbench,omitempty"`
 	Delivery        []*deliveryResult  `json:"delivery,omitempty"`
 	// The same density and delivery measurements over the other protocols
 	// the reference target speaks (those above are OpenIM's, which the
-	// stock baseline speaks too).
+	// baseline speaks too).
 	Protocols   map[string]*protocolBench `json:"other_protocols,omitempty"`
 	Distributed *distributedResult        `json:"distributed,omitempty"`
 	Flat        *flatResult               `json:"flat,omitempty"`
@@ -55,9 +63,9 @@ func cmdBench(args []string) error {
 	var (
 		users  = fs.Int("users", 0, "users for the single-process runs (0: the file limit allows)")
 		total  = fs.Int("total", 100000, "users of the distributed run")
-		procs  = fs.Int("procs", 6, "k6 processes of the distributed run")
+		procs  = fs.Int("procs", 6, "generator processes (execution segments) of the distributed run")
 		hold   = fs.Duration("hold", 60*time.Second, "how long users are held online (above the 30 s read deadline)")
-		only   = fs.String("only", "density,stock,delivery,distributed,flat", "which measurements")
+		only   = fs.String("only", "density,baseline,delivery,distributed,flat", "which measurements (stock: the old name of baseline)")
 		out    = fs.String("out", "results/bench", "where the JSON goes")
 		rates  = fs.String("rates", "50,400", "messages per second of the delivery runs, one run each")
 		flat   = fs.Duration("flat", 10*time.Minute, "how long the flat run sends (IM_DURATION)")
@@ -91,11 +99,13 @@ func cmdBench(args []string) error {
 	want := map[string]bool{}
 	for _, w := range strings.Split(*only, ",") {
 		switch w = strings.TrimSpace(w); w {
-		case "density", "stock", "delivery", "distributed", "flat":
+		case "stock": // its name while the baseline was stock k6
+			want["baseline"] = true
+		case "density", "baseline", "delivery", "distributed", "flat":
 			want[w] = true
 		case "":
 		default:
-			return badInput("unknown measurement %q (density, stock, delivery, distributed, flat)", w)
+			return badInput("unknown measurement %q (density, baseline, delivery, distributed, flat)", w)
 		}
 	}
 	var lim syscall.Rlimit
@@ -109,11 +119,7 @@ func cmdBench(args []string) error {
 	if *users == 0 {
 		*users = int(lim.Max) - 500 // room for the process's own files
 	}
-	bins := []string{"k6", "imbench-target"}
-	if want["stock"] {
-		bins = append(bins, "k6-stock")
-	}
-	for _, b := range bins {
+	for _, b := range []string{"imbench", "imbench-target"} {
 		if _, err := os.Stat(filepath.Join(toolsBin, b)); err != nil {
 			return fmt.Errorf("%s is not built: run make bench", filepath.Join(toolsBin, b))
 		}
@@ -129,19 +135,12 @@ func cmdBench(args []string) error {
 		}
 		res.RSSPerUserBytes = res.Density.RSSPerUserBytes
 	}
-	if want["stock"] {
-		if res.Stock, err = b.holdStock(*users); err != nil {
-			return fmt.Errorf("stock k6: %w", err)
+	if want["baseline"] {
+		if res.Baseline, err = b.holdBaseline(*users); err != nil {
+			return fmt.Errorf("baseline: %w", err)
 		}
 	}
-	if res.Density != nil && res.Stock != nil && res.Density.RSSPerUserBytes > 0 {
-		res.Ratio = map[string]float64{
-			"rss_per_user": round2(res.Stock.RSSPerUserBytes / res.Density.RSSPerUserBytes),
-		}
-		if res.Density.CPUPer1000UsersPerSec > 0 {
-			res.Ratio["cpu_per_user"] = round2(res.Stock.CPUPer1000UsersPerSec / res.Density.CPUPer1000UsersPerSec)
-		}
-	}
+	res.Ratio = baselineRatio(res.Density, res.Baseline)
 	if want["delivery"] {
 		for _, r := range rateList {
 			d, err := b.delivery(r, "openim")
@@ -222,40 +221,56 @@ type bench struct {
 	resultsDir string
 }
 
-// runScenario runs one scenario with imbench's k6 against bt in the
-// background; the returned channel yields its exit and results folder.
-// protocol "" is the scenario's own (see parseRun).
-func (b *bench) runScenario(bt *benchTarget, scenario, protocol string, segments int, env map[string]string) (string, chan error, error) {
-	// Where the target is: what parseRun takes from the environment, the
-	// same for every measurement.
-	os.Setenv("IM_API_URL", "http://"+bt.api)
-	os.Setenv("IM_WS_URL", strings.Join(bt.ws, ","))
-	os.Setenv("IM_WUKONGIM_API_URL", "http://"+bt.wkAPI)
-	os.Setenv("IM_WUKONGIM_TCP_URL", strings.Join(bt.wkTCP, ","))
-	os.Setenv("IM_WUKONGIM_WS_URL", strings.Join(bt.wkWS, ","))
-	os.Setenv("IM_WILDFIRE_ADMIN_URL", "http://"+bt.wfAdmin)
-	os.Setenv("IM_WILDFIRE_MQTT_URL", "tcp://"+bt.wfMQTT)
-	os.Setenv("IM_SECRET", bt.secret)
-	rc, err := parseRun([]string{"-scenario", scenario, "-results", b.resultsDir, "-segments", strconv.Itoa(segments), "-protocol", protocol})
-	if err != nil {
-		return "", nil, err
+// benchRun is one generator run the bench started: `imbench run` as a
+// process of its own, so that what it costs is measured apart from the
+// bench (and from the target).
+type benchRun struct {
+	id   string
+	cmd  *exec.Cmd
+	done chan error // its exit, sent once
+}
+
+// pids are the run's processes: the `imbench run` the bench started and
+// every imbench process of the same run (segment children it launched, or
+// any naming the run with -run-id).
+func (r *benchRun) pids() []int { return runProcesses(r.cmd.Process.Pid, r.id) }
+
+// runScenario runs one scenario with the generator, `imbench run`, against
+// bt in the background. protocol "" is the scenario's own (see parseRun).
+func (b *bench) runScenario(bt *benchTarget, scenario, protocol string, segments int, env map[string]string) (*benchRun, error) {
+	r := &benchRun{id: "bench-" + runid.New(), done: make(chan error, 1)}
+	args := []string{"run", "-scenario", scenario, "-target", "reference", "-run-id", r.id, "-q",
+		"-results", b.resultsDir, "-segments", strconv.Itoa(segments)}
+	if protocol != "" {
+		args = append(args, "-protocol", protocol)
 	}
-	// This measurement's knobs go to its k6 alone, not to the ones after it.
-	for k, v := range env {
-		rc.env = append(rc.env, k+"="+v)
+	r.cmd = exec.Command(filepath.Join(toolsBin, "imbench"), args...)
+	// Where the target is, the same for every measurement, then this
+	// measurement's knobs.
+	r.cmd.Env = append(os.Environ(),
+		"IM_API_URL=http://"+bt.api,
+		"IM_WS_URL="+strings.Join(bt.ws, ","),
+		"IM_WUKONGIM_API_URL=http://"+bt.wkAPI,
+		"IM_WUKONGIM_TCP_URL="+strings.Join(bt.wkTCP, ","),
+		"IM_WUKONGIM_WS_URL="+strings.Join(bt.wkWS, ","),
+		"IM_WILDFIRE_ADMIN_URL=http://"+bt.wfAdmin,
+		"IM_WILDFIRE_MQTT_URL=tcp://"+bt.wfMQTT,
+		"IM_SECRET="+bt.secret)
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		r.cmd.Env = append(r.cmd.Env, k+"="+env[k])
 	}
-	if err := preflight(rc); err != nil {
-		return "", nil, err
+	r.cmd.Stdout, r.cmd.Stderr = os.Stdout, os.Stderr
+	if err := r.cmd.Start(); err != nil {
+		return nil, err
 	}
-	done := make(chan error, 1)
 	go func() {
-		code, err := execute(rc)
-		if err == nil && code != 0 {
-			err = fmt.Errorf("%s exited %d", scenario, code)
+		err := r.cmd.Wait()
+		if err != nil {
+			err = fmt.Errorf("imbench run %s (%s): %w", r.id, scenario, err)
 		}
-		done <- err
+		r.done <- err
 	}()
-	return rc.runID, done, nil
+	return r, nil
 }
 
 func printBench(r *benchResult) {
@@ -263,7 +278,7 @@ func printBench(r *benchResult) {
 	fmt.Println("| measurement | figure |")
 	fmt.Println("|---|---|")
 	density := func(proto string, d *holdResult) {
-		fmt.Printf("| one imbench k6 process, %s | %d users held, %.0f B RSS per user, %.4f CPU s per 1,000 users per s |\n",
+		fmt.Printf("| one imbench run process, %s | %d users held, %.0f B RSS per user, %.4f CPU s per 1,000 users per s |\n",
 			proto, d.UsersHeld, d.RSSPerUserBytes, d.CPUPer1000UsersPerSec)
 	}
 	delivery := func(d *deliveryResult) {
@@ -273,12 +288,12 @@ func printBench(r *benchResult) {
 	if d := r.Density; d != nil {
 		density("openim", d)
 	}
-	if s := r.Stock; s != nil {
-		fmt.Printf("| one stock k6 process | %d users held, %.0f B RSS per user, %.4f CPU s per 1,000 users per s |\n",
+	if s := r.Baseline; s != nil {
+		fmt.Printf("| baseline: msgtest's way, one process | %d users held, %.0f B RSS per user, %.4f CPU s per 1,000 users per s |\n",
 			s.UsersHeld, s.RSSPerUserBytes, s.CPUPer1000UsersPerSec)
 	}
 	if r.Ratio != nil {
-		fmt.Printf("| stock ÷ imbench | %.1f× memory per user, %.1f× CPU per user |\n", r.Ratio["rss_per_user"], r.Ratio["cpu_per_user"])
+		fmt.Printf("| baseline ÷ imbench | %.1f× memory per user, %.1f× CPU per user |\n", r.Ratio["rss_per_user"], r.Ratio["cpu_per_user"])
 	}
 	for _, d := range r.Delivery {
 		delivery(d)
@@ -301,7 +316,7 @@ func printBench(r *benchResult) {
 			f.GoroutinesFirst, f.GoroutinesLast, f.GoroutinesMax, f.GoroutineSlopePerHour)
 	}
 	if d := r.Distributed; d != nil {
-		fmt.Printf("| distributed | %d users held at once by %d k6 processes, %d heartbeat timeouts, %d disconnects |\n",
+		fmt.Printf("| distributed | %d users held at once by %d generator processes, %d heartbeat timeouts, %d disconnects |\n",
 			d.UsersHeld, d.Processes, d.HeartbeatTimeouts, d.Disconnects)
 	}
 }

@@ -32,7 +32,7 @@ func (b *bench) delivery(rate float64, protocol string) (*deliveryResult, error)
 		return nil, err
 	}
 	defer bt.stop()
-	runID, done, err := b.runScenario(bt, "openim/fanout", protocol, 1, map[string]string{"IM_USERS": strconv.Itoa(users),
+	run, err := b.runScenario(bt, "openim/fanout", protocol, 1, map[string]string{"IM_USERS": strconv.Itoa(users),
 		"IM_MESSAGES": strconv.Itoa(msgs), "IM_RATE": strconv.FormatFloat(rate, 'f', -1, 64), "IM_SCALE": "1"})
 	if err != nil {
 		return nil, err
@@ -40,32 +40,37 @@ func (b *bench) delivery(rate float64, protocol string) (*deliveryResult, error)
 	res := &deliveryResult{Protocol: protocol, Users: users, Rate: rate}
 	const sentName, pushedName = "imbench_target_messages_stored_total", "imbench_target_pushes_total"
 	sent := func() float64 { return metric(bt.metrics, sentName) }
-	if !waitFor(5*time.Minute, func() bool { return sent() > 0 }) {
-		<-done
+	if !waitFor(5*time.Minute, func() bool {
+		select {
+		case err := <-run.done:
+			run.done <- err
+			return true
+		default:
+		}
+		return sent() > 0
+	}) || sent() == 0 {
+		if err := <-run.done; err != nil {
+			return nil, err
+		}
 		return nil, errors.New("no message was sent")
 	}
 	time.Sleep(5 * time.Second)
-	pids := pidsWith("k6", "run_id="+runID)
-	s1, err := sampleAll(pids)
+	var c [][]float64 // pushed and stored, at each sample
+	s1, s2, err := sampleWindow(run.pids(), 30*time.Second, func() { c = append(c, metrics(bt.metrics, pushedName, sentName)) })
 	if err != nil {
+		<-run.done
 		return nil, err
 	}
-	c1 := metrics(bt.metrics, pushedName, sentName)
-	time.Sleep(30 * time.Second)
-	s2, err := sampleAll(pids)
-	if err != nil {
-		return nil, err
-	}
-	c2 := metrics(bt.metrics, pushedName, sentName)
+	c1, c2 := c[0], c[1]
 	res.Deliveries = int64((c2[0] - c1[0]) - (c2[1] - c1[1])) // every push but the sender's own copy
 	res.CPUSeconds = round6(s2.cpu - s1.cpu)
 	if res.Deliveries > 0 {
 		res.CPUMicrosPerDeliv = round2(res.CPUSeconds * 1e6 / float64(res.Deliveries))
 	}
-	if err := <-done; err != nil {
+	if err := <-run.done; err != nil {
 		return res, err
 	}
-	if sum, err := summary.Load(filepath.Join(b.resultsDir, runID, "summary.json")); err == nil {
+	if sum, err := summary.Load(filepath.Join(b.resultsDir, run.id, "summary.json")); err == nil {
 		res.Lost, res.Integrity = sum.Deliveries.Lost, sum.Integrity
 	}
 	return res, nil

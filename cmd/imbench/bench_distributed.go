@@ -12,7 +12,7 @@ import (
 type distributedResult struct {
 	UsersPlanned      int     `json:"users_planned"`
 	UsersHeld         int64   `json:"users_held"`
-	Processes         int     `json:"k6_processes"`
+	Processes         int     `json:"generator_processes"` // execution segments asked for
 	Gateways          int     `json:"target_gateways"`
 	GeneratorRSSBytes int64   `json:"generator_rss_bytes"`
 	RSSPerUserBytes   float64 `json:"generator_rss_per_user_bytes"`
@@ -21,12 +21,12 @@ type distributedResult struct {
 	SecondsToOnline   float64 `json:"seconds_to_online"`
 }
 
-// distributed holds total users at once: procs k6 processes on execution
-// segments, against a core and enough gateways that none holds more than
-// 15,000 connections.
+// distributed holds total users at once: one run over procs execution
+// segments (the run's processes, all sampled), against a core and enough
+// gateways that none holds more than 15,000 connections.
 func (b *bench) distributed(total, procs int) (*distributedResult, error) {
 	gateways := (total + 14999) / 15000
-	fmt.Printf("imbench bench: distributed: %d users over %d k6 processes and %d target gateways\n", total, procs, gateways)
+	fmt.Printf("imbench bench: distributed: %d users over %d generator segments and %d target gateways\n", total, procs, gateways)
 	bt, err := startTargets(gateways)
 	if err != nil {
 		return nil, err
@@ -34,7 +34,7 @@ func (b *bench) distributed(total, procs int) (*distributedResult, error) {
 	defer bt.stop()
 	res := &distributedResult{UsersPlanned: total, Processes: procs, Gateways: gateways}
 	began := time.Now()
-	runID, done, err := b.runScenario(bt, "openim/hold", "openim", procs, map[string]string{"IM_USERS": strconv.Itoa(total),
+	run, err := b.runScenario(bt, "openim/hold", "openim", procs, map[string]string{"IM_USERS": strconv.Itoa(total),
 		"IM_HOLD": b.hold.String(), "IM_SCALE": "1", "IM_LOGIN_WINDOW": "150s", "IM_VUS": strconv.Itoa(procs)})
 	if err != nil {
 		return nil, err
@@ -45,7 +45,7 @@ func (b *bench) distributed(total, procs int) (*distributedResult, error) {
 	finished := false
 	for !finished {
 		select {
-		case err = <-done:
+		case err = <-run.done:
 			finished = true
 		case <-time.After(2 * time.Second):
 			n := online()
@@ -54,9 +54,7 @@ func (b *bench) distributed(total, procs int) (*distributedResult, error) {
 				if res.SecondsToOnline == 0 && int(n) >= total {
 					res.SecondsToOnline = round2(time.Since(began).Seconds())
 				}
-				if s, err := sampleAll(pidsWith("k6", "run_id="+runID)); err == nil {
-					rss = max(rss, s.rss)
-				}
+				rss = max(rss, sumSamples(sampleEach(run.pids()), nil, time.Now()).rss)
 			}
 		}
 	}
@@ -66,7 +64,7 @@ func (b *bench) distributed(total, procs int) (*distributedResult, error) {
 		res.RSSPerUserBytes = round2(float64(rss) / float64(peak))
 	}
 	res.HeartbeatTimeouts = int64(metric(bt.metrics, "imbench_target_heartbeat_timeouts_total"))
-	if sum, rerr := summary.Load(filepath.Join(b.resultsDir, runID, "summary.json")); rerr == nil {
+	if sum, rerr := summary.Load(filepath.Join(b.resultsDir, run.id, "summary.json")); rerr == nil {
 		res.Disconnects = sum.Users.Disconnects
 	}
 	return res, err

@@ -37,8 +37,8 @@ type flatResult struct {
 	FDsLast           int     `json:"open_files_last"`
 	ThreadsFirst      int     `json:"threads_first"`
 	ThreadsLast       int     `json:"threads_last"`
-	// The k6 process's goroutines over the same window, from the series
-	// the extension keeps in summary.json.
+	// The generator's goroutines over the same window, from the series
+	// the run keeps in summary.json.
 	GoroutinesFirst       int32                  `json:"goroutines_first"`
 	GoroutinesLast        int32                  `json:"goroutines_last"`
 	GoroutinesMax         int32                  `json:"goroutines_max"`
@@ -55,7 +55,7 @@ type flatResult struct {
 	Samples               []flatSample           `json:"samples"` // all of them, setup and drain too
 }
 
-// flatSample is one sample of the k6 process, T seconds from its first send.
+// flatSample is one sample of the generator's processes, T seconds from its first send.
 type flatSample struct {
 	T       float64 `json:"t"`
 	RSS     int64   `json:"rss"`
@@ -70,8 +70,6 @@ const (
 	flatMinSamples  = 10
 )
 
-// flat runs a scenario sending for d at rate and samples the k6 process
-// until it exits.
 // flatScenarios are the workloads flat can run at a fixed rate, with the
 // knobs that make them so: openim/mix without its closed-loop pair, so that
 // every message goes at the set rate; wukongim/stability (make soak) at a
@@ -81,8 +79,10 @@ var flatScenarios = map[string]map[string]string{
 	"wukongim/stability": {"IM_SCALE": "0.05"},
 }
 
+// flat runs a scenario sending for d at rate and samples the generator's
+// processes until the run exits.
 func (b *bench) flat(scenario string, d time.Duration, rate float64) (*flatResult, error) {
-	fmt.Printf("imbench bench: flat: %s sending for %s at %g msg/s, the k6 process sampled every %s\n",
+	fmt.Printf("imbench bench: flat: %s sending for %s at %g msg/s, the generator sampled every %s\n",
 		scenario, shortDuration(d), rate, flatSampleEvery)
 	bt, err := startTargets(0)
 	if err != nil {
@@ -91,7 +91,7 @@ func (b *bench) flat(scenario string, d time.Duration, rate float64) (*flatResul
 	defer bt.stop()
 	env := map[string]string{"IM_DURATION": d.String(), "IM_RATE": strconv.FormatFloat(rate, 'f', -1, 64)}
 	maps.Copy(env, flatScenarios[scenario])
-	runID, done, err := b.runScenario(bt, scenario, "", 1, env)
+	run, err := b.runScenario(bt, scenario, "", 1, env)
 	if err != nil {
 		return nil, err
 	}
@@ -101,21 +101,23 @@ func (b *bench) flat(scenario string, d time.Duration, rate float64) (*flatResul
 	defer tick.Stop()
 	for finished := false; !finished; {
 		select {
-		case err = <-done:
+		case err = <-run.done:
 			finished = true
 		case <-tick.C:
+			// The same processes throughout: one whose CPU left the sum
+			// between samples would bend the fit.
 			if len(pids) == 0 {
-				pids = pidsWith("k6", "run_id="+runID)
+				pids = run.pids()
 			}
-			if s, serr := sampleAll(pids); len(pids) > 0 && serr == nil {
-				samples = append(samples, s)
+			if m := sampleEach(pids); len(m) == len(pids) && len(m) > 0 {
+				samples = append(samples, sumSamples(m, nil, time.Now()))
 			}
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	sum, err := summary.Load(filepath.Join(b.resultsDir, runID, "summary.json"))
+	sum, err := summary.Load(filepath.Join(b.resultsDir, run.id, "summary.json"))
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,7 @@
 package main
 
 // Faults of the stack itself, end to end: a gateway killed, the target
-// restarted without its state, a segment's k6 killed, a reconnect storm.
+// restarted without its state, a segment's process killed, a reconnect storm.
 // `make chaos` runs these (and the state-log restart, and Prometheus killed
 // in the stack test) on their own, verbosely.
 
@@ -166,7 +166,7 @@ func TestChaosRestartWithoutStateEndsInOneLine(t *testing.T) {
 		out[strings.Index(out, "the server lost its state"):][:120])
 }
 
-// A distributed run whose second segment's k6 is killed (-9) mid-run: the
+// A distributed run whose second segment's process is killed (-9) mid-run: the
 // merge keeps the other two, names the missing one, and the run exits
 // non-zero.
 func TestChaosSegmentKilled(t *testing.T) {
@@ -176,7 +176,7 @@ func TestChaosSegmentKilled(t *testing.T) {
 	run := startImbench(t, env, "run", "-scenario", "openim/test1", "-scale", "0.25", "-rate", "25", "-segments", "3", "-results", results)
 	var seg *os.Process
 	run.until(t, "segment 1/3:2/3 sending", 2*time.Minute, func() bool {
-		seg = findK6(results, "1/3:2/3")
+		seg = findSegment(results, "1/3")
 		return seg != nil && accepted(t, tg) >= 50
 	})
 	seg.Signal(syscall.SIGKILL)
@@ -190,13 +190,13 @@ func TestChaosSegmentKilled(t *testing.T) {
 	}
 }
 
-// findK6 is the k6 process of a run writing to results that holds segment
-// seg, or nil.
-func findK6(results, seg string) *os.Process {
+// findSegment is the process of a run writing to results that runs
+// segment seg (i/n), or nil.
+func findSegment(results, seg string) *os.Process {
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
 		cmdline, err := os.ReadFile(p)
-		if err != nil || !strings.Contains(string(cmdline), "\x00"+seg+"\x00") {
+		if err != nil || !strings.Contains(string(cmdline), "\x00-segment\x00"+seg+"\x00") {
 			continue
 		}
 		environ, _ := os.ReadFile(strings.TrimSuffix(p, "cmdline") + "environ")

@@ -7,12 +7,14 @@ import (
 	"os/exec"
 	"time"
 
+	composefile "github.com/imbench/imbench/compose"
 	"github.com/imbench/imbench/internal/profile"
 )
 
 // With a Docker engine, the stack is compose/docker-compose.yml: the
-// observability services, Grafana with provisioned dashboards, and either the
-// reference target (profile reference) or the real OpenIM (profile openim).
+// observability services (Prometheus, VictoriaLogs, the exporters), Grafana
+// with provisioned dashboards, and the target's profile (reference, openim,
+// wukongim, wildfire); profile runner is imbench itself, for run.
 
 const composeFile = "compose/docker-compose.yml"
 
@@ -31,15 +33,33 @@ func dockerAnswers() bool {
 
 func compose(args ...string) error {
 	cmd := exec.Command("docker", append([]string{"compose", "-f", composeFile}, args...)...)
+	cmd.Env = composeEnv()
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	return cmd.Run()
+}
+
+// composeEnv is the environment with every profile's variable present:
+// Compose interpolates the services of every profile (docker/compose#11977),
+// and one unset would print a warning per variable. Those of the profiles
+// not started are passed empty (composeUp has checked the started one's), so
+// no secret gets a value it was not given.
+func composeEnv() []string {
+	env := os.Environ()
+	for _, v := range composefile.Secrets() {
+		if _, ok := os.LookupEnv(v); !ok {
+			env = append(env, v+"=")
+		}
+	}
+	return env
 }
 
 // composeUp starts the stack with the target's compose profile, named as
 // its folder under targets/.
 func composeUp(target string) error {
-	if os.Getenv("GRAFANA_ADMIN_PASSWORD") == "" {
-		return badInput("set GRAFANA_ADMIN_PASSWORD: compose gives Grafana no default password")
+	// Before anything starts: the secrets this profile needs, all named in
+	// one line (the file has no defaults; compose/env.go lists them).
+	if err := composefile.Check(target, os.Getenv); err != nil {
+		return badInput("%v", err)
 	}
 	if target == "reference" {
 		secret, err := targetSecret(true)
@@ -51,7 +71,7 @@ func composeUp(target string) error {
 	if err := compose("--profile", target, "up", "-d", "--build", "--wait"); err != nil {
 		return fmt.Errorf("docker compose up: %w", err)
 	}
-	fmt.Println("stack mode: compose; Grafana at http://127.0.0.1:3000 (user admin), Prometheus at http://127.0.0.1:9090")
+	fmt.Println("stack mode: compose; Grafana at http://127.0.0.1:3000 (user admin), Prometheus at http://127.0.0.1:9090, VictoriaLogs at http://127.0.0.1:9428/select/vmui/")
 	return nil
 }
 

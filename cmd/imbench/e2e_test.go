@@ -1,7 +1,7 @@
 package main
 
-// End-to-end tests: the built binaries (imbench → k6 with k6/x/im → the
-// reference target), as `make run-scenario` runs them. `make test` builds
+// End-to-end tests: the built binaries (imbench, which runs the scenario
+// itself → the reference target), as `make run-scenario` runs them. `make test` builds
 // the binaries first and says where they are in IMBENCH_TOOLS.
 
 import (
@@ -27,7 +27,7 @@ func toolsDir(t *testing.T) string {
 	if dir == "" {
 		dir, _ = filepath.Abs("../../.tools/bin")
 	}
-	for _, b := range []string{"imbench", "k6", "imbench-target"} {
+	for _, b := range []string{"imbench", "imbench-target"} {
 		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
 			t.Fatalf("%s not built in %s: run `make test` (it builds the tools first)", b, dir)
 		}
@@ -204,13 +204,10 @@ type runSummary struct {
 }
 
 // runScenario runs openim/test1 against tg and returns its summary.
-func runScenario(t *testing.T, tg target, scale, rate string, k6args ...string) runSummary {
+func runScenario(t *testing.T, tg target, scale, rate string, flags ...string) runSummary {
 	t.Helper()
 	results := t.TempDir()
-	args := []string{"run", "-scenario", "openim/test1", "-scale", scale, "-rate", rate, "-results", results}
-	if len(k6args) > 0 {
-		args = append(append(args, "--"), k6args...)
-	}
+	args := append([]string{"run", "-scenario", "openim/test1", "-scale", scale, "-rate", rate, "-results", results}, flags...)
 	r := imbench(t, tg.env(), args...)
 	if r.code != 0 {
 		t.Fatalf("imbench run exited %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
@@ -324,20 +321,20 @@ func TestFaultsAreCountedExactly(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tg := startTarget(t, c.flags...)
-			// Lost deliveries cross the scenario's im_lost threshold on purpose.
-			s := runScenario(t, tg, "0.5", "500", "--no-thresholds")
+			// Lost deliveries cross the scenario's lost threshold on purpose.
+			s := runScenario(t, tg, "0.5", "500", "-no-thresholds")
 			c.check(t, tg, s)
 		})
 	}
 }
 
 // Bad input stops with one line and a non-zero exit before any load: the
-// k6 given here only records that it was started.
+// target saw no login and stored no message.
 func TestBadInputStopsBeforeLoad(t *testing.T) {
 	tg := startTarget(t)
-	marker := filepath.Join(t.TempDir(), "k6-started")
-	fakeK6 := filepath.Join(t.TempDir(), "k6")
-	os.WriteFile(fakeK6, []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755)
+	bad := filepath.Join(t.TempDir(), "bad.js")
+	os.WriteFile(bad, []byte("import im from 'imbench';\nexport const plan = im.workload({name: 'x', classes: [{kind: 'online', users: 2}]});\n"+
+		"export const options = { thresholds: { lsot: ['count==0'] } };\n"), 0o644)
 	down := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
 	cases := []struct {
 		name string
@@ -355,17 +352,20 @@ func TestBadInputStopsBeforeLoad(t *testing.T) {
 			[]string{"-scenario", "openim/test1"}, "is not reachable"},
 		{"remote target", []string{"IM_API_URL=http://10.1.2.3:10002", "IM_WS_URL=" + tg.ws, "IM_SECRET=x"},
 			[]string{"-scenario", "openim/test1"}, "outside 127.0.0.0/8"},
+		{"threshold on no metric", tg.env(), []string{"-scenario", bad}, `threshold on "lsot": unknown metric`},
+		{"bad segment", tg.env(), []string{"-scenario", "openim/test1", "-segment", "3/3"}, `segment "3/3"`},
+		{"stray argument", tg.env(), []string{"-scenario", "openim/test1", "--", "-o", "x"}, `unexpected arguments`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			results := t.TempDir()
-			r := imbench(t, c.env, append([]string{"run", "-k6", fakeK6, "-results", results}, c.args...)...)
+			r := imbench(t, c.env, append([]string{"run", "-results", results}, c.args...)...)
 			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
 			if r.code == 0 || len(lines) != 1 || !strings.HasPrefix(lines[0], "imbench: ") || !strings.Contains(lines[0], c.want) {
 				t.Fatalf("exit %d, stderr %q; want one line containing %q", r.code, r.stderr, c.want)
 			}
-			if _, err := os.Stat(marker); err == nil {
-				t.Fatal("k6 was started")
+			if n := tg.counter(t, "imbench_target_ws_logins_total") + tg.counter(t, "imbench_target_messages_stored_total"); n != 0 {
+				t.Fatalf("load started: %d logins and messages on the target", n)
 			}
 			if entries, _ := os.ReadDir(results); len(entries) != 0 {
 				t.Fatalf("left results behind: %v", entries)
@@ -382,8 +382,7 @@ func mustAbs(t *testing.T, p string) string {
 	return a
 }
 
-// The same scenario as one k6 process and as three execution-segment
-// processes: the segments hold every user exactly once (the merge checks
+// The same scenario as one process and as three segment processes: the segments hold every user exactly once (the merge checks
 // their user ranges; the target saw each user log in once), and the figures
 // that count add up to the single process's.
 func TestSegmentsAddUpToOneProcess(t *testing.T) {
@@ -438,8 +437,9 @@ func TestSegmentsAddUpToOneProcess(t *testing.T) {
 		t.Fatalf("merged latency %+v for %d pushed deliveries", merged.Latency.E2E, m.Pushed)
 	}
 
-	// Runners started elsewhere (the k6-operator's) leave only the partial
-	// summaries: the report merges them, and refuses a missing part.
+	// Runners started elsewhere (a Kubernetes Indexed Job's pods) leave only
+	// the partial summaries: imbench merge and the report merge them, and
+	// refuse a missing part.
 	dir, _ := filepath.EvalSymlinks(filepath.Join(results, "latest"))
 	os.Remove(filepath.Join(dir, "summary.json"))
 	if r := imbench(t, nil, "report", "-run", filepath.Base(dir), "-results", results); r.code != 0 {
@@ -449,7 +449,7 @@ func TestSegmentsAddUpToOneProcess(t *testing.T) {
 	if err != nil || !bytes.Equal(again, raw) {
 		t.Fatalf("the report's merge differs from the run's (%v)", err)
 	}
-	// A missing part (its k6 was killed): the others' results are kept,
+	// A missing part (its process was killed): the others' results are kept,
 	// the missing segment named, and the exit is not 0.
 	os.Remove(filepath.Join(dir, "summary.json"))
 	os.Remove(filepath.Join(dir, "summary-1_3-2_3.json"))
@@ -468,18 +468,6 @@ func TestSegmentsAddUpToOneProcess(t *testing.T) {
 	}
 	if md, _ := os.ReadFile(filepath.Join(dir, "report.md")); !strings.Contains(string(md), "1/3:2/3 of 3 wrote no summary") {
 		t.Fatalf("the report does not name the missing segment:\n%s", md)
-	}
-}
-
-// Every catalog scenario, at SCALE=1, plans the seed's arithmetic
-// (k6/scenarios/lib/catalog.check.js): checked by k6 itself, as the
-// scenarios state their workloads in JS.
-func TestCatalogPlansTheSeedsArithmetic(t *testing.T) {
-	cmd := exec.Command(filepath.Join(toolsDir(t), "k6"), "run", "--quiet", "--summary-mode=disabled", "--address=",
-		"-e", "IM_SCALE=1", "-e", "IM_SECRET=x", filepath.Join("k6", "scenarios", "lib", "catalog.check.js"))
-	cmd.Dir = mustAbs(t, "../..")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 
 // checkLive: while a run goes, `imbench run` prints a loopback URL; the page
 // there draws the run's dashboard panels from Prometheus, asks no other host
-// for anything, and refreshes its data; once k6 has exited nothing listens
+// for anything, and refreshes its data; once the run has ended nothing listens
 // there, and the page says it stopped.
 func checkLive(t *testing.T, s *stack) {
 	r := s.startRun(t, "4")
@@ -79,14 +79,14 @@ func checkLive(t *testing.T, s *stack) {
 		}
 	}
 
-	// k6 has exited once imbench writes the results; the report comes after.
+	// the run has ended once imbench writes the results; the report comes after.
 	if r.waitFor(regexp.MustCompile(`imbench: results in`), 10*time.Minute) == nil {
 		t.Fatalf("the run wrote no results:\n%s", r.out.String())
 	}
 	host := strings.TrimSuffix(strings.TrimPrefix(base, "http://"), "/")
 	if conn, err := net.DialTimeout("tcp", host, every); err == nil {
 		conn.Close()
-		t.Errorf("%s still listens after k6 exited", host)
+		t.Errorf("%s still listens after the run ended", host)
 	}
 	stopped := false
 	for i := 0; i < 3*5 && !stopped; i++ { // three refreshes, five looks each

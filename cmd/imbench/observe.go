@@ -11,11 +11,11 @@ import (
 
 // observation is how a run reports into the stack, when the stack is up:
 // the runner remote-writes its metrics to promWrite and pushes its log with
-// Loki's push protocol to logPush.
+// Loki's push protocol to logPush (VictoriaLogs accepts it).
 type observation struct {
 	promWrite string // Prometheus remote-write URL, "" when Prometheus is down
 	logPush   string // the log store's Loki-protocol push URL, "" when it is down
-	logs      string // the log store's base URL, for the run's problems after it
+	logs      string // the log store's (VictoriaLogs') base URL, for the run's problems after it
 	notes     []string
 }
 
@@ -33,59 +33,61 @@ func observe(rc *runConfig) observation {
 	} else {
 		o.notes = append(o.notes, "Prometheus is not up: the run's metrics stay in its summary only")
 	}
-	if healthy("http://" + a.loki + "/ready") {
-		o.logs = "http://" + a.loki
-		o.logPush = o.logs + "/loki/api/v1/push"
-		o.notes = append(o.notes, fmt.Sprintf("log → Loki %s {run_id=%q}", o.logs, rc.runID))
+	if healthy("http://" + a.victorialogs + "/health") {
+		o.logs = "http://" + a.victorialogs
+		o.logPush = o.logs + logPushPath
+		o.notes = append(o.notes, fmt.Sprintf("log → VictoriaLogs %s%s (run_id=%q)", o.logs, logUIPath, rc.runID))
 	} else {
-		o.notes = append(o.notes, "Loki is not up: the run's log was not shipped (it stays on this terminal)")
+		o.notes = append(o.notes, "VictoriaLogs is not up: the run's log was not shipped (it stays on this terminal)")
 	}
 	return o
 }
 
-// printLogProblems shows the run's warnings and errors, which went to Loki
-// instead of the terminal.
+// problemsQuery is the LogsQL query for a run's warnings and errors: the
+// runner's lines (stream labels run_id, job=imbench, target, scenario,
+// level) at levels warning, error or fatal, however their level is spelled
+// (slog's WARN and ERROR, k6's warning and error).
+func problemsQuery(runID string) string {
+	return fmt.Sprintf(`{run_id=%q} level:~"(?i)^(warn|warning|error|fatal)$" | sort by (_time) | limit 20`, runID)
+}
+
+// printLogProblems shows the run's warnings and errors, which went to
+// VictoriaLogs instead of the terminal.
 func printLogProblems(base, runID string) {
-	time.Sleep(1500 * time.Millisecond) // k6 pushes once a second
+	time.Sleep(1500 * time.Millisecond) // the runner pushes once a second
 	q := url.Values{}
-	q.Set("query", fmt.Sprintf(`{run_id=%q, level=~"warning|error|fatal"}`, runID))
-	q.Set("start", fmt.Sprint(time.Now().Add(-24*time.Hour).UnixNano()))
-	q.Set("limit", "20")
-	q.Set("direction", "forward")
+	q.Set("query", problemsQuery(runID))
+	q.Set("start", time.Now().Add(-24*time.Hour).UTC().Format(time.RFC3339))
 	c := http.Client{Timeout: 5 * time.Second}
-	resp, err := c.Get(base + "/loki/api/v1/query_range?" + q.Encode())
+	resp, err := c.Get(base + logQueryPath + "?" + q.Encode())
 	if err != nil {
 		return
 	}
 	defer resp.Body.Close()
-	var r struct {
-		Data struct {
-			Result []struct {
-				Stream map[string]string `json:"stream"`
-				Values [][2]string       `json:"values"`
-			} `json:"result"`
-		} `json:"data"`
-	}
-	if json.NewDecoder(resp.Body).Decode(&r) != nil {
+	if resp.StatusCode != http.StatusOK {
 		return
 	}
+	// One JSON object a line, each with _msg and the stream labels as fields.
+	dec := json.NewDecoder(resp.Body)
 	n := 0
-	for _, s := range r.Data.Result {
-		for _, v := range s.Values {
-			if n == 0 {
-				fmt.Println("imbench: warnings and errors of the run (from Loki):")
-			}
-			fmt.Printf("  %s: %s\n", s.Stream["level"], v[1])
-			n++
+	for {
+		var line map[string]string
+		if dec.Decode(&line) != nil {
+			break
 		}
+		if n == 0 {
+			fmt.Println("imbench: warnings and errors of the run (from VictoriaLogs):")
+		}
+		fmt.Printf("  %s: %s\n", line["level"], line["_msg"])
+		n++
 	}
 }
 
 // observeCompose is observe for the runner container: it reaches the
 // stack by its service names.
 func observeCompose(rc *runConfig) observation {
-	o := observation{promWrite: "http://prometheus:9090/api/v1/write", logPush: "http://loki:3100/loki/api/v1/push",
-		logs: "http://127.0.0.1:3100"}
+	o := observation{promWrite: "http://prometheus:9090/api/v1/write", logPush: "http://victorialogs:9428" + logPushPath,
+		logs: "http://127.0.0.1:9428"}
 	o.notes = append(o.notes, "compose: the runner runs in its container; Grafana http://127.0.0.1:3000")
 	return o
 }

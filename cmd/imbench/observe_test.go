@@ -1,13 +1,27 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"log/slog"
 	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/imbench/imbench/dashboards"
+	"github.com/imbench/imbench/internal/lokipush"
 )
 
-// With neither Prometheus nor Loki answering, a run goes on and says that
-// its metrics and logs stay local.
+// With neither Prometheus nor VictoriaLogs answering, a run goes on and
+// says that its metrics and logs stay local.
 func TestObserveSaysWhatIsNotShipped(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -16,11 +30,186 @@ func TestObserveSaysWhatIsNotShipped(t *testing.T) {
 	down := l.Addr().String()
 	l.Close()
 	t.Setenv("IMBENCH_PROMETHEUS", down)
-	t.Setenv("IMBENCH_LOKI", down)
+	t.Setenv("IMBENCH_VICTORIALOGS", down)
 	t.Setenv("IMBENCH_NO_OBSERVE", "")
 	o := observe(&runConfig{runID: "r1"})
 	notes := strings.Join(o.notes, "\n")
-	if o.promWrite != "" || o.logPush != "" || !strings.Contains(notes, "Prometheus is not up") || !strings.Contains(notes, "Loki is not up") {
-		t.Fatalf("promWrite %q logPush %q notes %q", o.promWrite, o.logPush, notes)
+	if o.promWrite != "" || o.logPush != "" || o.logs != "" ||
+		!strings.Contains(notes, "Prometheus is not up") || !strings.Contains(notes, "VictoriaLogs is not up") {
+		t.Fatalf("promWrite %q logPush %q logs %q notes %q", o.promWrite, o.logPush, o.logs, notes)
 	}
+}
+
+// With VictoriaLogs up, a run pushes its log there by Loki's protocol
+// (internal/lokipush, as the runner and the reference target do); the
+// dashboard's log panel finds the run's lines and the target's, and
+// printLogProblems the run's warnings and errors, and nothing else.
+func TestObserveShipsTheLogToVictoriaLogs(t *testing.T) {
+	base := startVictoriaLogs(t)
+	t.Setenv("IMBENCH_VICTORIALOGS", strings.TrimPrefix(base, "http://"))
+	t.Setenv("IMBENCH_NO_OBSERVE", "")
+	run := "obs-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	o := observe(&runConfig{runID: run})
+	notes := strings.Join(o.notes, "\n")
+	if o.logPush != base+"/insert/loki/api/v1/push" || o.logs != base ||
+		!strings.Contains(notes, "log → VictoriaLogs "+base+"/select/vmui/ (run_id=\""+run+"\")") {
+		t.Fatalf("logPush %q logs %q notes %q", o.logPush, o.logs, notes)
+	}
+
+	push := func(runID string, lines func(*slog.Logger)) {
+		p := lokipush.New(o.logPush, map[string]string{"run_id": runID, "job": "imbench", "target": "reference", "scenario": "openim_test1"})
+		lines(slog.New(p.Handler(slog.NewTextHandler(io.Discard, nil))))
+		p.Close()
+	}
+	push(run, func(l *slog.Logger) {
+		l.Info("setup: 10 users registered")
+		l.Warn("send failed", "user", "u7")
+		l.Error("target unreachable")
+	})
+	push(run+"-other", func(l *slog.Logger) { l.Warn("another run's warning") })
+	// The reference target's own log, with its labels (targets/reference).
+	tp := lokipush.New(o.logPush, map[string]string{"job": "imbench-target", "target": "reference"})
+	slog.New(tp.Handler(slog.NewTextHandler(io.Discard, nil))).Info("listening")
+	tp.Close()
+	from := time.Now().Add(-time.Minute)
+	waitForLogs(t, base, `{run_id="`+run+`"}`, from, 3)
+	waitForLogs(t, base, `{job="imbench-target"}`, from, 1)
+
+	// The dashboard's log panel, its LogsQL as generated: the run's lines
+	// and the target's, not another run's.
+	fill := strings.NewReplacer("$run_id", run, "$target", "reference")
+	panels := 0
+	for _, p := range dashboards.Build()["im-benchmark.json"].Panels {
+		for _, tg := range p.Targets {
+			if tg.Datasource["uid"] != dashboards.LogsUID {
+				continue
+			}
+			panels++
+			jobs := map[string]int{}
+			for _, l := range logsQL(t, base, fill.Replace(tg.Expr), from, time.Now()) {
+				if l["run_id"] != "" && l["run_id"] != run {
+					t.Errorf("%q shows another run's line %v", p.Title, l)
+				}
+				jobs[l["job"]]++
+			}
+			if jobs["imbench"] != 3 || jobs["imbench-target"] != 1 {
+				t.Errorf("%q (%s) finds lines by job %v, want imbench:3 imbench-target:1", p.Title, tg.Expr, jobs)
+			}
+		}
+	}
+	if panels != 1 {
+		t.Errorf("%d log panel queries on the benchmark dashboard, want 1", panels)
+	}
+
+	out := captureStdout(t, func() { printLogProblems(o.logs, run) })
+	for _, want := range []string{"from VictoriaLogs", `WARN: msg="send failed" user=u7`, `ERROR: msg="target unreachable"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("printLogProblems lacks %q:\n%s", want, out)
+		}
+	}
+	for _, not := range []string{"setup:", "another run"} {
+		if strings.Contains(out, not) {
+			t.Errorf("printLogProblems shows %q:\n%s", not, out)
+		}
+	}
+}
+
+// startVictoriaLogs runs the built victoria-logs on a free loopback port
+// with its data in a temporary directory, until the test ends.
+func startVictoriaLogs(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("IMBENCH_TOOLS")
+	if dir == "" {
+		dir = mustAbs(t, "../../.tools/bin")
+	}
+	bin := filepath.Join(dir, "victoria-logs")
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("victoria-logs not built in %s: run `make test` (or make .tools/bin/victoria-logs)", dir)
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	cmd := exec.Command(bin, "-httpListenAddr="+addr, "-storageDataPath="+t.TempDir(), "-loggerLevel=ERROR")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	base := "http://" + addr
+	for deadline := time.Now().Add(30 * time.Second); !healthy(base + "/health"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("victoria-logs did not answer %s/health within 30 s", base)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return base
+}
+
+// logsQL runs a LogsQL query as Grafana's VictoriaLogs plugin runs a logs
+// panel's (queryType instant): /select/logsql/query with start and end in
+// Unix seconds and a line limit. It returns the lines, each its fields.
+func logsQL(t *testing.T, base, query string, from, to time.Time) []map[string]string {
+	t.Helper()
+	q := url.Values{"query": {query}, "start": {strconv.FormatInt(from.Unix(), 10)},
+		"end": {strconv.FormatInt(to.Unix()+1, 10)}, "limit": {"1000"}}
+	resp, err := http.Get(base + "/select/logsql/query?" + q.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("LogsQL %q: %s: %s", query, resp.Status, b)
+	}
+	var lines []map[string]string
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if len(strings.TrimSpace(sc.Text())) == 0 {
+			continue
+		}
+		var l map[string]string
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("LogsQL %q: line %q: %v", query, sc.Text(), err)
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// waitForLogs waits until query finds at least n lines: VictoriaLogs makes
+// what it ingests searchable within about a second.
+func waitForLogs(t *testing.T, base, query string, from time.Time, n int) []map[string]string {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		lines := logsQL(t, base, query, from, time.Now())
+		if len(lines) >= n {
+			return lines
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("LogsQL %q: %d lines after 15 s, want %d", query, len(lines), n)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// captureStdout returns what f prints.
+func captureStdout(t *testing.T, f func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stdout
+	os.Stdout = w
+	done := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		done <- string(b)
+	}()
+	defer func() { os.Stdout = saved }()
+	f()
+	w.Close()
+	os.Stdout = saved
+	return <-done
 }

@@ -76,7 +76,7 @@ func execute(rc *runConfig) (int, error) {
 func parseRun(args []string) (*runConfig, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var (
-		scenario = fs.String("scenario", "", "scenario, <system>/<test> under load/scenarios (required)")
+		scenario = fs.String("scenario", "", "scenario: <system>/<test> under load/scenarios, or a .js file of your own (required)")
 		target   = fs.String("target", "reference", "target profile under targets/")
 		scale    = fs.String("scale", "", "scales users and messages; 1 is the seed's size")
 		rate     = fs.String("rate", "", "messages per second, overriding the scenario's pacing")
@@ -130,8 +130,12 @@ func parseRun(args []string) (*runConfig, error) {
 	if rc.scenario == "" {
 		return nil, badInput("SCENARIO is required (known: %s)", strings.Join(known, ", "))
 	}
-	rc.script = filepath.Join(scenarioDir, rc.scenario+".js")
-	if !slices.Contains(known, rc.scenario) {
+	rc.script = scriptOf(rc.scenario)
+	if isScriptPath(rc.scenario) {
+		if _, err := os.Stat(rc.script); err != nil {
+			return nil, badInput("scenario file %s: %v", rc.script, errors.Unwrap(err))
+		}
+	} else if !slices.Contains(known, rc.scenario) {
 		if near, ok := nearest(rc.scenario, known); ok {
 			return nil, badInput("unknown scenario %q: did you mean %s? (make scenarios lists them)", rc.scenario, near)
 		}
@@ -330,6 +334,9 @@ func runHere(rc *runConfig) (int, error) {
 // runCompose runs the scenario in the compose stack's runner container, on
 // the stack's network.
 func runCompose(rc *runConfig) (int, error) {
+	if filepath.IsAbs(rc.resultsDir) || strings.HasPrefix(filepath.Clean(rc.resultsDir), "..") {
+		return 0, badInput("under compose the runner container sees only ./results: -results %s is not inside it", rc.resultsDir)
+	}
 	obs := observeCompose(rc)
 	// As the invoking user, so results/ stays writable and owned by them.
 	args := []string{"compose", "-f", composeFile, "--profile", "runner", "run", "--rm",
@@ -345,7 +352,7 @@ func runCompose(rc *runConfig) (int, error) {
 		args = append(args, "-no-thresholds")
 	}
 	cmd := exec.Command("docker", args...)
-	cmd.Env = append(os.Environ(), rc.env...)
+	cmd.Env = append(composeEnv(), rc.env...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	for _, n := range obs.notes {
 		fmt.Println("imbench:", n)

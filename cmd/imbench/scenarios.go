@@ -69,7 +69,7 @@ func scenarios() ([]string, error) {
 }
 
 func readScenario(name string) (scenarioInfo, error) {
-	raw, err := os.ReadFile(filepath.Join(scenarioDir, name+".js"))
+	raw, err := os.ReadFile(scriptOf(name))
 	if err != nil {
 		return scenarioInfo{}, err
 	}
@@ -94,6 +94,20 @@ func readScenario(name string) (scenarioInfo, error) {
 		}
 	}
 	return info, nil
+}
+
+// isScriptPath says whether a scenario is given as a file of the user's
+// own (k6 run's way: path/to/scenario.js) rather than a catalog name.
+func isScriptPath(name string) bool {
+	return strings.HasSuffix(name, ".js") || strings.HasSuffix(name, ".ts")
+}
+
+// scriptOf is the file of a catalog name, or the path itself.
+func scriptOf(name string) string {
+	if isScriptPath(name) {
+		return name
+	}
+	return filepath.Join(scenarioDir, name+".js")
 }
 
 func cmdScenarios(args []string) error {

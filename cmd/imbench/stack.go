@@ -26,6 +26,13 @@ const (
 	runDir   = ".run"
 )
 
+// VictoriaLogs' endpoints: Loki's push protocol in, LogsQL and its web UI out.
+const (
+	logPushPath  = "/insert/loki/api/v1/push"
+	logQueryPath = "/select/logsql/query"
+	logUIPath    = "/select/vmui/"
+)
+
 // service is a native process `up` starts and `down` stops.
 type service struct {
 	name   string
@@ -45,20 +52,19 @@ func (s service) logFile() string { return filepath.Join(runDir, "logs", s.name+
 type addrs struct {
 	api, ws, metrics          string // reference target
 	prometheus, node, process string
-	loki, lokiGRPC            string
+	victorialogs              string // the log store
 	discovery                 string // host:port of the OpenIM API Prometheus asks for its services
 }
 
 func stackAddrs() addrs {
 	a := addrs{
-		api:        envOr("IMBENCH_TARGET_API", "127.0.0.1:10002"),
-		ws:         envOr("IMBENCH_TARGET_WS", "127.0.0.1:10001"),
-		metrics:    envOr("IMBENCH_TARGET_METRICS", "127.0.0.1:12002"),
-		prometheus: envOr("IMBENCH_PROMETHEUS", "127.0.0.1:9090"),
-		node:       envOr("IMBENCH_NODE_EXPORTER", "127.0.0.1:9100"),
-		process:    envOr("IMBENCH_PROCESS_EXPORTER", "127.0.0.1:9256"),
-		loki:       envOr("IMBENCH_LOKI", "127.0.0.1:3100"),
-		lokiGRPC:   envOr("IMBENCH_LOKI_GRPC", "127.0.0.1:9096"),
+		api:          envOr("IMBENCH_TARGET_API", "127.0.0.1:10002"),
+		ws:           envOr("IMBENCH_TARGET_WS", "127.0.0.1:10001"),
+		metrics:      envOr("IMBENCH_TARGET_METRICS", "127.0.0.1:12002"),
+		prometheus:   envOr("IMBENCH_PROMETHEUS", "127.0.0.1:9090"),
+		node:         envOr("IMBENCH_NODE_EXPORTER", "127.0.0.1:9100"),
+		process:      envOr("IMBENCH_PROCESS_EXPORTER", "127.0.0.1:9256"),
+		victorialogs: envOr("IMBENCH_VICTORIALOGS", "127.0.0.1:9428"),
 	}
 	a.discovery = a.api
 	if u, err := url.Parse(os.Getenv("IM_API_URL")); err == nil && u.Host != "" {
@@ -72,15 +78,17 @@ func stackAddrs() addrs {
 // out. forStart creates the target's secret when there is none yet.
 func services(forStart, withTarget bool) ([]service, error) {
 	a := stackAddrs()
-	// Loki first, so the others' first log lines reach it.
+	// The log store first, so the others' first log lines reach it.
 	out := []service{
 		{
-			name:   "loki",
-			bin:    filepath.Join(toolsBin, "loki"),
-			args:   []string{"-config.file=" + filepath.Join(runDir, "loki.yml")},
-			health: "http://" + a.loki + "/ready",
-			url:    "http://" + a.loki + "  (push /loki/api/v1/push, query /loki/api/v1/query_range)",
-			render: func() error { return renderLoki(a) },
+			name: "victorialogs",
+			bin:  filepath.Join(toolsBin, "victoria-logs"),
+			args: []string{"-httpListenAddr=" + a.victorialogs,
+				"-storageDataPath=" + filepath.Join(runDir, "victorialogs"),
+				"-retentionPeriod=30d"},
+			health: "http://" + a.victorialogs + "/health",
+			url: "http://" + a.victorialogs + "  (push " + logPushPath + ", query " + logQueryPath +
+				", UI http://" + a.victorialogs + logUIPath + ")",
 		},
 	}
 	if withTarget {
@@ -92,7 +100,7 @@ func services(forStart, withTarget bool) ([]service, error) {
 			name:   "reference-target",
 			bin:    filepath.Join(toolsBin, "imbench-target"),
 			args:   []string{"-api", a.api, "-ws", a.ws, "-metrics", a.metrics, "-log-format", "json"},
-			env:    []string{"IMBENCH_TARGET_SECRET=" + secret, "IMBENCH_TARGET_LOKI=http://" + a.loki + "/loki/api/v1/push"},
+			env:    []string{"IMBENCH_TARGET_SECRET=" + secret, "IMBENCH_TARGET_LOG_PUSH=http://" + a.victorialogs + logPushPath},
 			health: "http://" + a.api + "/healthz",
 			url: fmt.Sprintf("api http://%s  ws ws://%s  metrics http://%s/metrics  wukongim api http://%s tcp tcp://%s ws ws://%s  wildfire admin http://%s mqtt tcp://%s",
 				a.api, a.ws, a.metrics, envOr("IMBENCH_TARGET_WUKONGIM_API", "127.0.0.1:15001"),
@@ -188,27 +196,6 @@ func renderScrapeTargets(target string) error {
 		}
 	}
 	return nil
-}
-
-// renderLoki writes .run/loki.yml: loki/loki.yml with the configured ports
-// and its storage under .run/loki.
-func renderLoki(a addrs) error {
-	raw, err := os.ReadFile(filepath.Join("loki", "loki.yml"))
-	if err != nil {
-		return err
-	}
-	data, err := filepath.Abs(filepath.Join(runDir, "loki"))
-	if err != nil {
-		return err
-	}
-	_, httpPort, _ := strings.Cut(a.loki, ":")
-	_, grpcPort, _ := strings.Cut(a.lokiGRPC, ":")
-	s := strings.NewReplacer(
-		"http_listen_port: 3100", "http_listen_port: "+httpPort,
-		"grpc_listen_port: 9096", "grpc_listen_port: "+grpcPort,
-		".run/loki", data,
-	).Replace(string(raw))
-	return os.WriteFile(filepath.Join(runDir, "loki.yml"), []byte(s), 0o644)
 }
 
 func envOr(key, fallback string) string {

@@ -1,10 +1,11 @@
 package main
 
 // The main job's whole path with the observability stack: `imbench up`
-// (reference target, node_exporter, process-exporter, Loki, Prometheus, all
-// native), a smoke run, then what the stack must hold: the run's im_* series,
-// per-component CPU and memory of the target and the generator, node
-// metrics, the run's log lines in Loki, and data behind every query of every
+// (reference target, node_exporter, process-exporter, VictoriaLogs,
+// Prometheus, all native), a smoke run, then what the stack must hold: the
+// run's im_* series, per-component CPU and memory of the target and the
+// generator, node metrics, the run's log lines in VictoriaLogs (imbench's and
+// the target's), and data behind every query of every
 // dashboard. Grafana cannot run here; this is how we know the dashboards
 // show something. Then `imbench down`, and nothing may be left running.
 
@@ -34,12 +35,12 @@ type stack struct {
 	root string
 	env  []string
 	prom string // http://host:port
-	loki string
+	logs string // VictoriaLogs, http://host:port
 }
 
 func newStack(t *testing.T) *stack {
 	tools := toolsDir(t)
-	for _, b := range []string{"prometheus", "loki"} {
+	for _, b := range []string{"prometheus", "victoria-logs"} {
 		if _, err := os.Stat(filepath.Join(tools, b)); err != nil {
 			t.Fatalf("%s not built: run `make test`", b)
 		}
@@ -51,7 +52,7 @@ func newStack(t *testing.T) *stack {
 	}
 	root := t.TempDir()
 	src := mustAbs(t, "../..")
-	for _, dir := range []string{"k6", "targets", "prometheus", "loki", "exporters"} {
+	for _, dir := range []string{"load", "targets", "prometheus", "exporters"} {
 		if err := os.Symlink(filepath.Join(src, dir), filepath.Join(root, dir)); err != nil {
 			t.Fatal(err)
 		}
@@ -59,15 +60,15 @@ func newStack(t *testing.T) *stack {
 	os.MkdirAll(filepath.Join(root, ".tools"), 0o755)
 	os.Symlink(tools, filepath.Join(root, ".tools", "bin"))
 	port := func() string { return fmt.Sprintf("127.0.0.1:%d", freePort(t)) }
-	api, ws, met, prom, node, proc, loki, grpc := port(), port(), port(), port(), port(), port(), port(), port()
+	api, ws, met, prom, node, proc, vlogs := port(), port(), port(), port(), port(), port(), port()
 	// WuKongIM's and Wildfire's listeners too: a stack already up on this
 	// machine holds their defaults. The target reads its IMBENCH_TARGET_*.
 	wkAPI, wkTCP, wkWS, wfAdmin, wfMQTT := port(), port(), port(), port(), port()
-	s := &stack{t: t, root: root, prom: "http://" + prom, loki: "http://" + loki}
+	s := &stack{t: t, root: root, prom: "http://" + prom, logs: "http://" + vlogs}
 	s.env = []string{"IMBENCH_NATIVE=1",
 		"IMBENCH_TARGET_API=" + api, "IMBENCH_TARGET_WS=" + ws, "IMBENCH_TARGET_METRICS=" + met,
 		"IMBENCH_PROMETHEUS=" + prom, "IMBENCH_NODE_EXPORTER=" + node, "IMBENCH_PROCESS_EXPORTER=" + proc,
-		"IMBENCH_LOKI=" + loki, "IMBENCH_LOKI_GRPC=" + grpc,
+		"IMBENCH_VICTORIALOGS=" + vlogs,
 		"IMBENCH_TARGET_WUKONGIM_API=" + wkAPI, "IMBENCH_TARGET_WUKONGIM_TCP=" + wkTCP, "IMBENCH_TARGET_WUKONGIM_WS=" + wkWS,
 		"IMBENCH_TARGET_WILDFIRE_ADMIN=" + wfAdmin, "IMBENCH_TARGET_WILDFIRE_MQTT=" + wfMQTT,
 		"IM_API_URL=http://" + api, "IM_WS_URL=ws://" + ws,
@@ -122,27 +123,17 @@ func (s *stack) series(expr string, from, at time.Time, instant bool) int {
 	return len(r.Data.Result)
 }
 
-func (s *stack) lokiLines(query string, from time.Time) int {
+// logLines runs a LogsQL query over [from, to] as Grafana's VictoriaLogs
+// plugin runs a logs panel's: each line's fields.
+func (s *stack) logLines(query string, from, to time.Time) []map[string]string {
 	s.t.Helper()
-	q := url.Values{"query": {query}, "start": {strconv.FormatInt(from.UnixNano(), 10)}, "limit": {"1000"}}
-	var r struct {
-		Data struct {
-			Result []struct {
-				Values [][2]string `json:"values"`
-			} `json:"result"`
-		} `json:"data"`
-	}
-	getJSON(s.t, s.loki+"/loki/api/v1/query_range?"+q.Encode(), &r)
-	n := 0
-	for _, st := range r.Data.Result {
-		n += len(st.Values)
-	}
-	return n
+	return logsQL(s.t, s.logs, query, from, to)
 }
 
 func TestStackObservesARun(t *testing.T) {
 	s := newStack(t)
 	t.Cleanup(func() { s.cli("down") })
+	upAt := time.Now()
 	if r := s.cli("up"); r.code != 0 {
 		t.Fatalf("up: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -150,7 +141,7 @@ func TestStackObservesARun(t *testing.T) {
 		t.Fatalf("second up should find all 5 services up:\n%s", r.stdout)
 	}
 	st := s.cli("status")
-	for _, svc := range []string{"reference-target", "node-exporter", "process-exporter", "loki", "prometheus"} {
+	for _, svc := range []string{"reference-target", "node-exporter", "process-exporter", "victorialogs", "prometheus"} {
 		if !regexp.MustCompile(`(?m)^`+svc+`\s+healthy \(pid \d+\)\s+http`).MatchString(st.stdout) &&
 			!regexp.MustCompile(`(?m)^`+svc+`\s+healthy \(pid \d+\)\s+api http`).MatchString(st.stdout) {
 			t.Fatalf("status does not show %s healthy with its URL:\n%s", svc, st.stdout)
@@ -159,7 +150,7 @@ func TestStackObservesARun(t *testing.T) {
 
 	r := s.cli("run", "-scenario", "openim/test1", "-scale", "0.25", "-rate", "25")
 	if r.code != 0 || !strings.Contains(r.stdout, "Message Integrity      | 100%") ||
-		!strings.Contains(r.stdout, "metrics → Prometheus") || !strings.Contains(r.stdout, "k6 log → Loki") {
+		!strings.Contains(r.stdout, "metrics → Prometheus") || !strings.Contains(r.stdout, "log → VictoriaLogs") {
 		t.Fatalf("run: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	var sum struct {
@@ -173,7 +164,7 @@ func TestStackObservesARun(t *testing.T) {
 	}
 	json.Unmarshal(raw, &sum)
 	run, from := sum.RunID, sum.StartedAt.Add(-5*time.Second)
-	time.Sleep(12 * time.Second) // two rule evaluations and a scrape after k6's last push
+	time.Sleep(12 * time.Second) // two rule evaluations and a scrape after the runner's last push
 	now := time.Now()
 
 	for _, q := range []string{
@@ -193,11 +184,12 @@ func TestStackObservesARun(t *testing.T) {
 			t.Errorf("Prometheus has nothing for %s", q)
 		}
 	}
-	if n := s.lokiLines(fmt.Sprintf(`{run_id=%q, job="k6"}`, run), from); n == 0 {
-		t.Error("Loki holds no k6 log line of the run")
+	if n := len(s.logLines(fmt.Sprintf(`{run_id=%q, job="imbench"}`, run), from, now)); n == 0 {
+		t.Error("VictoriaLogs holds no line of imbench's log of the run")
 	}
-	if n := s.lokiLines(`{job="imbench-target"}`, from); n == 0 {
-		t.Error("Loki holds no line of the target's log")
+	// The target logs as it starts (and on faults), not during a run.
+	if n := len(s.logLines(`{job="imbench-target", target="reference"}`, upAt, now)); n == 0 {
+		t.Error("VictoriaLogs holds no line of the target's log")
 	}
 
 	checkDashboards(t, s, run, from, now)
@@ -230,7 +222,7 @@ func TestStackObservesARun(t *testing.T) {
 	t.Run("holes", func(t *testing.T) { checkHoles(t, s) })
 
 	pids := map[string]string{}
-	for _, svc := range []string{"reference-target", "node-exporter", "process-exporter", "loki", "prometheus"} {
+	for _, svc := range []string{"reference-target", "node-exporter", "process-exporter", "victorialogs", "prometheus"} {
 		b, _ := os.ReadFile(filepath.Join(s.root, ".run", svc+".pid"))
 		pids[svc] = strings.TrimSpace(string(b))
 	}
@@ -256,8 +248,30 @@ func checkDashboards(t *testing.T, s *stack, run string, from, now time.Time) {
 			for _, tg := range p.Targets {
 				expr := fill.Replace(tg.Expr)
 				n := 0
-				if tg.Datasource["uid"] == dashboards.LokiUID {
-					n = s.lokiLines(expr, from)
+				if tg.Datasource["uid"] == dashboards.LogsUID {
+					// The log panel over the dashboard's own time range (the
+					// target logs as it starts, before the run): the run's
+					// lines, imbench's (job=imbench, this run_id), and the
+					// target's.
+					ago, err := time.ParseDuration(strings.TrimPrefix(fmt.Sprint(d.Time["from"]), "now-"))
+					if err != nil {
+						t.Fatalf("%s: time range from %v", name, d.Time["from"])
+					}
+					lines := s.logLines(expr, now.Add(-ago), now)
+					n = len(lines)
+					var runner, target int
+					for _, l := range lines {
+						switch {
+						case l["job"] == "imbench" && l["run_id"] == run:
+							runner++
+						case l["job"] == "imbench-target":
+							target++
+						}
+					}
+					if runner == 0 || target == 0 {
+						t.Errorf("%s / %q: %s finds %d lines of imbench's log of run %s and %d of the target's, want both",
+							name, p.Title, expr, runner, run, target)
+					}
 				} else {
 					n = s.series(expr, from, now, tg.Instant)
 				}
@@ -335,7 +349,7 @@ func checkReport(t *testing.T, s *stack, run string) {
 	window := fmt.Sprintf("%ds", int(r.Series.To.Sub(r.Series.From).Seconds()+0.999))
 	for _, c := range []struct{ row, expr string }{
 		{"imbench-target", `100 * avg_over_time(imbench:component_cpu_cores{component="imbench-target"}[` + window + `])`},
-		{"k6", `100 * avg_over_time(imbench:component_cpu_cores{component="imbench"}[` + window + `])`},
+		{"imbench", `100 * avg_over_time(imbench:component_cpu_cores{component="imbench"}[` + window + `])`},
 	} {
 		res, err := (report.Prom{URL: s.prom}).Instant(context.Background(), c.expr, r.Series.To)
 		if err != nil || len(res) != 1 {
@@ -423,7 +437,7 @@ func checkCompare(t *testing.T, s *stack, base string) {
 
 // checkHoles: Prometheus is killed mid-run; the report still comes, from
 // summary.json, and names the charts that have holes; once it is up again,
-// k6's remote write resumes.
+// the runner's remote write resumes.
 func checkHoles(t *testing.T, s *stack) {
 	r := s.startRun(t, "6")
 	time.Sleep(12 * time.Second)
@@ -458,7 +472,7 @@ func checkHoles(t *testing.T, s *stack) {
 	expr := fmt.Sprintf(`count_over_time(imbench_messages_sent_total{run_id=%q}[%dms])`, r.runID(t), now.Sub(restarted).Milliseconds())
 	res, err := (report.Prom{URL: s.prom}).Instant(context.Background(), expr, now)
 	if err != nil || len(res) == 0 {
-		t.Errorf("k6's remote write did not resume after Prometheus restarted at %s: %s gives %v %v",
+		t.Errorf("the runner's remote write did not resume after Prometheus restarted at %s: %s gives %v %v",
 			restarted.UTC().Format(time.RFC3339Nano), expr, res, err)
 	}
 }

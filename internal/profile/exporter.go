@@ -12,7 +12,7 @@ import (
 // the observability services themselves.
 var stackGroups = []Process{
 	{Group: "imbench", Comm: []string{"imbench"}},
-	{Group: "observability", Comm: []string{"prometheus", "loki", "prometheus-node", "prometheus-proc", "node_exporter", "process-exporte"}},
+	{Group: "observability", Comm: []string{"prometheus", "victoria-logs", "prometheus-node", "prometheus-proc", "node_exporter", "process-exporte"}},
 }
 
 // StackGroups names the groups that are not part of any target.

@@ -1,6 +1,6 @@
 // Package engine runs a plan's users: logins, heartbeats, paced sending with
 // per-sender order, gap and reconnect pulls, drain. It is protocol-neutral;
-// a Driver speaks the wire. All of it runs in Go goroutines so that one k6 VU
+// a Driver speaks the wire. All of it runs in Go goroutines so that one worker
 // holds thousands of online users.
 package engine
 

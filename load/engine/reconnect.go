@@ -42,7 +42,7 @@ func Attempt(ctx context.Context) int {
 
 // Fail ends the run early for a reason no retry can mend: every session's
 // context is cancelled with it, and Failure returns it from then on (the
-// k6 module aborts the test with it: one line).
+// runner aborts the run with it: one line, exit 108).
 func (sh *Shared) Fail(err error) {
 	if !sh.failure.CompareAndSwap(nil, &err) {
 		return

@@ -49,7 +49,7 @@ func (o *Options) Defaults() {
 	}
 }
 
-// Shared is what all VUs of one run in one k6 process share: the plan, the
+// Shared is what all workers of one run in one process share: the plan, the
 // driver, the checker, and process-wide figures (online users, sends per
 // second, progress) that no single VU can know.
 type Shared struct {

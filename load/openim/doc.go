@@ -1,4 +1,4 @@
-// Package openim is the OpenIM driver of k6/x/im: it registers the protocol
+// Package openim is imbench's OpenIM driver: it registers the protocol
 // "openim" (register.go) and speaks it for a plan with the wire format of
 // wire/openim. Files: register.go (options, preflight), driver.go (config,
 // setup over REST), rest.go (the admin API client), login.go (the

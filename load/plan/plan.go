@@ -3,7 +3,7 @@
 // which messages are sent in which order at which pace. A workload
 // (workload.go) is a list of classes, each of a registered kind (one file a
 // kind); it builds into a Plan. A plan is a pure function of its parameters,
-// so every VU and every k6 process (one per execution segment) derives the
+// so every worker and every process (one per segment) derives the
 // same one without talking to each other, and its messages are generated as
 // the run goes: nothing in it grows with the number of messages.
 package plan
@@ -289,8 +289,8 @@ func (p *Plan) Count(l Login) int {
 	return n
 }
 
-// UserRange is the slice of users one VU drives: VU number vu (1-based, k6's
-// exec.vu.idInTest, which k6 makes unique across execution segments) of vus.
+// UserRange is the slice of users one worker drives: worker number vu
+// (1-based, unique across the segments of a split run, see load/segment) of vus.
 func (p *Plan) UserRange(vu, vus int) (lo, hi uint32, err error) {
 	if vus < 1 || vu < 1 || vu > vus {
 		return 0, 0, fmt.Errorf("VU %d is outside 1..%d", vu, vus)

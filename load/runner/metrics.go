@@ -6,9 +6,8 @@ import (
 	"sync"
 	"time"
 
-	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
-
 	"github.com/imbench/imbench/internal/latency"
+	"github.com/imbench/imbench/internal/promrw"
 	"github.com/imbench/imbench/load/verify"
 )
 
@@ -54,7 +53,7 @@ const goroutineEvery = 5 * time.Second
 // Prometheus listens.
 type pusher struct {
 	run   *Run
-	rw    *remoteWriter
+	rw    *promrw.Writer
 	every time.Duration
 	base  map[string]string
 	vus   int
@@ -69,7 +68,7 @@ type pusher struct {
 	gStart     time.Time
 }
 
-func startPusher(run *Run, rw *remoteWriter, base map[string]string, vus int, every time.Duration) *pusher {
+func startPusher(run *Run, rw *promrw.Writer, base map[string]string, vus int, every time.Duration) *pusher {
 	p := &pusher{run: run, rw: rw, every: every, base: base, vus: vus, stop: make(chan struct{}), done: make(chan struct{})}
 	go p.loop()
 	return p
@@ -90,7 +89,7 @@ func (p *pusher) loop() {
 			p.push()
 		case <-p.stop:
 			p.push()
-			p.rw.finish()
+			p.rw.Finish()
 			return
 		}
 	}
@@ -128,21 +127,21 @@ func (p *pusher) push() {
 	p.mu.Lock()
 	lost := p.lost
 	p.mu.Unlock()
-	p.rw.write(p.series(time.Now(), lost))
+	p.rw.Write(p.series(time.Now(), lost))
 }
 
 // series is every series' value now.
-func (p *pusher) series(now time.Time, lost *verify.Reconciliation) []*prompb.TimeSeries {
-	ts := p.rw.stamp(now)
+func (p *pusher) series(now time.Time, lost *verify.Reconciliation) []promrw.TimeSeries {
+	ts := p.rw.Stamp(now)
 	sh := p.run.Shared
 	t := sh.Totals()
-	var out []*prompb.TimeSeries
+	var out []promrw.TimeSeries
 	add := func(name string, v float64, kv ...string) {
 		labels := maps.Clone(p.base)
 		for i := 0; i+1 < len(kv); i += 2 {
 			labels[kv[i]] = kv[i+1]
 		}
-		out = append(out, &prompb.TimeSeries{Labels: promLabels(labels, name), Samples: []*prompb.Sample{{Value: v, Timestamp: ts}}})
+		out = append(out, promrw.TimeSeries{Labels: promrw.Labels(labels, name), Samples: []promrw.Sample{{Value: v, Timestamp: ts}}})
 	}
 	add(mOnline, float64(sh.Online()))
 	add(mDown, float64(sh.Down()))
@@ -174,7 +173,7 @@ func (p *pusher) series(now time.Time, lost *verify.Reconciliation) []*prompb.Ti
 			}
 			labels := maps.Clone(p.base)
 			labels["conv_type"] = kind
-			out = append(out, &prompb.TimeSeries{Labels: promLabels(labels, name), Histograms: []*prompb.Histogram{nativeHistogram(n, ts)}})
+			out = append(out, promrw.TimeSeries{Labels: promrw.Labels(labels, name), Histograms: []promrw.Histogram{promrw.NativeHistogram(n, ts)}})
 		}
 	}
 	add(mCorrupted, float64(t.Corrupt))

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/imbench/imbench/internal/lokipush"
+	"github.com/imbench/imbench/internal/promrw"
 	"github.com/imbench/imbench/internal/summary"
 	"github.com/imbench/imbench/load/segment"
 )
@@ -160,7 +161,7 @@ func (pr *Prepared) Execute(ctx context.Context) int {
 	base := map[string]string{"run_id": run.ID, "target": run.Target.Name, "system": run.Target.System,
 		"scenario": run.Plan.Name, "instance": cfg.Instance}
 	run.mu.Lock()
-	run.metrics = startPusher(run, newRemoteWriter(cfg.PromWrite, cfg.Env, func(f string, a ...any) { pr.log.Warn(fmt.Sprintf(f, a...)) }),
+	run.metrics = startPusher(run, promrw.New(cfg.PromWrite, cfg.Env, func(f string, a ...any) { pr.log.Warn(fmt.Sprintf(f, a...)) }),
 		base, hi-lo+1, cfg.PushEvery)
 	run.mu.Unlock()
 

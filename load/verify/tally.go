@@ -30,7 +30,7 @@ func KindIndex(k plan.ConvKind) int {
 func KindName(i int) string { return [Kinds]string{"single", "group", "room"}[i] }
 
 // Tally counts what one VU's users did and saw. Message counters are split by
-// conversation kind; the k6 layer turns their growth into metric samples and
+// conversation kind; the runner writes them as metric series and
 // the summary adds the tallies of all VUs.
 type Tally struct {
 	Sent, Acked, SendFailed, Expected       [Kinds]atomic.Int64
@@ -49,7 +49,7 @@ type Tally struct {
 }
 
 // Latency records one latency series: an HDR histogram (µs, 3 significant
-// digits; exact count, sum and max) for the summary and the k6 gauges, and
+// digits; exact count, sum and max) for the summary and the thresholds, and
 // the same values in Prometheus native-histogram buckets for remote write.
 // Its size does not grow with the number of values.
 type Latency struct {

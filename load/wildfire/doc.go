@@ -1,4 +1,4 @@
-// Package wildfire is k6/x/im's driver for Wildfire IM (野火IM): users,
+// Package wildfire is imbench's driver for Wildfire IM (野火IM): users,
 // groups and chatrooms set up through the signed admin API, then one MQTT
 // connection per user (wire/wildfire: CONNECT with the token's password,
 // requests as encrypted QoS 1 PUBLISHes answered by PUBACKs with a result).

@@ -1,4 +1,4 @@
-// Package wukongim is the k6/x/im driver for WuKongIM v2 (wire/wukongim:
+// Package wukongim is imbench's driver for WuKongIM v2 (wire/wukongim:
 // ../shared/protocols/wukongim.md): users and group channels set up over the
 // HTTP API, one binary WKProto connection per user over TCP (or WebSocket),
 // CONNECT with the X25519 key exchange and AES-encrypted SEND/RECV, every

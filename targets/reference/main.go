@@ -59,7 +59,7 @@ func run(args []string) error {
 		maxConns    = fs.Int("max-conns", 100000, "connection limit (websocketMaxConnNum)")
 		logFormat   = fs.String("log-format", "text", "log format: text or json")
 		readTimeout = fs.Duration("read-timeout", openim.PongWait, "drop an OpenIM connection silent this long (the gateway's read deadline)")
-		lokiURL     = fs.String("loki", "", "also push the log to this Loki push URL (…/loki/api/v1/push)")
+		logPush     = fs.String("log-push", "", "also push the log to this Loki-protocol push `URL`, e.g. VictoriaLogs' http://127.0.0.1:9428/insert/loki/api/v1/push")
 		wkAPI       = fs.String("wukongim-api", "127.0.0.1:15001", "WuKongIM HTTP API `address` (empty: off)")
 		wkTCP       = fs.String("wukongim-tcp", "127.0.0.1:15100", "WuKongIM binary WKProto TCP `address` (empty: off)")
 		wkWS        = fs.String("wukongim-ws", "127.0.0.1:15200", "WuKongIM WKProto-over-WebSocket `address` (empty: off)")
@@ -131,8 +131,8 @@ func run(args []string) error {
 	if *logFormat == "json" {
 		h = slog.NewJSONHandler(os.Stderr, nil)
 	}
-	if *lokiURL != "" {
-		p := lokipush.New(*lokiURL, map[string]string{"job": "imbench-target", "target": "reference"})
+	if *logPush != "" {
+		p := lokipush.New(*logPush, map[string]string{"job": "imbench-target", "target": "reference"})
 		defer p.Close()
 		h = p.Handler(h)
 	}

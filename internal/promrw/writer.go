@@ -1,4 +1,4 @@
-package runner
+package promrw
 
 import (
 	"bytes"
@@ -11,18 +11,16 @@ import (
 	"strings"
 	"time"
 
-	prompb "buf.build/gen/go/prometheus/prometheus/protocolbuffers/go"
 	"github.com/klauspost/compress/snappy"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/imbench/imbench/internal/latency"
 )
 
-// remoteWriter sends series to a Prometheus remote-write endpoint (with
+// Writer sends series to a Prometheus remote-write endpoint (with
 // native histograms). Credentials come from the environment:
 // IM_PROMETHEUS_RW_USERNAME and _PASSWORD (basic auth), _BEARER_TOKEN,
 // _HEADERS ("Name:value,Name:value") and _INSECURE_SKIP_TLS_VERIFY.
-type remoteWriter struct {
+type Writer struct {
 	url      string
 	client   *http.Client
 	header   http.Header
@@ -33,12 +31,12 @@ type remoteWriter struct {
 	failures int
 }
 
-// newRemoteWriter returns nil when url is empty: the run writes nowhere.
-func newRemoteWriter(url string, env map[string]string, warnf func(string, ...any)) *remoteWriter {
+// New returns nil when url is empty: the run writes nowhere.
+func New(url string, env map[string]string, warnf func(string, ...any)) *Writer {
 	if url == "" {
 		return nil
 	}
-	w := &remoteWriter{url: url, client: &http.Client{Timeout: 5 * time.Second}, header: http.Header{}, warnf: warnf}
+	w := &Writer{url: url, client: &http.Client{Timeout: 5 * time.Second}, header: http.Header{}, warnf: warnf}
 	if insecure, _ := strconv.ParseBool(env["IM_PROMETHEUS_RW_INSECURE_SKIP_TLS_VERIFY"]); insecure {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the user asked for it
@@ -58,17 +56,17 @@ func newRemoteWriter(url string, env map[string]string, warnf func(string, ...an
 	return w
 }
 
-// stamp is the timestamp of a write at now: strictly after the previous
+// Stamp is the timestamp of a write at now: strictly after the previous
 // one, since Prometheus refuses a second value at the same millisecond.
-func (w *remoteWriter) stamp(now time.Time) int64 {
+func (w *Writer) Stamp(now time.Time) int64 {
 	w.last = max(now.UnixMilli(), w.last+1)
 	return w.last
 }
 
-// write sends series; a failure is counted and only the first one logged:
+// Write sends series; a failure is counted and only the first one logged:
 // the histograms are cumulative, so the next write that gets through
 // carries everything.
-func (w *remoteWriter) write(series []*prompb.TimeSeries) {
+func (w *Writer) Write(series []TimeSeries) {
 	w.writes++
 	if err := w.post(series); err != nil {
 		w.failures++
@@ -78,18 +76,15 @@ func (w *remoteWriter) write(series []*prompb.TimeSeries) {
 	}
 }
 
-// finish logs how many writes failed, if any did.
-func (w *remoteWriter) finish() {
+// Finish logs how many writes failed, if any did.
+func (w *Writer) Finish() {
 	if w != nil && w.failures > 0 {
 		w.warnf("metrics: %d of %d remote writes to %s failed", w.failures, w.writes, w.url)
 	}
 }
 
-func (w *remoteWriter) post(series []*prompb.TimeSeries) error {
-	raw, err := proto.Marshal(&prompb.WriteRequest{Timeseries: series})
-	if err != nil {
-		return err
-	}
+func (w *Writer) post(series []TimeSeries) error {
+	raw := Marshal(series)
 	req, err := http.NewRequest(http.MethodPost, w.url, bytes.NewReader(snappy.Encode(nil, raw)))
 	if err != nil {
 		return err
@@ -113,31 +108,25 @@ func (w *remoteWriter) post(series []*prompb.TimeSeries) error {
 	return nil
 }
 
-// promLabels are a series' labels, less empty ones, with __name__,
+// Labels are a series' labels, less empty ones, with __name__,
 // sorted by name.
-func promLabels(tags map[string]string, name string) []*prompb.Label {
-	labels := make([]*prompb.Label, 0, len(tags)+1)
+func Labels(tags map[string]string, name string) []Label {
+	labels := make([]Label, 0, len(tags)+1)
 	for k, v := range tags {
 		if k != "" && v != "" {
-			labels = append(labels, &prompb.Label{Name: k, Value: v})
+			labels = append(labels, Label{Name: k, Value: v})
 		}
 	}
-	labels = append(labels, &prompb.Label{Name: "__name__", Value: name})
-	slices.SortFunc(labels, func(a, b *prompb.Label) int { return strings.Compare(a.Name, b.Name) })
+	labels = append(labels, Label{Name: "__name__", Value: name})
+	slices.SortFunc(labels, func(a, b Label) int { return strings.Compare(a.Name, b.Name) })
 	return labels
 }
 
-// nativeHistogram encodes n as client_golang does (spans bridge gaps of up
-// to two empty buckets; counts as deltas), which is what k6's output sent.
-func nativeHistogram(n *latency.Native, ts int64) *prompb.Histogram {
-	h := &prompb.Histogram{
-		Count:         &prompb.Histogram_CountInt{CountInt: n.Count()},
-		Sum:           n.Sum(),
-		Schema:        latency.NativeSchema,
-		ZeroThreshold: latency.NativeZeroThreshold,
-		ZeroCount:     &prompb.Histogram_ZeroCountInt{ZeroCountInt: n.ZeroCount()},
-		Timestamp:     ts,
-	}
+// NativeHistogram is n as client_golang writes one (spans bridge gaps of
+// up to two empty buckets; counts as deltas).
+func NativeHistogram(n *latency.Native, ts int64) Histogram {
+	h := Histogram{Count: n.Count(), Sum: n.Sum(), Schema: latency.NativeSchema,
+		ZeroThreshold: latency.NativeZeroThreshold, ZeroCount: n.ZeroCount(), Timestamp: ts}
 	var prev int64
 	next := 0
 	appendCount := func(c int64) {
@@ -148,7 +137,7 @@ func nativeHistogram(n *latency.Native, ts int64) *prompb.Histogram {
 	n.Buckets(func(key int, count uint64) {
 		gap := key - next
 		if len(h.PositiveSpans) == 0 || gap > 2 {
-			h.PositiveSpans = append(h.PositiveSpans, &prompb.BucketSpan{Offset: int32(gap)})
+			h.PositiveSpans = append(h.PositiveSpans, BucketSpan{Offset: int32(gap)})
 		} else {
 			for range gap {
 				appendCount(0)

@@ -3,4 +3,6 @@
 // Package tools pins the command this module builds.
 package tools
 
-import _ "github.com/grafana/loki/v3/cmd/loki"
+import (
+	_ "github.com/VictoriaMetrics/VictoriaLogs/app/victoria-logs"
+)
