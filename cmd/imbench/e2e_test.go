@@ -352,6 +352,8 @@ func TestBadInputStopsBeforeLoad(t *testing.T) {
 			[]string{"-scenario", "openim/test1"}, "is not reachable"},
 		{"remote target", []string{"IM_API_URL=http://10.1.2.3:10002", "IM_WS_URL=" + tg.ws, "IM_SECRET=x"},
 			[]string{"-scenario", "openim/test1"}, "outside 127.0.0.0/8"},
+		{"wrong Wildfire secret", append(tg.env(), "IM_SECRET=wrong"), []string{"-scenario", "wildfire/group100"},
+			`code 244 "auth failure": the server refused the signature: check IM_SECRET (http.admin.secret_key)`},
 		{"threshold on no metric", tg.env(), []string{"-scenario", bad}, `threshold on "lsot": unknown metric`},
 		{"bad segment", tg.env(), []string{"-scenario", "openim/test1", "-segment", "3/3"}, `segment "3/3"`},
 		{"stray argument", tg.env(), []string{"-scenario", "openim/test1", "--", "-o", "x"}, `unexpected arguments`},

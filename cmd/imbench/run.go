@@ -265,7 +265,8 @@ func preflight(rc *runConfig) error {
 	defer cancel()
 	if err := proto.Preflight(ctx); err != nil {
 		hint := ""
-		if rc.target.Name == "reference" {
+		var op *net.OpError
+		if rc.target.Name == "reference" && errors.As(err, &op) {
 			hint = " (start it with make up)"
 		}
 		return fmt.Errorf("target %s: %v%s", rc.target.Name, err, hint)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"time"
 
 	wire "github.com/imbench/imbench/wire/wildfire"
@@ -27,7 +28,8 @@ func newAdmin(cfg Config) *Admin {
 	return &Admin{Base: cfg.AdminURL, Secret: cfg.Secret, HTTP: &http.Client{Timeout: 2 * cfg.Timeout, Transport: tr}}
 }
 
-// APIError is a refusal of the admin API.
+// APIError is a refusal of the admin API: an HTTP status other than 200,
+// or an envelope whose code is not 0, with the server's msg.
 type APIError struct {
 	Path string
 	HTTP int
@@ -35,22 +37,79 @@ type APIError struct {
 	Msg  string
 }
 
+// maxMsg bounds how much of the server's msg an error quotes.
+const maxMsg = 120
+
+// Error is one line: the path, the code and the server's msg, and for the
+// refusals of the admin check (AdminAction.preAction: 239, 243, 244, 250)
+// what to check. It never holds the secret.
 func (e *APIError) Error() string {
-	switch {
-	case e.HTTP != http.StatusOK:
-		return fmt.Sprintf("Wildfire admin API %s: HTTP %d", e.Path, e.HTTP)
-	case e.Code == wire.CodeAuthFailure || e.Code == wire.CodeAPINotSigned:
-		return fmt.Sprintf("Wildfire admin API %s: code %d %s: the admin secret (IM_SECRET, the server's http.admin.secret_key) was refused", e.Path, e.Code, e.Code)
-	case e.Code == wire.CodeSignExpired:
-		return fmt.Sprintf("Wildfire admin API %s: code %d %s: this machine's clock is more than 2 h ahead of the server's", e.Path, e.Code, e.Code)
-	case e.Code == wire.CodeOverFrequency:
-		return fmt.Sprintf("Wildfire admin API %s: code 250 OverFrequency: raise the server's http.admin.rate_limit for bulk setup", e.Path)
+	if e.HTTP != http.StatusOK {
+		return fmt.Sprintf("Wildfire admin API %s: HTTP %d: is this Wildfire's admin port (http.admin.port)?", e.Path, e.HTTP)
 	}
-	return fmt.Sprintf("Wildfire admin API %s: code %d %s %s", e.Path, e.Code, e.Code, e.Msg)
+	msg := e.Msg
+	if msg == "" {
+		msg = e.Code.String()
+	}
+	if r := []rune(msg); len(r) > maxMsg {
+		msg = string(r[:maxMsg]) + "…"
+	}
+	s := fmt.Sprintf("Wildfire admin API %s: code %d %s", e.Path, int(e.Code), strconv.Quote(msg))
+	switch e.Code {
+	case wire.CodeAuthFailure:
+		s += ": the server refused the signature: check IM_SECRET (http.admin.secret_key)"
+	case wire.CodeSignExpired:
+		s += ": the signature's timestamp is over 2 h behind the server's clock: check this machine's clock against the server's (or set http.admin.no_check_time true)"
+	case wire.CodeAPINotSigned:
+		s += ": the server saw no complete signature (nonce, timestamp and sign headers): check that no proxy between here and the server drops them"
+	case wire.CodeOverFrequency:
+		s += ": the server's rate limit refused it: raise http.admin.rate_limit and client.request_rate_limit in wildfirechat.conf (the seed's method sets both to 1000000; runbooks/wildfire.md)"
+	}
+	return s
+}
+
+// envelope is an admin answer as read before its result: code first (a
+// pointer, to tell an answer without one), then the result left raw, since
+// on a refusal of the admin check the real server fills it with an object
+// ({"code":244,"msg":"auth failure"}) whatever the call's result type is.
+type envelope struct {
+	Code   *int            `json:"code"`
+	Msg    string          `json:"msg"`
+	Result json.RawMessage `json:"result"`
+}
+
+// decodeAnswer reads one admin answer of path: the code, and only when it
+// is 0 the result into T (an absent or null result leaves T zero). A
+// non-zero code is an *APIError.
+func decodeAnswer[T any](path string, raw []byte) (T, error) {
+	var zero T
+	var env envelope
+	if err := json.Unmarshal(raw, &env); err != nil || env.Code == nil {
+		return zero, fmt.Errorf("Wildfire admin API %s: the answer is not a {code, msg, result} envelope: %s", path, snippet(raw))
+	}
+	if *env.Code != 0 {
+		return zero, &APIError{Path: path, HTTP: http.StatusOK, Code: wire.ErrorCode(*env.Code), Msg: env.Msg}
+	}
+	var out T
+	if len(env.Result) == 0 || string(env.Result) == "null" {
+		return out, nil
+	}
+	if err := json.Unmarshal(env.Result, &out); err != nil {
+		return zero, fmt.Errorf("Wildfire admin API %s: code 0 but the result is not a %T: %s", path, out, snippet(env.Result))
+	}
+	return out, nil
+}
+
+// snippet is the start of an answer, quoted on one line.
+func snippet(raw []byte) string {
+	if r := []rune(string(raw)); len(r) > 80 {
+		return strconv.Quote(string(r[:80])) + "…"
+	}
+	return strconv.Quote(string(raw))
 }
 
 // call signs and posts body to path (nil body: GET, unsigned) and decodes
-// the envelope's result into out (may be nil).
+// the answer's envelope: code first, then the result into T.
 func call[T any](ctx context.Context, a *Admin, path string, body any) (T, error) {
 	var zero T
 	method, rd := http.MethodGet, io.Reader(nil)
@@ -83,14 +142,7 @@ func call[T any](ctx context.Context, a *Admin, path string, body any) (T, error
 	if resp.StatusCode != http.StatusOK {
 		return zero, &APIError{Path: path, HTTP: resp.StatusCode}
 	}
-	var env wire.APIResult[T]
-	if err := json.Unmarshal(raw, &env); err != nil {
-		return zero, fmt.Errorf("Wildfire admin API %s: answer is not a result envelope: %w", path, err)
-	}
-	if !env.OK() {
-		return zero, &APIError{Path: path, HTTP: resp.StatusCode, Code: env.Err(), Msg: env.Msg}
-	}
-	return env.Result, nil
+	return decodeAnswer[T](path, raw)
 }
 
 // CreateUser creates a user whose name is its id.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"time"
 
 	"github.com/imbench/imbench/load/engine"
@@ -66,11 +67,11 @@ func open(t engine.Target) (engine.Protocol, error) {
 func (p *protocol) Preflight(ctx context.Context) error {
 	a := newAdmin(p.cfg)
 	if err := a.Health(ctx); err != nil {
-		var api *APIError
-		if !errors.As(err, &api) {
+		var ue *url.Error
+		if errors.As(err, &ue) {
 			return fmt.Errorf("Wildfire admin API at %s is not reachable: %w", p.cfg.AdminURL, unwrapNet(err))
 		}
-		return err
+		return err // an answer, but a refusal or not Wildfire's
 	}
 	if _, err := a.OnlineCount(ctx); err != nil {
 		return err

@@ -12,8 +12,9 @@ import (
 // api serves the admin routes of the real server's port 18080 that a load
 // client uses (wildfire.md §4, wire/wildfire/api.go). Every route but GET
 // /admin/health is a POST signed with the core's secret (nonce, timestamp,
-// sign: 239 missing, 243 older than 2 h, 244 wrong); every answer is HTTP
-// 200 with the {code, msg, result} envelope. An unknown path, or a route
+// sign: 239 missing, 243 older than 2 h, 244 wrong, answered with result
+// {code, msg} as the real server's check does); every answer is HTTP 200
+// with the {code, msg, result} envelope and the real server's msg. An unknown path, or a route
 // asked with another method, is HTTP 404 with code 254 in the envelope.
 type api struct {
 	f      *FrontEnd
@@ -51,7 +52,7 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	nonce, ts, sign := wire.AdminHeaderValues(r.Header)
 	if code := wire.CheckAdminSign(nonce, ts, sign, a.f.c.Secret(), time.Now().UnixMilli(), false); code != wire.CodeSuccess {
-		writeResult(w, http.StatusOK, nil, code)
+		writeRefusal(w, code)
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
@@ -63,15 +64,37 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeResult(w, http.StatusOK, out, code)
 }
 
+// writeResult answers a route's outcome as the real server's sendResponse
+// does: the code, its msg (apiMsg) and the result, which is left out on an
+// error (Gson omits a null).
 func writeResult(w http.ResponseWriter, status int, result any, code wire.ErrorCode) {
-	msg := wire.MsgSuccess
 	if code != wire.CodeSuccess {
-		msg = code.String()
 		result = nil
 	}
+	writeEnvelope(w, status, wire.APIResult[any]{Code: int(code), Msg: apiMsg(code), Result: result})
+}
+
+// refusal is the result the real server gives a request its admin check
+// refuses (Action.doAction: 239, 243, 244; 250 there too): an envelope of
+// the same code and msg with no result of its own.
+type refusal struct {
+	Code int    `json:"code"`
+	Msg  string `json:"msg"`
+}
+
+// writeRefusal answers a refusal of the admin check as the real server
+// does (wildfire.md §15): HTTP 200, the code and msg, and the result filled
+// with {code, msg} again, e.g.
+// {"code":244,"msg":"auth failure","result":{"code":244,"msg":"auth failure"}}.
+func writeRefusal(w http.ResponseWriter, code wire.ErrorCode) {
+	msg := apiMsg(code)
+	writeEnvelope(w, http.StatusOK, wire.APIResult[any]{Code: int(code), Msg: msg, Result: refusal{Code: int(code), Msg: msg}})
+}
+
+func writeEnvelope(w http.ResponseWriter, status int, env wire.APIResult[any]) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(wire.APIResult[any]{Code: int(code), Msg: msg, Result: result})
+	json.NewEncoder(w).Encode(env)
 }
 
 // decode parses a JSON body: 2 when it does not parse.

@@ -3,8 +3,10 @@ package wildfire_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,8 +15,10 @@ import (
 	wire "github.com/imbench/imbench/wire/wildfire"
 )
 
-// Every admin route is a signed POST: missing 239, expired 243, wrong 244;
-// health needs none; an unknown path is an envelope, not a crash.
+// Every admin route is a signed POST: missing 239, expired 243, wrong 244,
+// each answered as the real server's check does, with the result filled
+// with {code, msg} (wildfire.md §15); health needs none; an unknown path is
+// an envelope, not a crash.
 func TestAdminSignatures(t *testing.T) {
 	t.Parallel()
 	tg := reftest.StartWildfire(t, core.Faults{}, reftest.WFOptions{})
@@ -38,10 +42,21 @@ func TestAdminSignatures(t *testing.T) {
 	} {
 		r, _ := http.NewRequest(http.MethodPost, tg.AdminURL+wire.PathUserCreate, bytes.NewReader(body))
 		k.header(r.Header)
-		var res wire.APIResult[*wire.CreateUserResult]
-		do(t, r, &res)
-		if res.Err() != k.want || (k.want != wire.CodeSuccess && res.Result != nil) {
-			t.Errorf("%s: %+v, want code %d", k.name, res, k.want)
+		var raw json.RawMessage
+		do(t, r, &raw)
+		var res wire.APIResult[json.RawMessage]
+		if err := json.Unmarshal(raw, &res); err != nil || res.Err() != k.want {
+			t.Errorf("%s: %s, want code %d", k.name, raw, k.want)
+			continue
+		}
+		if k.want == wire.CodeSuccess {
+			continue
+		}
+		msg := map[wire.ErrorCode]string{wire.CodeAPINotSigned: "api not signed or sign parameter not completion",
+			wire.CodeSignExpired: "sign expired", wire.CodeAuthFailure: "auth failure"}[k.want]
+		want := fmt.Sprintf(`{"code":%d,"msg":%q,"result":{"code":%d,"msg":%q}}`, k.want, msg, k.want, msg)
+		if got := strings.TrimSpace(string(raw)); got != want {
+			t.Errorf("%s: %s, want %s", k.name, got, want)
 		}
 	}
 
@@ -105,7 +120,7 @@ func TestAdminRoutes(t *testing.T) {
 	}
 	var dup wire.APIResult[wire.CreateGroupResult]
 	post(t, tg, wire.PathGroupCreate, wire.CreateGroupReq{Operator: "u1", Group: wire.GroupJSON{GroupInfo: wire.GroupInfoJSON{TargetID: "g1", Name: "x"}}}, &dup)
-	if dup.Err() != wire.CodeGroupAlreadyExist {
+	if dup.Err() != wire.CodeGroupAlreadyExist || dup.Msg != "group already exist" || dup.Result != (wire.CreateGroupResult{}) {
 		t.Fatalf("existing group: %+v", dup)
 	}
 	var add wire.APIResult[any]

@@ -39,3 +39,30 @@ func apiCode(err error) wire.ErrorCode {
 	}
 	return wire.CodeServerError
 }
+
+// apiMsgs are the real server's msg texts (ErrorCode.java) for the codes
+// this front end answers on the admin API.
+var apiMsgs = map[wire.ErrorCode]string{
+	wire.CodeSuccess:           "success",
+	wire.CodeInvalidData:       "invalid data",
+	wire.CodeServerError:       "server error",
+	wire.CodeNotInGroup:        "not in group",
+	wire.CodeGroupAlreadyExist: "group already exist",
+	wire.CodeAPINotSigned:      "api not signed or sign parameter not completion",
+	wire.CodeSignExpired:       "sign expired",
+	wire.CodeAuthFailure:       "auth failure",
+	wire.CodeTimeout:           "timeout",
+	wire.CodeOverFrequency:     "over frequency",
+	wire.CodeInvalidParameter:  "Invalid parameter",
+	wire.CodeNotExist:          "not exist",
+	wire.CodeNotImplement:      "not implement",
+}
+
+// apiMsg is an admin answer's msg for code: the real server's text, else
+// the code's name.
+func apiMsg(code wire.ErrorCode) string {
+	if m, ok := apiMsgs[code]; ok {
+		return m
+	}
+	return code.String()
+}
