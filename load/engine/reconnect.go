@@ -61,7 +61,8 @@ func (sh *Shared) Failure() error {
 }
 
 // GatewayFor is the gateway of gateways user u logs in at: its own on a
-// first login, the next one on each reconnect attempt.
+// first login, the next one on each reconnect attempt and on each retry of
+// a first login that failed.
 func GatewayFor(ctx context.Context, gateways []string, u uint32) string {
-	return gateways[(int(u)+Attempt(ctx))%len(gateways)]
+	return gateways[(int(u)+Attempt(ctx)+Retry(ctx))%len(gateways)]
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -64,12 +65,23 @@ func (s *Session) Shared() *Shared { return s.sh }
 type LoginResult struct {
 	Attempted int   `js:"attempted"`
 	Online    int   `js:"online"`
-	Failed    int   `js:"failed"`
+	Failed    int   `js:"failed"`  // users that never got online in this phase
+	Retried   int   `js:"retried"` // users that got online after a failed attempt
 	FirstErr  error `js:"-"`
 }
 
 // Login logs in the session's users of the given phase, LoginParallel at a
 // time, each followed by its sync; it returns when all have finished.
+//
+// A login that fails (the server closed the connection first, did not
+// answer, or the dial failed) is tried again after the reconnect backoff,
+// LoginRetries times at most: a server that drops a few logins of a burst
+// (a real WuKongIM does) gets them again, and the user, online late, pulls
+// what it missed. A refusal is not tried again, nor is anything when every
+// one of at least minAllFailed first attempts failed: the target refuses
+// everyone, and the run ends at once. A user whose every attempt failed is
+// marked never online: what it was owed is counted as not attempted, not
+// as lost.
 func (s *Session) Login(phase plan.Login) LoginResult {
 	if phase == plan.Late {
 		s.sh.SetPhase("late login")
@@ -77,9 +89,26 @@ func (s *Session) Login(phase plan.Login) LoginResult {
 		s.sh.SetPhase("login")
 	}
 	var (
-		res LoginResult
-		mu  sync.Mutex
+		res    LoginResult
+		mu     sync.Mutex
+		failed []*User
+		errs   = map[*User]error{}
 	)
+	done := func(u *User, err error, retried bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err == nil {
+			res.Online++
+			if retried {
+				res.Retried++
+			}
+			return
+		}
+		if res.FirstErr == nil {
+			res.FirstErr = err
+		}
+		res.Failed++
+	}
 	g := errgroup.Group{}
 	g.SetLimit(s.sh.Opts.LoginParallel)
 	for _, u := range s.users {
@@ -91,25 +120,113 @@ func (s *Session) Login(phase plan.Login) LoginResult {
 			break
 		}
 		g.Go(func() error {
-			ctx, cancel := context.WithTimeout(s.ctx, 60*time.Second)
-			defer cancel()
-			err := u.login(ctx, false)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				res.Failed++
-				if res.FirstErr == nil {
-					res.FirstErr = err
+			err := u.attempt(0)
+			if err == nil || !s.retrying(err) {
+				done(u, err, false)
+				if err != nil {
+					u.gaveUp(err, 1)
 				}
-				s.sh.warn("%v", err)
 				return nil
 			}
-			res.Online++
+			mu.Lock()
+			failed = append(failed, u)
+			errs[u] = err
+			mu.Unlock()
 			return nil
 		})
 	}
 	_ = g.Wait()
+	if res.Online == 0 && len(failed)+res.Failed >= minAllFailed {
+		// Every first attempt failed: the target refuses everyone (a wrong
+		// secret, a server that is down). Retrying would only delay saying so.
+		for _, u := range failed {
+			done(u, errs[u], false)
+			u.gaveUp(errs[u], 1)
+		}
+		return res
+	}
+	// Each waits its backoff without holding a slot; attempts take one.
+	sem := make(chan struct{}, s.sh.Opts.LoginParallel)
+	var wg sync.WaitGroup
+	for _, u := range failed {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err, tries := u.retryLogin(errs[u], sem)
+			done(u, err, err == nil)
+			if err != nil {
+				u.gaveUp(err, tries)
+			}
+		}()
+	}
+	wg.Wait()
 	return res
+}
+
+// minAllFailed is how many first attempts, all failed, say that the target
+// refuses everyone rather than dropping a few logins.
+const minAllFailed = 3
+
+// retrying reports whether a failed first attempt is tried again.
+func (s *Session) retrying(err error) bool {
+	return s.sh.Opts.LoginRetries > 0 && retryable(err) && s.ctx.Err() == nil && !s.closing.Load()
+}
+
+// attempt is one first-login attempt; retry counts the attempts before it.
+func (u *User) attempt(retry int) error {
+	ctx, cancel := context.WithTimeout(WithRetry(u.s.ctx, retry), 60*time.Second)
+	defer cancel()
+	return u.login(ctx, false)
+}
+
+// retryLogin tries a first login that failed with err again, after the
+// reconnect backoff, until it succeeds or LoginRetries attempts more have
+// failed; it returns the last error and the attempts made in all.
+func (u *User) retryLogin(err error, sem chan struct{}) (error, int) {
+	s := u.s
+	o := s.sh.Opts
+	tries := 1
+	for retry := 1; retry <= o.LoginRetries; retry++ {
+		wait := backoff(retry, o.ReconnectDelay, o.ReconnectCap)
+		s.sh.warn("login of %s failed, trying again in %s (%d of %d): %v", s.sh.Plan.UserID(u.idx),
+			wait.Round(time.Millisecond), retry, o.LoginRetries, err)
+		select {
+		case <-time.After(wait):
+		case <-s.ctx.Done():
+			return err, tries
+		}
+		s.Tally.LoginRetried[CauseOf(err)].Add(1)
+		tries++
+		sem <- struct{}{}
+		err = u.attempt(retry)
+		<-sem
+		if err == nil {
+			s.Tally.LoginsRetried.Add(1)
+			return nil, tries
+		}
+		if !s.retrying(err) {
+			break
+		}
+	}
+	return err, tries
+}
+
+// gaveUp reports a user whose first login failed for good; one that was
+// never online is marked so, and what it was owed is not attempted.
+func (u *User) gaveUp(err error, tries int) {
+	s := u.s
+	u.mu.Lock()
+	never := !u.everOn
+	u.mu.Unlock()
+	if never && !errors.Is(err, errSessionClosed) && s.ctx.Err() == nil {
+		u.inbox.SetNeverOnline()
+		s.Tally.NeverOnline.Add(1)
+	}
+	what := "attempt"
+	if tries > 1 {
+		what = "attempts"
+	}
+	s.sh.warn("%s never got online (%d %s failed; the last: %v)", s.sh.Plan.UserID(u.idx), tries, what, err)
 }
 
 // heartbeat pings every online user once per PingInterval, spread evenly

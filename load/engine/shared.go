@@ -20,6 +20,7 @@ type Options struct {
 	ReconnectDelay time.Duration // first wait before logging in again after a disconnect; doubles per attempt
 	ReconnectCap   time.Duration // the longest wait between attempts
 	ReconnectMax   int           // attempts per disconnect
+	LoginRetries   int           // a first login that failed is tried again this often (0: 5; <0: never), with the reconnect backoff
 	DrainQuiet     time.Duration // drain ends after this long without a delivery
 	DrainTimeout   time.Duration // drain ends after this long in any case
 	SyncBatch      int           // seqs per pull request during a sync
@@ -43,6 +44,9 @@ func (o *Options) Defaults() {
 	}
 	if o.ReconnectMax <= 0 {
 		o.ReconnectMax = 30
+	}
+	if o.LoginRetries == 0 {
+		o.LoginRetries = 5
 	}
 	if o.SyncBatch <= 0 {
 		o.SyncBatch = 1000

@@ -11,7 +11,10 @@ import (
 	"github.com/imbench/imbench/load/verify"
 )
 
-var errDroppedAtLogin = errors.New("connection dropped during login")
+var (
+	errDroppedAtLogin = errors.New("connection dropped during login")
+	errSessionClosed  = errors.New("session closed during login")
+)
 
 // User is one simulated client: its connection, its inbox, its send queue.
 type User struct {
@@ -60,6 +63,7 @@ func (u *User) login(ctx context.Context, recover bool) error {
 	c, err := s.sh.Driver.Connect(ctx, u.idx, u)
 	if err != nil {
 		s.Tally.ConnectErrors.Add(1)
+		s.Tally.LoginFailed[CauseOf(err)].Add(1)
 		return err
 	}
 	u.mu.Lock()
@@ -70,7 +74,7 @@ func (u *User) login(ctx context.Context, recover bool) error {
 				s.Tally.Disconnects.Add(1)
 			}
 		})
-		return errors.New("session closed during login")
+		return errSessionClosed
 	}
 	u.conn = c
 	first := !u.everOn
@@ -295,6 +299,7 @@ func (u *User) relogin() {
 	back := false
 	defer func() { s.sh.outages.back(time.Now(), back) }()
 	o := s.sh.Opts
+	var last error // the previous attempt's failure
 	for attempt := 1; attempt <= o.ReconnectMax; attempt++ {
 		select {
 		case <-time.After(backoff(attempt, o.ReconnectDelay, o.ReconnectCap)):
@@ -304,6 +309,9 @@ func (u *User) relogin() {
 		}
 		if s.closing.Load() {
 			return
+		}
+		if last != nil {
+			s.Tally.LoginRetried[CauseOf(last)].Add(1)
 		}
 		// Cleared before the login so that the new connection, should it
 		// drop at once, starts its own reconnect.
@@ -322,6 +330,7 @@ func (u *User) relogin() {
 		}
 		setFlag(true)
 		s.sh.warn("reconnect %d of %s: %v", attempt, s.sh.Plan.UserID(u.idx), err)
+		last = err
 	}
 	setFlag(false)
 }

@@ -14,7 +14,8 @@ type Outcome uint8
 const (
 	Delivered  Outcome = iota // first arrival of this message at this user
 	OutOfOrder                // first arrival, pushed after a later message of the same sender and conversation
-	Duplicate                 // pushed again after it had already arrived
+	Duplicate                 // pushed again after it had already arrived by push: the server delivered it twice
+	PushedAfterPull           // pushed once after a pull had brought it: the client's pull met a late push
 	Overlap                   // a pulled copy of something already here: the sync's overlap, not a fault
 	Self                      // the sender's own copy (a server's sender sync)
 	BeforeJoin                // a chatroom message sent before this user joined: not expected
@@ -52,6 +53,7 @@ type Inbox struct {
 	mu    sync.Mutex
 	me    uint32
 	convs map[uint32]*convIn
+	never bool // the user was due to log in and never got online
 	// The conversation of the last arrival: a member of a busy group gets
 	// one after another from the same one.
 	lastC  uint32
@@ -68,6 +70,12 @@ type convIn struct {
 type senderIn struct {
 	got  seqSet
 	maxN uint64
+	// The numbers whose first copy came by pull (one word for a late
+	// user's contiguous catch-up, a few entries for gap pulls), and those
+	// of them a push has brought since: the first such push is the pull
+	// meeting a late push, a second one a duplicate.
+	pulled     rangeSet
+	pushedLate map[uint64]struct{}
 }
 
 // NewInbox returns the inbox of user me.
@@ -150,8 +158,21 @@ func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *
 			t.Overlap.Add(1)
 			return Overlap
 		}
+		if s.pulled.has(n) {
+			if _, again := s.pushedLate[n]; !again {
+				if s.pushedLate == nil {
+					s.pushedLate = map[uint64]struct{}{}
+				}
+				s.pushedLate[n] = struct{}{}
+				t.PushedAfterPull[k].Add(1)
+				return PushedAfterPull
+			}
+		}
 		t.Duplicates[k].Add(1)
 		return Duplicate
+	}
+	if a.Pulled {
+		s.pulled.add(n)
 	}
 	out := Delivered
 	if !a.Pulled && n < s.maxN {
@@ -191,6 +212,22 @@ func (in *Inbox) Join(c uint32, first func(atUs int64)) {
 		cv.joinedUs = time.Now().UnixMicro()
 		first(cv.joinedUs)
 	}
+}
+
+// SetNeverOnline marks the user as one that was due to log in and never
+// got online: the reconciliation counts what it was owed as not
+// attempted, not as lost.
+func (in *Inbox) SetNeverOnline() {
+	in.mu.Lock()
+	in.never = true
+	in.mu.Unlock()
+}
+
+// NeverOnline reports whether SetNeverOnline marked the user.
+func (in *Inbox) NeverOnline() bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.never
 }
 
 // Gaps lists up to limit seqs of conversation c that are missing below the

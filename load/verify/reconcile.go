@@ -10,10 +10,21 @@ type LostDelivery = summary.LostDelivery
 
 // Reconciliation is the end-of-test account of one process's users.
 type Reconciliation struct {
-	Matched    [Kinds]int64   // deliveries of acknowledged messages (or of senders in other processes)
-	Unexpected [Kinds]int64   // deliveries of messages whose send was never acknowledged
-	Lost       [Kinds]int64   // expected − matched
-	Sample     []LostDelivery // some of the lost deliveries, when their senders are local
+	Matched    [Kinds]int64 // deliveries of acknowledged messages (or of senders in other processes)
+	Unexpected [Kinds]int64 // deliveries of messages whose send was never acknowledged
+	// NotAttempted are the expected deliveries to users who were due to log
+	// in and never got online (Inbox.SetNeverOnline): acknowledged messages
+	// of their conversations, of senders in this process. The server was
+	// never given the chance to deliver them: not lost.
+	NotAttempted [Kinds]int64
+	NeverOnline  int            // such users
+	Lost         [Kinds]int64   // expected − matched − not attempted
+	Sample       []LostDelivery // some of the lost deliveries, when their senders are local
+	// NotAttemptedPartial is set when a user never online shares a
+	// conversation with a member held by another process (a split run):
+	// what that member's messages owed it is not known here and stays in
+	// Lost.
+	NotAttemptedPartial bool
 }
 
 // Reconcile compares what the local receivers got with what was expected.
@@ -23,6 +34,16 @@ type Reconciliation struct {
 // are trusted, and the global figure is the sum over processes.
 func Reconcile(p *plan.Plan, expected [Kinds]int64, inboxes map[uint32]*Inbox, outboxes map[uint32]*Outbox, sampleMax int) Reconciliation {
 	var r Reconciliation
+	never := map[uint32]bool{}
+	for u, in := range inboxes {
+		if in.NeverOnline() && p.Reachable(u) {
+			never[u] = true
+		}
+	}
+	r.NeverOnline = len(never)
+	if len(never) > 0 {
+		r.NotAttempted, r.NotAttemptedPartial = notAttempted(p, never, outboxes)
+	}
 	for _, in := range inboxes {
 		in.mu.Lock()
 		for c, cv := range in.convs {
@@ -51,12 +72,54 @@ func Reconcile(p *plan.Plan, expected [Kinds]int64, inboxes map[uint32]*Inbox, o
 		in.mu.Unlock()
 	}
 	for k := range r.Lost {
-		r.Lost[k] = expected[k] - r.Matched[k]
+		r.Lost[k] = expected[k] - r.Matched[k] - r.NotAttempted[k]
 	}
 	if Owed(r.Lost) > 0 && sampleMax > 0 {
 		r.Sample = sampleLost(p, inboxes, outboxes, sampleMax)
 	}
 	return r
+}
+
+// notAttempted counts what the acknowledged messages of local senders owed
+// the users in never, conversation by conversation (chatrooms expect only
+// members who joined, which these never did).
+func notAttempted(p *plan.Plan, never map[uint32]bool, outboxes map[uint32]*Outbox) (out [Kinds]int64, partial bool) {
+	for c := range p.Convs {
+		conv := uint32(c)
+		if p.Convs[c].Kind == plan.Room {
+			continue
+		}
+		members := p.Members(conv)
+		owed := 0 // members of this conversation never online
+		for _, m := range members {
+			if never[m] {
+				owed++
+			}
+		}
+		if owed == 0 {
+			continue
+		}
+		k := KindIndex(p.Convs[c].Kind)
+		for _, s := range members {
+			ob := outboxes[s]
+			if ob == nil {
+				partial = true
+				continue
+			}
+			ob.mu.Lock()
+			var acked uint64
+			if set := ob.acked[conv]; set != nil {
+				acked = set.len()
+			}
+			ob.mu.Unlock()
+			n := owed
+			if never[s] {
+				n-- // its own copy is no delivery
+			}
+			out[k] += int64(acked) * int64(n)
+		}
+	}
+	return out, partial
 }
 
 // sampleLost walks acknowledged messages of local senders and names
@@ -83,7 +146,7 @@ func sampleLost(p *plan.Plan, inboxes map[uint32]*Inbox, outboxes map[uint32]*Ou
 						continue
 					}
 					in := inboxes[r]
-					if in == nil || in.Has(c, s, n) {
+					if in == nil || in.NeverOnline() || in.Has(c, s, n) {
 						continue
 					}
 					out = append(out, LostDelivery{Receiver: r, Sender: s, Conv: c, N: uint32(n)})

@@ -94,3 +94,41 @@ func (s *seqSet) each(fn func(uint64) bool) {
 		}
 	}
 }
+
+// rangeSet holds positive integers as sorted, disjoint, non-adjacent
+// ranges: its size is the number of runs, whatever their length (a late
+// user's catch-up is one, each gap pull one more).
+type rangeSet struct{ r [][2]uint64 }
+
+// add inserts x.
+func (s *rangeSet) add(x uint64) {
+	n := len(s.r)
+	if n > 0 && x == s.r[n-1][1]+1 { // the usual case: pulls ascend
+		s.r[n-1][1] = x
+		return
+	}
+	i := sort.Search(n, func(i int) bool { return s.r[i][1]+1 >= x }) // first range ending at or after x-1
+	if i < n && s.r[i][0] <= x+1 && x <= s.r[i][1]+1 {
+		if x >= s.r[i][0] && x <= s.r[i][1] {
+			return
+		}
+		if x == s.r[i][1]+1 {
+			s.r[i][1] = x
+			if i+1 < n && s.r[i+1][0] == x+1 { // joins the next
+				s.r[i][1] = s.r[i+1][1]
+				s.r = append(s.r[:i+1], s.r[i+2:]...)
+			}
+			return
+		}
+		s.r[i][0] = x // x+1 == start
+		return
+	}
+	s.r = append(s.r, [2]uint64{})
+	copy(s.r[i+1:], s.r[i:])
+	s.r[i] = [2]uint64{x, x}
+}
+
+func (s *rangeSet) has(x uint64) bool {
+	i := sort.Search(len(s.r), func(i int) bool { return s.r[i][1] >= x })
+	return i < len(s.r) && s.r[i][0] <= x
+}

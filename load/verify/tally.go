@@ -29,6 +29,18 @@ func KindIndex(k plan.ConvKind) int {
 // KindName is the metric tag value of slot i.
 func KindName(i int) string { return [Kinds]string{"single", "group", "room"}[i] }
 
+// LoginCauses indexes the login failure counters by why an attempt failed
+// (engine.LoginCause has the same order).
+const LoginCauses = 4
+
+// LoginCauseName is the metric tag value of login cause i: the server
+// closed the connection before it answered the login, no answer came in
+// time, the server refused it, anything else (the dial, TLS, a protocol
+// error).
+func LoginCauseName(i int) string {
+	return [LoginCauses]string{"closed", "no_answer", "refused", "other"}[i]
+}
+
 // Tally counts what one VU's users did and saw. Message counters are split by
 // conversation kind; the runner writes them as metric series and
 // the summary adds the tallies of all VUs.
@@ -36,6 +48,7 @@ type Tally struct {
 	Sent, Acked, SendFailed, Expected       [Kinds]atomic.Int64
 	Pushed, Pulled, Duplicates, OutOfOrder  [Kinds]atomic.Int64
 	GapPulled                               [Kinds]atomic.Int64 // the part of Pulled that filled a seq gap
+	PushedAfterPull                         [Kinds]atomic.Int64 // a push of a message the user already had by pull: the client's pull met a late push
 	Corrupt, Foreign, Overlap               atomic.Int64
 	BeforeJoin                              atomic.Int64 // chatroom messages sent before the receiver joined
 	Dispatched                              atomic.Int64 // members (sender included) of acknowledged messages' conversations
@@ -44,6 +57,12 @@ type Tally struct {
 	Reconnects, LoginsImmediate, LoginsLate atomic.Int64
 	PullRequests, HeartbeatsSent            atomic.Int64
 	NegativeE2E                             atomic.Int64 // received before created: sender's clock ahead
+	// Login attempts that failed, first logins and reconnects alike, by
+	// cause (LoginCauseName), and the attempts made again after a failure
+	// of that cause.
+	LoginFailed, LoginRetried [LoginCauses]atomic.Int64
+	LoginsRetried             atomic.Int64 // first logins that got online after a failed attempt
+	NeverOnline               atomic.Int64 // users due to log in whose every first-login attempt failed
 
 	E2E, Ack [Kinds]Latency
 }
@@ -92,7 +111,7 @@ func (l *Latency) MergeNativeInto(n *latency.Native) {
 type Totals struct {
 	Sent, Acked, SendFailed, Expected       [Kinds]int64
 	Pushed, Pulled, GapPulled               [Kinds]int64
-	Duplicates, OutOfOrder                  [Kinds]int64
+	Duplicates, OutOfOrder, PushedAfterPull [Kinds]int64
 	Corrupt, Foreign, Overlap               int64
 	BeforeJoin                              int64
 	Dispatched                              int64
@@ -101,6 +120,8 @@ type Totals struct {
 	Reconnects, LoginsImmediate, LoginsLate int64
 	PullRequests, HeartbeatsSent            int64
 	NegativeE2E                             int64
+	LoginFailed, LoginRetried               [LoginCauses]int64
+	LoginsRetried, NeverOnline              int64
 }
 
 // Add folds a tally into the totals.
@@ -115,7 +136,14 @@ func (t *Totals) Add(x *Tally) {
 		t.GapPulled[k] += x.GapPulled[k].Load()
 		t.Duplicates[k] += x.Duplicates[k].Load()
 		t.OutOfOrder[k] += x.OutOfOrder[k].Load()
+		t.PushedAfterPull[k] += x.PushedAfterPull[k].Load()
 	}
+	for i := 0; i < LoginCauses; i++ {
+		t.LoginFailed[i] += x.LoginFailed[i].Load()
+		t.LoginRetried[i] += x.LoginRetried[i].Load()
+	}
+	t.LoginsRetried += x.LoginsRetried.Load()
+	t.NeverOnline += x.NeverOnline.Load()
 	t.Corrupt += x.Corrupt.Load()
 	t.Foreign += x.Foreign.Load()
 	t.Overlap += x.Overlap.Load()
@@ -140,3 +168,6 @@ func Sum(a [Kinds]int64) int64 { return a[0] + a[1] + a[RoomIndex] }
 // Owed adds up the kinds whose every expected delivery must arrive: all
 // but chatrooms.
 func Owed(a [Kinds]int64) int64 { return Sum(a) - a[RoomIndex] }
+
+// Causes adds up a per-cause login counter.
+func Causes(a [LoginCauses]int64) int64 { return a[0] + a[1] + a[2] + a[3] }

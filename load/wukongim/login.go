@@ -28,6 +28,16 @@ func (e *LoginError) Error() string {
 	return fmt.Sprintf("login of %s refused: CONNACK reason %d %s", e.User, e.Reason, e.Reason)
 }
 
+// Unwrap makes a refusal engine.ErrLoginRefused to the engine's tallies.
+func (e *LoginError) Unwrap() error { return engine.ErrLoginRefused }
+
+// silenceLimit tells a server that dropped a login from one that stayed
+// silent: a real WuKongIM closes a connection that sent no CONNECT after
+// ≈ 3 s and one whose login it refused after ≈ 6 s (wukongim.md §13), so a
+// close sooner than this after the CONNECT was no timer of its: it
+// dropped the login.
+const silenceLimit = 2 * time.Second
+
 // dial connects user u: the transport, then CONNECT and nothing else until
 // the CONNACK (the server closes a connection that sends more first).
 func (d *Driver) dial(ctx context.Context, u uint32, h engine.Handler) (*conn, error) {
@@ -100,13 +110,10 @@ func (c *conn) handshake(ctx context.Context, nc net.Conn, gw *url.URL) ([]byte,
 	if _, err := nc.Write(frame); err != nil {
 		return nil, err
 	}
+	sent := time.Now()
 	ack, rest, err := c.readConnack(nc, rest)
 	if err != nil {
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			return nil, fmt.Errorf("no CONNACK within %s (a WuKongIM server refuses a login by silence: check the user's token and device flag)", d.cfg.Timeout)
-		}
-		return nil, err
+		return nil, c.noConnack(ctx, err, time.Since(sent))
 	}
 	if ack.ReasonCode != wire.ReasonSuccess {
 		return nil, &LoginError{User: c.uid, Reason: ack.ReasonCode}
@@ -119,6 +126,52 @@ func (c *conn) handshake(ctx context.Context, nc net.Conn, gw *url.URL) ([]byte,
 	}
 	return rest, nil
 }
+
+// noConnack says why a login got no CONNACK, naming the likely causes in
+// the order the evidence supports them. A real WuKongIM answers a refused
+// login (a wrong token or device flag) with silence and closes it ≈ 6 s
+// later; in a login burst it also drops a few logins it accepted: it
+// closes the connection before writing the CONNACK ("writeFrame: conn not
+// exist" in its log), or the CONNACK never comes (wukongim.md §14). A
+// retry tells them apart: a dropped login gets through, so once a user's
+// retries met silence too, a refusal is named first.
+func (c *conn) noConnack(ctx context.Context, err error, after time.Duration) error {
+	var ne net.Error
+	timedOut := errors.As(err, &ne) && ne.Timeout()
+	closed := !timedOut && engine.CauseOf(err) == engine.LoginClosed
+	dropped := "the server dropped the login's answer, as a real WuKongIM does to a few logins of a burst (a retry gets through)"
+	refused := fmt.Sprintf("the server refused the login, which WuKongIM answers with silence: a wrong token "+
+		"(/user/token keeps one per user and device flag) or device flag (IM_DEVICE_FLAG, %d here)", c.d.cfg.DeviceFlag)
+	first, second := dropped, refused
+	if engine.Retry(ctx) >= 2 {
+		first, second = refused, dropped+", or it is overloaded"
+	}
+	switch {
+	case closed && after < silenceLimit:
+		return &loginFailure{errs: []error{engine.ErrLoginClosed, err}, msg: fmt.Sprintf(
+			"the server closed the connection %s after the CONNECT, before any CONNACK (%v): it dropped the login, "+
+				"as a real WuKongIM does to a few logins of a burst (\"writeFrame: conn not exist\" in its log; a retry gets through); "+
+				"or it could not take the CONNECT (protocol version %d)", after.Round(time.Millisecond), err, c.version)}
+	case closed:
+		return &loginFailure{errs: []error{engine.ErrLoginNoAnswer, err}, msg: fmt.Sprintf(
+			"no CONNACK: the server closed the connection %s after the CONNECT, as WuKongIM closes a connection "+
+				"that is not logged in: %s; or %s", after.Round(100*time.Millisecond), first, second)}
+	case timedOut:
+		return &loginFailure{errs: []error{engine.ErrLoginNoAnswer, err}, msg: fmt.Sprintf(
+			"no CONNACK within %s: %s; or %s", c.d.cfg.Timeout, first, second)}
+	}
+	return fmt.Errorf("no CONNACK: %w", err)
+}
+
+// loginFailure is a failed login's error as the user reads it, carrying
+// its engine.ErrLogin* cause for the tallies.
+type loginFailure struct {
+	msg  string
+	errs []error
+}
+
+func (e *loginFailure) Error() string   { return e.msg }
+func (e *loginFailure) Unwrap() []error { return e.errs }
 
 // readConnack reads until a whole CONNACK; what follows it is returned (raw
 // transport bytes: WebSocket frames over ws).

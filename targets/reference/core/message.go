@@ -12,6 +12,10 @@ type Message struct {
 	Time     int64  // when the core accepted it, Unix milliseconds
 	Payload  []byte
 	System   bool // made by the server (a notification): never faulted, sent by whoever the front end names
+	// RequestID is the front end's id of the request that sent it (OpenIM's
+	// operationID), which its pushes carry. Only pushes need it: the state
+	// log does not keep it.
+	RequestID string
 }
 
 // Page is what a pull returns: messages of one conversation in seq order.

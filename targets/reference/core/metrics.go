@@ -29,6 +29,7 @@ type Metrics struct {
 	faultReordered   [lastKind + 1]prometheus.Counter
 	faultDelayed     [lastKind + 1]prometheus.Counter
 	faultDisconnects prometheus.Counter
+	faultLoginDrops  *prometheus.CounterVec
 }
 
 // Counts are the core's counts that each system names its own way.
@@ -72,6 +73,11 @@ func NewMetrics() *Metrics {
 		hbTimeouts:  f.counter("imbench_target_heartbeat_timeouts_total", "Connections closed because the client stayed silent past the read deadline."),
 
 		faultDisconnects: f.counter("imbench_target_fault_disconnects_total", "Connections dropped on purpose (disconnect fault)."),
+		faultLoginDrops: f.counterVec("imbench_target_fault_login_drops_total",
+			"Logins dropped on purpose (a front end's login-drop fault): drop=closed, the connection closed before the login's answer; drop=silent, the answer never written.", "drop"),
+	}
+	for _, d := range []string{LoginDropClosed, LoginDropSilent} {
+		m.faultLoginDrops.WithLabelValues(d) // exported from the start
 	}
 	byKind := func(dst *[lastKind + 1]prometheus.Counter, name, help string) {
 		v := f.counterVec(name, help, "conv_type")
@@ -108,6 +114,16 @@ func (m *Metrics) Login(result string) { m.logins.WithLabelValues(result).Inc() 
 // Pulled counts messages a front end returned by pulls of its own (a feed
 // it keeps), as the core's Pull counts its own.
 func (m *Metrics) Pulled(n int) { m.pulled.Add(float64(n)) }
+
+// The ways a front end's login-drop fault drops a login.
+const (
+	LoginDropClosed = "closed" // the connection closed before the login's answer
+	LoginDropSilent = "silent" // the answer never written, the connection left open
+)
+
+// LoginDropped counts a login a front end dropped on purpose, by how
+// (LoginDropClosed or LoginDropSilent).
+func (m *Metrics) LoginDropped(how string) { m.faultLoginDrops.WithLabelValues(how).Inc() }
 
 // HeartbeatTimeout counts a connection dropped for silence.
 func (m *Metrics) HeartbeatTimeout() { m.hbTimeouts.Inc() }

@@ -19,7 +19,7 @@ var adminContentTypes = map[int32]bool{101: true, 102: true, 103: true, 104: tru
 // sendMsg is /msg/send_msg: the admin sends a message as sendID. The
 // server makes its client message id, marks it msgFrom 200 and sends it
 // with no membership check, as an app manager's message is sent.
-func (a *API) sendMsg(_ *http.Request, _ caller, body []byte) (any, error) {
+func (a *API) sendMsg(r *http.Request, _ caller, body []byte) (any, error) {
 	var req wire.AdminSendMsgReq
 	if err := decode(body, &req); err != nil {
 		return nil, err
@@ -56,7 +56,8 @@ func (a *API) sendMsg(_ *http.Request, _ caller, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := a.Core.Send(&core.Message{Conv: key, Sender: md.SendID, ClientID: md.ClientMsgID, Payload: payload, System: true})
+	m, err := a.Core.Send(&core.Message{Conv: key, Sender: md.SendID, ClientID: md.ClientMsgID, Payload: payload, System: true,
+		RequestID: r.Header.Get("operationID")})
 	if err != nil {
 		return nil, err
 	}

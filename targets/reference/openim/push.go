@@ -19,10 +19,15 @@ import (
 // every member's connection gets the very same bytes. A notification the
 // server sends with isSendMsg (notify.go) is two pushes, as open-im-server
 // makes it (internal/msgtransfer online_history_msg_handler.go
-// categorizeMessageLists): the unstored notification in its n_
-// conversation with seq 0, then the stored copy in the chat conversation.
+// categorizeMessageLists, then handleMsg before handleNotification): the
+// stored copy in the chat conversation, then the unstored notification in
+// its n_ conversation with seq 0. Every frame carries the operationID of
+// the request that sent the message, as msggateway's PushMessage takes it
+// from the push's context (internal/msggateway client.go); an SDK runs the
+// sync a push starts under that id and refuses an empty one.
 type pushFrames struct {
 	data     [][]byte // PushMessages, in writing order
+	opID     string   // the sending request's operationID
 	sendTime int64
 	err      error
 	variants [4]struct {
@@ -60,20 +65,20 @@ func newPushFrames(m *core.Message) any {
 		f.err = err
 		return f
 	}
-	f.sendTime = md.SendTime
+	f.sendTime, f.opID = md.SendTime, m.RequestID
 	conv := convID(m.Conv)
+	data, err := proto.Marshal(&pb.PushMessages{Msgs: map[string]*pb.PullMsgs{conv: {Msgs: []*pb.MsgData{md}}}})
+	if err != nil {
+		f.err = err
+		return f
+	}
+	f.data = append(f.data, data)
 	if m.System && isNotificationType(md.ContentType) {
 		n := proto.Clone(md).(*pb.MsgData)
 		n.Seq, n.Options = 0, notificationOptions()
 		data, err := proto.Marshal(&pb.PushMessages{NotificationMsgs: map[string]*pb.PullMsgs{notificationConv(conv): {Msgs: []*pb.MsgData{n}}}})
-		if err != nil {
-			f.err = err
-			return f
-		}
-		f.data = append(f.data, data)
+		f.data, f.err = append(f.data, data), err
 	}
-	data, err := proto.Marshal(&pb.PushMessages{Msgs: map[string]*pb.PullMsgs{conv: {Msgs: []*pb.MsgData{md}}}})
-	f.data, f.err = append(f.data, data), err
 	return f
 }
 
@@ -85,7 +90,7 @@ func (f *pushFrames) frames(v int) ([][]byte, error) {
 	fv := &f.variants[v]
 	fv.once.Do(func() {
 		for _, data := range f.data {
-			b, err := encodeFrame(&wire.Resp{ReqIdentifier: wire.PushMsg, Data: data}, variantArgs[v].env, variantArgs[v].gz)
+			b, err := encodeFrame(&wire.Resp{ReqIdentifier: wire.PushMsg, OperationID: f.opID, Data: data}, variantArgs[v].env, variantArgs[v].gz)
 			if err != nil {
 				fv.err = err
 				return

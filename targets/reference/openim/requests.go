@@ -53,7 +53,7 @@ func (c *conn) handle(data []byte) bool {
 	case wire.ReqPullMsgByRange:
 		out, err = c.pullByRange(req.Data)
 	case wire.ReqSendMsg:
-		out, err = c.sendMsg(req.Data)
+		out, err = c.sendMsg(req.Data, req.OperationID)
 	case wire.ReqSendSignalMsg:
 		// The gateway hands the msg service no MsgData at all
 		// (message_handler.go SendSignalMessage): refused as such.
@@ -122,7 +122,8 @@ func (c *conn) self(userID string) error {
 	return nil
 }
 
-func (c *conn) sendMsg(data []byte) (proto.Message, error) {
+// sendMsg is 1003; the message's pushes carry the request's operationID.
+func (c *conn) sendMsg(data []byte, opID string) (proto.Message, error) {
 	var md pb.MsgData
 	if err := unmarshal(data, &md); err != nil {
 		return nil, err
@@ -139,7 +140,7 @@ func (c *conn) sendMsg(data []byte) (proto.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := c.g.Core.Send(&core.Message{Conv: key, Sender: md.SendID, ClientID: md.ClientMsgID, Payload: payload})
+	m, err := c.g.Core.Send(&core.Message{Conv: key, Sender: md.SendID, ClientID: md.ClientMsgID, Payload: payload, RequestID: opID})
 	if err != nil {
 		return nil, err
 	}

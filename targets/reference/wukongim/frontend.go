@@ -28,6 +28,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/imbench/imbench/targets/reference/core"
@@ -66,6 +67,7 @@ type FrontEnd struct {
 	ids     idGen
 	started time.Time
 	cpu     cpuMeter
+	drops   atomic.Pointer[loginDrops] // the login-drop fault (SetLoginDrops)
 
 	mu     sync.Mutex
 	online map[string]int // uid → connections, this process's

@@ -27,7 +27,12 @@ func (g *gateway) serve(t transport) {
 		t.Close()
 		return
 	}
-	c, ack, reason := g.login(t, &cp)
+	burst := g.f.noteConnect()
+	c, ack, reason, drop := g.login(t, &cp, burst)
+	if drop != keep {
+		g.dropLogin(t, drop)
+		return
+	}
 	if c == nil {
 		g.f.Metrics.Login(strconv.Itoa(int(reason)))
 		if reason == wire.ReasonAuthFail {
@@ -52,17 +57,21 @@ func (g *gateway) serve(t transport) {
 }
 
 // login checks the token and attaches the connection to the core; a nil
-// conn is a refusal.
-func (g *gateway) login(t transport, cp *wire.Connect) (*conn, []byte, wire.ReasonCode) {
+// conn is a refusal, or a drop the login-drop fault chose for a login that
+// would have succeeded (burst: it came in a burst).
+func (g *gateway) login(t transport, cp *wire.Connect, burst bool) (*conn, []byte, wire.ReasonCode, dropHow) {
 	if cp.Token == "" {
-		return nil, nil, wire.ReasonAuthFail
+		return nil, nil, wire.ReasonAuthFail, keep
 	}
 	level := wire.DeviceLevelSlave
 	if g.b.CheckLogin(cp.Token, cp.UID, tokenDevice(cp.DeviceFlag, level)) != nil {
 		level = wire.DeviceLevelMaster
 		if g.b.CheckLogin(cp.Token, cp.UID, tokenDevice(cp.DeviceFlag, level)) != nil {
-			return nil, nil, wire.ReasonAuthFail
+			return nil, nil, wire.ReasonAuthFail, keep
 		}
+	}
+	if drop := g.f.loginDrop(burst); drop != keep {
+		return nil, nil, 0, drop
 	}
 	version, connackFlags := wire.Negotiate(cp.Version)
 	ack := wire.Connack{Flags: connackFlags, ServerVersion: version, ReasonCode: wire.ReasonSuccess, NodeID: g.f.NodeID}
@@ -70,13 +79,13 @@ func (g *gateway) login(t transport, cp *wire.Connect) (*conn, []byte, wire.Reas
 	if g.f.Encryption {
 		kp, err := wire.GenerateKey(nil)
 		if err != nil {
-			return nil, nil, wire.ReasonSystemError
+			return nil, nil, wire.ReasonSystemError, keep
 		}
 		if ack.Salt, err = wire.NewSalt(nil); err != nil {
-			return nil, nil, wire.ReasonSystemError
+			return nil, nil, wire.ReasonSystemError, keep
 		}
 		if cipher, err = kp.Cipher(cp.ClientKey, ack.Salt); err != nil {
-			return nil, nil, wire.ReasonAuthFail // as the real server answers a bad clientKey
+			return nil, nil, wire.ReasonAuthFail, keep // as the real server answers a bad clientKey
 		}
 		ack.ServerKey = kp.PublicKeyBase64()
 	}
@@ -84,21 +93,25 @@ func (g *gateway) login(t transport, cp *wire.Connect) (*conn, []byte, wire.Reas
 	device, token := sessionDevice(cp.DeviceFlag, level, cp.DeviceID)
 	c.sess = core.NewSession(cp.UID, device, token, c)
 	if err := g.b.Attach(c.sess); err != nil {
-		return nil, nil, reasonOf(err)
+		return nil, nil, reasonOf(err), keep
 	}
 	ack.TimeDiff = time.Now().UnixMilli() - cp.ClientTimestamp
 	b, err := ack.Append(nil, version)
 	if err != nil {
 		g.b.Detach(c.sess)
-		return nil, nil, wire.ReasonSystemError
+		return nil, nil, wire.ReasonSystemError, keep
 	}
-	return c, b, wire.ReasonSuccess
+	return c, b, wire.ReasonSuccess, keep
 }
 
 // refused keeps a refused connection open and silent for AuthFailDelay,
 // reading and dropping what the client sends, as the real server's idle
 // limit for unauthenticated connections does.
-func (g *gateway) refused(t transport) {
-	t.SetReadDeadline(time.Now().Add(g.f.AuthFailDelay))
+func (g *gateway) refused(t transport) { g.silent(t, g.f.AuthFailDelay) }
+
+// silent keeps a connection open for d, reading and dropping what the
+// client sends, until the client closes it.
+func (g *gateway) silent(t transport, d time.Duration) {
+	t.SetReadDeadline(time.Now().Add(d))
 	io.Copy(io.Discard, t)
 }
