@@ -104,7 +104,7 @@ func sentinels(t *testing.T, vars []string) map[string]string {
 }
 
 // withEmpties is env plus every variable of compose/env.go it lacks, empty:
-// what cmd/imbench/compose.go hands `docker compose`.
+// what internal/stack/compose.go hands `docker compose`.
 func withEmpties(env map[string]string) map[string]string {
 	out := map[string]string{}
 	for _, v := range Secrets() {
@@ -260,7 +260,7 @@ func TestReferenceNeedsOnlyGrafanaPassword(t *testing.T) {
 	}
 }
 
-// make up's check (cmd/imbench/compose.go calls Check) names every missing
+// make up's check (internal/stack/compose.go calls Check) names every missing
 // variable of the profile in one line, and only those.
 func TestCheckNamesMissingSecrets(t *testing.T) {
 	getenv := func(set ...string) func(string) string {

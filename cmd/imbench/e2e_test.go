@@ -19,6 +19,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/imbench/imbench/internal/catalog"
 )
 
 func toolsDir(t *testing.T) string {
@@ -481,7 +483,7 @@ func TestEveryScenarioRunsVerifiedAtATinySize(t *testing.T) {
 		wd, _ := os.Getwd()
 		defer os.Chdir(wd)
 		os.Chdir("../..")
-		return scenarios()
+		return catalog.Names()
 	}()
 	if err != nil || len(names) == 0 {
 		t.Fatalf("scenarios: %v %v", names, err)

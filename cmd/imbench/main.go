@@ -1,12 +1,20 @@
-// Command imbench runs the stack for the Makefile: `up`, `down` and `status`
-// manage the native services, `run` checks a scenario's inputs and its
-// target before any load, then runs the scenario with imbench's k6.
+// Command imbench is the CLI behind the Makefile: each command parses its
+// flags and calls the package that does the work. `up`, `down` and
+// `status` manage the stack (internal/stack); `run` checks a scenario's
+// inputs and its target before any load, then runs it (load/runner), its
+// metrics and log going where internal/observe says, its live view served
+// by internal/live; `report`, `compare` and `merge` work on results (report/);
+// `scenarios` lists the catalog (internal/catalog); `bench` measures the
+// generator (internal/bench). It runs from the project root: targets/,
+// load/scenarios, .tools/bin and .run are relative to it.
 package main
 
 import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/imbench/imbench/internal/badinput"
 )
 
 const usage = `usage: imbench <command> [flags]
@@ -22,11 +30,6 @@ const usage = `usage: imbench <command> [flags]
   bench     measure the generator: imbench bench [-only density,baseline,delivery,distributed,flat]
   generate  rewrite the files made from code (dashboards/*.json, exporters/process-exporter.yml)
 `
-
-// usageError is bad input: exit 2, one line, before anything starts.
-type usageError struct{ error }
-
-func badInput(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
 func main() {
 	if len(os.Args) < 2 {
@@ -50,7 +53,7 @@ func main() {
 		err = cmdGenerate(os.Args[2:])
 	case "bench":
 		err = cmdBench(os.Args[2:])
-	case "bench-baseline-hold": // not in the usage: the bench's baseline (bench_baseline_client.go)
+	case "bench-baseline-hold": // not in the usage: the bench's baseline (internal/bench/baseline_client.go)
 		err = cmdBenchBaselineHold(os.Args[2:])
 	case "report":
 		err = cmdReport(os.Args[2:])
@@ -62,14 +65,13 @@ func main() {
 		fmt.Print(usage)
 		return
 	default:
-		err = badInput("unknown command %q (want up, down, status or run)", os.Args[1])
+		err = badinput.Errorf("unknown command %q (want up, down, status or run)", os.Args[1])
 	}
 	if err != nil {
 		if !errors.Is(err, errRegression) {
 			fmt.Fprintln(os.Stderr, "imbench:", err)
 		}
-		var ue usageError
-		if errors.As(err, &ue) {
+		if badinput.Is(err) {
 			os.Exit(2)
 		}
 		if errors.Is(err, errRegression) {

@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/imbench/imbench/internal/badinput"
 	"github.com/imbench/imbench/internal/profile"
+	"github.com/imbench/imbench/internal/stack"
 	"github.com/imbench/imbench/internal/summary"
 	"github.com/imbench/imbench/report"
 )
@@ -22,12 +24,12 @@ func runFolder(results, id string) (string, error) {
 		id = "latest"
 	}
 	if strings.ContainsAny(id, "/\\") || id == "." || id == ".." {
-		return "", badInput("RUN %q is not a run id", id)
+		return "", badinput.Errorf("RUN %q is not a run id", id)
 	}
 	dir := filepath.Join(results, id)
 	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
 		if parts, _ := filepath.Glob(filepath.Join(dir, "summary-*.json")); len(parts) == 0 {
-			return "", badInput("no run %q in %s (no summary.json, no partial summary-*.json)", id, results)
+			return "", badinput.Errorf("no run %q in %s (no summary.json, no partial summary-*.json)", id, results)
 		}
 	}
 	return dir, nil
@@ -40,7 +42,7 @@ func writeReport(dir string, refresh bool) (*report.Report, error) {
 	}
 	var o report.Options
 	o.Refresh = refresh
-	o.Prom = &report.Prom{URL: "http://" + stackAddrs().prometheus} // used if it answers
+	o.Prom = &report.Prom{URL: "http://" + stack.Addrs().Prometheus} // used if it answers
 	o.Roles = map[string]string{}
 	for _, g := range profile.StackGroups() {
 		o.Roles[g] = g
@@ -69,7 +71,7 @@ func cmdReport(args []string) error {
 	results := fs.String("results", "results", "results folder")
 	refresh := fs.Bool("refresh", false, "query Prometheus again even if series.json exists")
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return badinput.Wrap(err)
 	}
 	dir, err := runFolder(*results, *run)
 	if err != nil {
@@ -93,56 +95,6 @@ func printReportPaths(r *report.Report) {
 	}
 	fmt.Printf("imbench: report %s and %s (from %s)\n", filepath.Join(r.Dir, "report.md"),
 		filepath.Join(r.Dir, "report.html"), src)
-}
-
-// errRegression makes compare exit 3: a figure got worse beyond the threshold.
-var errRegression = errors.New("regression")
-
-func cmdCompare(args []string) error {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	a := fs.String("a", "", "baseline run id")
-	b := fs.String("b", "", "run id to compare with the baseline")
-	results := fs.String("results", "results", "results folder")
-	threshold := fs.Float64("threshold", 10, "flag figures worse by more than this many percent")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
-	}
-	if *a == "" || *b == "" {
-		return badInput("compare needs A=<run id> and B=<run id>")
-	}
-	if *threshold <= 0 || *threshold > 1000 {
-		return badInput("THRESHOLD must be a percentage above 0, got %v", *threshold)
-	}
-	da, err := runFolder(*results, *a)
-	if err != nil {
-		return err
-	}
-	db, err := runFolder(*results, *b)
-	if err != nil {
-		return err
-	}
-	ra, err := report.Load(da)
-	if err != nil {
-		return err
-	}
-	rb, err := report.Load(db)
-	if err != nil {
-		return err
-	}
-	rows := report.Compare(ra, rb, *threshold/100)
-	fmt.Print(report.CompareMarkdown(ra, rb, rows, *threshold/100))
-	var worse []string
-	for _, r := range rows {
-		if r.Flagged {
-			worse = append(worse, r.Name)
-		}
-	}
-	if len(worse) > 0 {
-		fmt.Fprintf(os.Stderr, "imbench: %s is worse than %s: %s\n", *b, *a, strings.Join(worse, ", "))
-		return errRegression
-	}
-	fmt.Printf("\nimbench: no figure of %s is worse than %s beyond %v %%\n", *b, *a, *threshold)
-	return nil
 }
 
 // mergePartials writes summary.json from the partial summaries of segment

@@ -9,25 +9,29 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/signal"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/imbench/imbench/internal/badinput"
+	"github.com/imbench/imbench/internal/catalog"
+	"github.com/imbench/imbench/internal/live"
 	"github.com/imbench/imbench/internal/profile"
 	"github.com/imbench/imbench/internal/runid"
+	"github.com/imbench/imbench/internal/stack"
 	"github.com/imbench/imbench/load/engine"
 	_ "github.com/imbench/imbench/load/openim" // registers the protocols
-	"github.com/imbench/imbench/load/runner"
 	"github.com/imbench/imbench/load/segment"
 	_ "github.com/imbench/imbench/load/wildfire"
 	_ "github.com/imbench/imbench/load/wukongim"
 )
+
+// `imbench run`: its flags and every check before any load (the scenario,
+// the target, the knobs, the target answering and accepting the secret);
+// execute.go runs it.
 
 // runConfig is one `imbench run`, validated.
 type runConfig struct {
@@ -61,18 +65,6 @@ func cmdRun(args []string) (int, error) {
 	return execute(rc)
 }
 
-// execute runs a checked scenario: in this process, or over SEGMENTS
-// processes of this binary, or in the compose stack's runner container.
-func execute(rc *runConfig) (int, error) {
-	switch {
-	case rc.segments > 1:
-		return runSegments(rc)
-	case dockerAnswers() && rc.promWrite == "" && !rc.segment.Split() && !rc.setupOnly:
-		return runCompose(rc)
-	}
-	return runHere(rc)
-}
-
 func parseRun(args []string) (*runConfig, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var (
@@ -95,51 +87,51 @@ func parseRun(args []string) (*runConfig, error) {
 		quiet    = fs.Bool("q", false, "no progress lines while the run goes (IM_PROGRESS=off)")
 	)
 	if err := fs.Parse(args); err != nil {
-		return nil, usageError{err}
+		return nil, badinput.Wrap(err)
 	}
-	if _, err := liveAddr(); err != nil {
-		return nil, err
+	if _, err := live.Addr(); err != nil {
+		return nil, badinput.Wrap(err)
 	}
 	var err error
 	if fs.NArg() > 0 {
-		return nil, badInput("unexpected arguments %q (flags go before them; imbench run -h lists them)", fs.Args())
+		return nil, badinput.Errorf("unexpected arguments %q (flags go before them; imbench run -h lists them)", fs.Args())
 	}
 	rc := &runConfig{scenario: *scenario, resultsDir: *results, segments: *segments, segment: segment.Whole,
 		setupOnly: *setup, noThresholds: *noThr, promWrite: *promRW, logPush: *logPush}
 	if rc.segments < 1 || rc.segments > 64 {
-		return nil, badInput("SEGMENTS must be within 1..64, got %d", rc.segments)
+		return nil, badinput.Errorf("SEGMENTS must be within 1..64, got %d", rc.segments)
 	}
 	if *seg != "" {
 		if rc.segment, err = segment.Parse(*seg); err != nil {
-			return nil, badInput("%v", err)
+			return nil, badinput.Errorf("%v", err)
 		}
 		if rc.segments > 1 {
-			return nil, badInput("-segment runs one segment of a split run; -segments splits one: give one of them")
+			return nil, badinput.Errorf("-segment runs one segment of a split run; -segments splits one: give one of them")
 		}
 	}
 	if *startAt != 0 {
 		rc.startAt = time.UnixMilli(*startAt)
 	}
 	if rc.segment.Split() && rc.startAt.IsZero() && !rc.setupOnly {
-		return nil, badInput("-segment %s needs -start-at: the unix ms every segment keeps time from", rc.segment)
+		return nil, badinput.Errorf("-segment %s needs -start-at: the unix ms every segment keeps time from", rc.segment)
 	}
-	known, err := scenarios()
+	known, err := catalog.Names()
 	if err != nil {
 		return nil, err
 	}
 	if rc.scenario == "" {
-		return nil, badInput("SCENARIO is required (known: %s)", strings.Join(known, ", "))
+		return nil, badinput.Errorf("SCENARIO is required (known: %s)", strings.Join(known, ", "))
 	}
-	rc.script = scriptOf(rc.scenario)
-	if isScriptPath(rc.scenario) {
+	rc.script = catalog.Script(rc.scenario)
+	if catalog.IsScriptPath(rc.scenario) {
 		if _, err := os.Stat(rc.script); err != nil {
-			return nil, badInput("scenario file %s: %v", rc.script, errors.Unwrap(err))
+			return nil, badinput.Errorf("scenario file %s: %v", rc.script, errors.Unwrap(err))
 		}
 	} else if !slices.Contains(known, rc.scenario) {
-		if near, ok := nearest(rc.scenario, known); ok {
-			return nil, badInput("unknown scenario %q: did you mean %s? (make scenarios lists them)", rc.scenario, near)
+		if near, ok := catalog.Nearest(rc.scenario, known); ok {
+			return nil, badinput.Errorf("unknown scenario %q: did you mean %s? (make scenarios lists them)", rc.scenario, near)
 		}
-		return nil, badInput("unknown scenario %q (known: %s)", rc.scenario, strings.Join(known, ", "))
+		return nil, badinput.Errorf("unknown scenario %q (known: %s)", rc.scenario, strings.Join(known, ", "))
 	}
 	profiles, err := profile.Load("targets")
 	if err != nil {
@@ -147,29 +139,29 @@ func parseRun(args []string) (*runConfig, error) {
 	}
 	p, ok := profiles[*target]
 	if !ok {
-		return nil, badInput("unknown target %q (known: %s)", *target, strings.Join(profile.Names(profiles), ", "))
+		return nil, badinput.Errorf("unknown target %q (known: %s)", *target, strings.Join(profile.Names(profiles), ", "))
 	}
 	// A scenario is named after the seed it reproduces; it runs over the
 	// protocols it names where it needs them (a chatroom), else that
 	// system's protocol where its target speaks it, else the target's own;
 	// or any protocol the target speaks (WuKongIM's receive test over
 	// OpenIM is a comparison of its own).
-	info, err := readScenario(rc.scenario)
+	info, err := catalog.Read(rc.scenario)
 	if err != nil {
 		return nil, err
 	}
-	if rc.protocol, err = info.defaultProtocol(p.System, p.Speaks()); err != nil && *protocol == "" {
-		return nil, badInput("%v", err)
+	if rc.protocol, err = info.DefaultProtocol(p.System, p.Speaks()); err != nil && *protocol == "" {
+		return nil, badinput.Errorf("%v", err)
 	}
 	if *protocol != "" {
 		rc.protocol = *protocol
 	}
 	spec, err := engine.Lookup(rc.protocol)
 	if err != nil {
-		return nil, badInput("%v", err)
+		return nil, badinput.Errorf("%v", err)
 	}
 	if !slices.Contains(p.Speaks(), rc.protocol) {
-		return nil, badInput("target %s speaks %s, not %s", p.Name, strings.Join(p.Speaks(), ", "), rc.protocol)
+		return nil, badinput.Errorf("target %s speaks %s, not %s", p.Name, strings.Join(p.Speaks(), ", "), rc.protocol)
 	}
 	rc.target = p
 	env := map[string]string{}
@@ -179,16 +171,16 @@ func parseRun(args []string) (*runConfig, error) {
 		}
 		v, err := strconv.ParseFloat(raw, 64)
 		if err != nil || v <= 0 || v > 1e6 {
-			return nil, badInput("%s must be a positive number, got %q", name, raw)
+			return nil, badinput.Errorf("%s must be a positive number, got %q", name, raw)
 		}
 		if name == "VUS" && v != float64(int(v)) {
-			return nil, badInput("VUS must be a whole number, got %q", raw)
+			return nil, badinput.Errorf("VUS must be a whole number, got %q", raw)
 		}
 		env["IM_"+name] = raw
 	}
 	if *duration != "" {
 		if d, err := time.ParseDuration(*duration); err != nil || d <= 0 || d > 30*24*time.Hour {
-			return nil, badInput("DURATION must be a duration such as 10m or 24h, got %q", *duration)
+			return nil, badinput.Errorf("DURATION must be a duration such as 10m or 24h, got %q", *duration)
 		}
 		env["IM_DURATION"] = *duration
 	}
@@ -196,7 +188,7 @@ func parseRun(args []string) (*runConfig, error) {
 	if rc.runID == "" {
 		rc.runID = runid.New()
 	} else if strings.ContainsAny(rc.runID, ":|/ \t\"\\") {
-		return nil, badInput("run id %q must not contain ':', '|', '/', quotes or spaces", rc.runID)
+		return nil, badinput.Errorf("run id %q must not contain ':', '|', '/', quotes or spaces", rc.runID)
 	}
 
 	rc.endpoints = profile.Endpoints{}
@@ -212,12 +204,12 @@ func parseRun(args []string) (*runConfig, error) {
 	rc.allowRemote = os.Getenv("IM_ALLOW_REMOTE") == "1"
 	rc.secret = os.Getenv("IM_SECRET")
 	if rc.secret == "" && p.Name == "reference" {
-		if rc.secret, err = targetSecret(false); err != nil {
+		if rc.secret, err = stack.TargetSecret(false); err != nil {
 			return nil, err
 		}
 	}
 	if rc.secret == "" {
-		return nil, badInput("target %s needs its admin secret in IM_SECRET", p.Name)
+		return nil, badinput.Errorf("target %s needs its admin secret in IM_SECRET", p.Name)
 	}
 	env["IM_TARGET"], env["IM_PROTOCOL"] = p.Name, rc.protocol
 	if cores := serverCores(p); cores > 0 {
@@ -227,7 +219,7 @@ func parseRun(args []string) (*runConfig, error) {
 	env["IM_RESULTS_DIR"] = rc.resultsDir
 	env["IM_IMBENCH_VERSION"] = imbenchVersion()
 	if p.Name == "reference" && os.Getenv("IM_STORM_URL") == "" {
-		env["IM_STORM_URL"] = "http://" + stackAddrs().metrics + "/fault/storm" // beside its /metrics
+		env["IM_STORM_URL"] = "http://" + stack.Addrs().Metrics + "/fault/storm" // beside its /metrics
 	}
 	if *quiet {
 		env["IM_PROGRESS"] = "off"
@@ -259,7 +251,7 @@ func preflight(rc *runConfig) error {
 		Endpoints: rc.endpoints, Options: opts}
 	_, proto, err := t.Open()
 	if err != nil {
-		return badInput("%v", err)
+		return badinput.Errorf("%v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -274,142 +266,6 @@ func preflight(rc *runConfig) error {
 	return nil
 }
 
-// runnerConfig is the runner's view of the run.
-func (rc *runConfig) runnerConfig(obs observation) runner.Config {
-	env := map[string]string{}
-	for _, kv := range os.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			env[k] = v
-		}
-	}
-	for _, kv := range rc.env {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
-	return runner.Config{Script: rc.script, Env: env, RunID: rc.runID, Segment: rc.segment, SetupOnly: rc.setupOnly,
-		StartAt: rc.startAt, NoThresholds: rc.noThresholds, PromWrite: obs.promWrite, LogPush: obs.logPush}
-}
-
-// runHere runs the scenario in this process.
-func runHere(rc *runConfig) (int, error) {
-	obs := observation{promWrite: rc.promWrite, logPush: rc.logPush}
-	if obs.promWrite == "" && obs.logPush == "" {
-		obs = observe(rc)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	prep, err := runner.Prepare(ctx, rc.runnerConfig(obs))
-	if err != nil {
-		return 0, badInput("%v", err)
-	}
-	if rc.setupOnly {
-		return prep.Execute(ctx), nil
-	}
-	fmt.Printf("imbench: run %s: %s on %s (%s)\n", rc.runID, rc.scenario, rc.target.Name, rc.where())
-	if rc.segment.Split() {
-		fmt.Printf("imbench: segment %s of the users\n", rc.segment)
-	}
-	for _, n := range obs.notes {
-		fmt.Println("imbench:", n)
-	}
-	started := time.Now()
-	stopLive := func() {}
-	if !rc.segment.Split() {
-		stopLive = startLive(rc, started)
-	}
-	code := prep.Execute(ctx)
-	stopLive()
-	dir := filepath.Join(rc.resultsDir, rc.runID)
-	if rc.segment.Split() {
-		return code, nil
-	}
-	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil {
-		return finishRun(rc, obs, dir, code)
-	}
-	if obs.logs != "" {
-		printLogProblems(obs.logs, rc.runID)
-	}
-	return code, nil
-}
-
-// runCompose runs the scenario in the compose stack's runner container, on
-// the stack's network.
-func runCompose(rc *runConfig) (int, error) {
-	if filepath.IsAbs(rc.resultsDir) || strings.HasPrefix(filepath.Clean(rc.resultsDir), "..") {
-		return 0, badInput("under compose the runner container sees only ./results: -results %s is not inside it", rc.resultsDir)
-	}
-	obs := observeCompose(rc)
-	// As the invoking user, so results/ stays writable and owned by them.
-	args := []string{"compose", "-f", composeFile, "--profile", "runner", "run", "--rm",
-		"--user", fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())}
-	for _, kv := range rc.env {
-		if name, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(name, "IM_") || !strings.HasSuffix(name, "_URL") {
-			args = append(args, "-e", name) // value passed through the environment
-		}
-	}
-	args = append(args, "runner", "run", "-scenario", rc.scenario, "-target", rc.target.Name, "-protocol", rc.protocol,
-		"-run-id", rc.runID, "-results", rc.resultsDir, "-prometheus-rw-url", obs.promWrite, "-log-push-url", obs.logPush)
-	if rc.noThresholds {
-		args = append(args, "-no-thresholds")
-	}
-	cmd := exec.Command("docker", args...)
-	cmd.Env = append(composeEnv(), rc.env...)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	for _, n := range obs.notes {
-		fmt.Println("imbench:", n)
-	}
-	started := time.Now()
-	if err := cmd.Start(); err != nil {
-		return 0, err
-	}
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sig)
-	go func() {
-		for s := range sig {
-			cmd.Process.Signal(s)
-		}
-	}()
-	stopLive := grafanaLive(rc, started)
-	err := cmd.Wait()
-	stopLive()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		return 0, err
-	}
-	dir := filepath.Join(rc.resultsDir, rc.runID)
-	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil {
-		return finishRun(rc, obs, dir, code)
-	}
-	return code, nil
-}
-
-// finishRun ends a run that left its summary: the log's problems, the
-// results/latest link, the report. A failed report makes a zero code 1.
-func finishRun(rc *runConfig, obs observation, dir string, code int) (int, error) {
-	if obs.logs != "" {
-		printLogProblems(obs.logs, rc.runID)
-	}
-	latest := filepath.Join(rc.resultsDir, "latest")
-	os.Remove(latest)
-	if err := os.Symlink(rc.runID, latest); err != nil {
-		return code, err
-	}
-	fmt.Printf("imbench: results in %s (results/latest)\n", dir)
-	if r, err := writeReport(dir, false); err != nil {
-		fmt.Fprintln(os.Stderr, "imbench: report:", err)
-		if code == 0 {
-			code = 1
-		}
-	} else {
-		printReportPaths(r)
-	}
-	return code, nil
-}
-
 // imbenchVersion is `git describe` of the checkout, or "unknown".
 func imbenchVersion() string {
 	out, err := exec.Command("git", "describe", "--always", "--dirty", "--tags").Output()
@@ -417,15 +273,6 @@ func imbenchVersion() string {
 		return "unknown"
 	}
 	return strings.TrimSpace(string(out))
-}
-
-// rootCause drops the wrappers of a network error down to what failed.
-func rootCause(err error) error {
-	var op *net.OpError
-	if errors.As(err, &op) {
-		return op
-	}
-	return err
 }
 
 // serverCores is the target machine's cores: IM_SERVER_CORES, the
@@ -441,4 +288,11 @@ func serverCores(p profile.Profile) int {
 		return runtime.NumCPU()
 	}
 	return 0
+}
+
+func envOr(key, fallback string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return fallback
 }

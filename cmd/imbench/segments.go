@@ -3,17 +3,16 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
+	"github.com/imbench/imbench/internal/live"
 	"github.com/imbench/imbench/internal/summary"
 	"github.com/imbench/imbench/load/runner"
 	"github.com/imbench/imbench/load/segment"
@@ -37,10 +36,7 @@ func runSegments(rc *runConfig) (int, error) {
 	}
 	n := rc.segments
 	fmt.Printf("imbench: run %s: %s on %s (%s), %d processes\n", rc.runID, rc.scenario, rc.target.Name, rc.where(), n)
-	obs := observation{promWrite: rc.promWrite, logPush: rc.logPush}
-	if obs.promWrite == "" && obs.logPush == "" {
-		obs = observe(rc)
-	}
+	obs := rc.observation()
 	setup := *rc
 	setup.setupOnly, setup.segments = true, 1
 	if code, err := runHere(&setup); err != nil || code != 0 {
@@ -59,11 +55,11 @@ func runSegments(rc *runConfig) (int, error) {
 		args := []string{"run", "-scenario", rc.scenario, "-target", rc.target.Name, "-protocol", rc.protocol,
 			"-run-id", rc.runID, "-results", rc.resultsDir, "-segment", segment.Segment{Index: i, Count: n}.String(),
 			"-start-at", fmt.Sprint(startAt.UnixMilli())}
-		if obs.promWrite != "" {
-			args = append(args, "-prometheus-rw-url", obs.promWrite)
+		if obs.PromWrite != "" {
+			args = append(args, "-prometheus-rw-url", obs.PromWrite)
 		}
-		if obs.logPush != "" {
-			args = append(args, "-log-push-url", obs.logPush)
+		if obs.LogPush != "" {
+			args = append(args, "-log-push-url", obs.LogPush)
 		}
 		cmd := exec.Command(self, args...)
 		cmd.Env = append(os.Environ(), rc.env...)
@@ -81,7 +77,7 @@ func runSegments(rc *runConfig) (int, error) {
 		}
 		procs[i] = cmd
 	}
-	for _, note := range obs.notes {
+	for _, note := range obs.Notes {
 		fmt.Println("imbench:", note)
 	}
 	fmt.Printf("imbench: %d segment processes started; their output is in %s/seg*.log\n", n, dir)
@@ -95,7 +91,7 @@ func runSegments(rc *runConfig) (int, error) {
 			}
 		}
 	}()
-	stopLive := startLive(rc, startAt)
+	stopLive := live.Start(rc.runID, rc.about(), startAt)
 	defer stopLive() // the wait loop's early return
 	code := 0
 	for i, p := range procs {
@@ -139,54 +135,6 @@ func mergeAndFinish(script string, env map[string]string, runID, dir string, n i
 	return max(code, runner.Finish(sc, merged, dir, noThresholds, os.Stdout, os.Stderr)), nil
 }
 
-// cmdMerge merges the parts of a run split over machines (a Kubernetes
-// Indexed Job's pods) into summary.json: imbench merge -run ID -segments N.
-func cmdMerge(args []string) (int, error) {
-	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-	var (
-		runID    = fs.String("run", "", "run id (required)")
-		n        = fs.Int("segments", 0, "how many segments the run was split over (required)")
-		results  = fs.String("results", "results", "results folder")
-		scenario = fs.String("scenario", "", "the scenario, for its thresholds and handleSummary (default: the one the parts name, if it is under load/scenarios)")
-		noThr    = fs.Bool("no-thresholds", false, "do not fail on the scenario's thresholds")
-	)
-	if err := fs.Parse(args); err != nil {
-		return 0, usageError{err}
-	}
-	if *runID == "" || *n < 1 {
-		return 0, badInput("imbench merge -run ID -segments N: both are required")
-	}
-	dir := filepath.Join(*results, *runID)
-	name := *scenario
-	if name == "" {
-		if parts, _ := filepath.Glob(filepath.Join(dir, "summary-*.json")); len(parts) > 0 {
-			if s, err := summary.Load(parts[0]); err == nil {
-				name = s.Scenario
-			}
-		}
-	}
-	script := ""
-	if f := filepath.Join(scenarioDir, name+".js"); name != "" {
-		if _, err := os.Stat(f); err == nil {
-			script = f
-		} else {
-			fmt.Fprintf(os.Stderr, "imbench: %s not found here: the merged run is not checked against its thresholds\n", f)
-		}
-	}
-	env := map[string]string{}
-	for _, kv := range os.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			env[k] = v
-		}
-	}
-	code, err := mergeAndFinish(script, env, *runID, dir, *n, *noThr)
-	if err != nil {
-		return code, err
-	}
-	fmt.Printf("imbench: merged %d segments into %s\n", *n, filepath.Join(dir, "summary.json"))
-	return code, nil
-}
-
 // mergeSegments reads the partial summaries of the n segments in dir and
 // writes summary.json. A segment without one (its k6 was killed) is named
 // in Missing and a warning; the others' results are kept.
@@ -218,13 +166,4 @@ func mergeSegments(dir string, n int) (summary.Summary, error) {
 		return merged, err
 	}
 	return merged, os.WriteFile(filepath.Join(dir, "summary.json"), append(raw, '\n'), 0o644)
-}
-
-func envValue(env []string, key string) string {
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, key+"="); ok {
-			return v
-		}
-	}
-	return ""
 }

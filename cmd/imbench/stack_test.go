@@ -10,9 +10,11 @@ package main
 // show something. Then `imbench down`, and nothing may be left running.
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -30,7 +32,8 @@ import (
 	"github.com/imbench/imbench/report"
 )
 
-type stack struct {
+// testStack is a native stack of the test's own, on free ports, in a temporary root.
+type testStack struct {
 	t    *testing.T
 	root string
 	env  []string
@@ -38,7 +41,7 @@ type stack struct {
 	logs string // VictoriaLogs, http://host:port
 }
 
-func newStack(t *testing.T) *stack {
+func newStack(t *testing.T) *testStack {
 	tools := toolsDir(t)
 	for _, b := range []string{"prometheus", "victoria-logs"} {
 		if _, err := os.Stat(filepath.Join(tools, b)); err != nil {
@@ -64,7 +67,7 @@ func newStack(t *testing.T) *stack {
 	// WuKongIM's and Wildfire's listeners too: a stack already up on this
 	// machine holds their defaults. The target reads its IMBENCH_TARGET_*.
 	wkAPI, wkTCP, wkWS, wfAdmin, wfMQTT := port(), port(), port(), port(), port()
-	s := &stack{t: t, root: root, prom: "http://" + prom, logs: "http://" + vlogs}
+	s := &testStack{t: t, root: root, prom: "http://" + prom, logs: "http://" + vlogs}
 	s.env = []string{"IMBENCH_NATIVE=1",
 		"IMBENCH_TARGET_API=" + api, "IMBENCH_TARGET_WS=" + ws, "IMBENCH_TARGET_METRICS=" + met,
 		"IMBENCH_PROMETHEUS=" + prom, "IMBENCH_NODE_EXPORTER=" + node, "IMBENCH_PROCESS_EXPORTER=" + proc,
@@ -77,7 +80,7 @@ func newStack(t *testing.T) *stack {
 	return s
 }
 
-func (s *stack) cli(args ...string) result {
+func (s *testStack) cli(args ...string) result {
 	r, _ := runCLI(filepath.Join(s.root, ".tools", "bin", "imbench"), s.root, s.env, args...)
 	return r
 }
@@ -103,7 +106,7 @@ type promResult struct {
 }
 
 // series runs a PromQL query, instant at `at` or over [from, at].
-func (s *stack) series(expr string, from, at time.Time, instant bool) int {
+func (s *testStack) series(expr string, from, at time.Time, instant bool) int {
 	s.t.Helper()
 	q := url.Values{"query": {expr}}
 	path := "/api/v1/query"
@@ -125,7 +128,7 @@ func (s *stack) series(expr string, from, at time.Time, instant bool) int {
 
 // logLines runs a LogsQL query over [from, to] as Grafana's VictoriaLogs
 // plugin runs a logs panel's: each line's fields.
-func (s *stack) logLines(query string, from, to time.Time) []map[string]string {
+func (s *testStack) logLines(query string, from, to time.Time) []map[string]string {
 	s.t.Helper()
 	return logsQL(s.t, s.logs, query, from, to)
 }
@@ -238,7 +241,7 @@ func TestStackObservesARun(t *testing.T) {
 
 // checkDashboards runs every query of every dashboard, variables filled in
 // for run, and requires data of each.
-func checkDashboards(t *testing.T, s *stack, run string, from, now time.Time) {
+func checkDashboards(t *testing.T, s *testStack, run string, from, now time.Time) {
 	t.Helper()
 	rangeSecs := int(now.Sub(from).Seconds())
 	fill := strings.NewReplacer("$run_id", run, "$target", "reference", "$instance", ".*",
@@ -304,7 +307,7 @@ func checkDashboards(t *testing.T, s *stack, run string, from, now time.Time) {
 // checkReport: results/latest holds report.md, report.html and series.json;
 // figures in report.md trace to summary.json and to Prometheus over the
 // run's window; report.html draws every chart offline.
-func checkReport(t *testing.T, s *stack, run string) {
+func checkReport(t *testing.T, s *testStack, run string) {
 	dir := filepath.Join(s.root, "results", run)
 	for _, f := range []string{"report.md", "report.html", "series.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
@@ -380,7 +383,7 @@ func checkReport(t *testing.T, s *stack, run string) {
 	}
 }
 
-func (s *stack) runScenario(t *testing.T, rate string) string {
+func (s *testStack) runScenario(t *testing.T, rate string) string {
 	t.Helper()
 	r := s.cli("run", "-scenario", "openim/test1", "-scale", "0.25", "-rate", rate)
 	if r.code != 0 {
@@ -394,7 +397,7 @@ func (s *stack) runScenario(t *testing.T, rate string) string {
 }
 
 // restartTarget starts the reference target again with extra environment.
-func (s *stack) restartTarget(t *testing.T, env ...string) {
+func (s *testStack) restartTarget(t *testing.T, env ...string) {
 	t.Helper()
 	b, _ := os.ReadFile(filepath.Join(s.root, ".run", "reference-target.pid"))
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
@@ -420,7 +423,7 @@ func (s *stack) restartTarget(t *testing.T, env ...string) {
 
 // checkCompare: two runs alike compare clean (exit 0); a run with 50 ms
 // added to every push is flagged (exit 3).
-func checkCompare(t *testing.T, s *stack, base string) {
+func checkCompare(t *testing.T, s *testStack, base string) {
 	again := s.runScenario(t, "25")
 	if r := s.cli("compare", "-a", base, "-b", again); r.code != 0 {
 		t.Fatalf("equal runs: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -438,7 +441,7 @@ func checkCompare(t *testing.T, s *stack, base string) {
 // checkHoles: Prometheus is killed mid-run; the report still comes, from
 // summary.json, and names the charts that have holes; once it is up again,
 // the runner's remote write resumes.
-func checkHoles(t *testing.T, s *stack) {
+func checkHoles(t *testing.T, s *testStack) {
 	r := s.startRun(t, "6")
 	time.Sleep(12 * time.Second)
 	b, _ := os.ReadFile(filepath.Join(s.root, ".run", "prometheus.pid"))
@@ -478,17 +481,40 @@ func checkHoles(t *testing.T, s *stack) {
 }
 
 // startRun starts `imbench run` of openim/test1 at rate on the stack.
-func (s *stack) startRun(t *testing.T, rate string) *backgroundRun {
+func (s *testStack) startRun(t *testing.T, rate string) *backgroundRun {
 	t.Helper()
 	return startBackground(t, filepath.Join(s.root, ".tools", "bin", "imbench"), s.root, s.env,
 		"run", "-scenario", "openim/test1", "-scale", "0.25", "-rate", rate)
 }
 
-func TestNearestNameIsAMisspellingOnly(t *testing.T) {
-	known := []string{"openim/test1", "openim/hold", "wukongim/send"}
-	for in, want := range map[string]string{"openim/tset1": "openim/test1", "wukongim/sned": "wukongim/send", "openim/hodl": "openim/hold", "fanout": ""} {
-		if got, _ := nearest(in, known); got != want {
-			t.Errorf("%s: %q, want %q", in, got, want)
-		}
+// logsQL runs a LogsQL query as Grafana's VictoriaLogs plugin runs a logs
+// panel's (queryType instant): /select/logsql/query with start and end in
+// Unix seconds and a line limit. It returns the lines, each its fields.
+func logsQL(t *testing.T, base, query string, from, to time.Time) []map[string]string {
+	t.Helper()
+	q := url.Values{"query": {query}, "start": {strconv.FormatInt(from.Unix(), 10)},
+		"end": {strconv.FormatInt(to.Unix()+1, 10)}, "limit": {"1000"}}
+	resp, err := http.Get(base + "/select/logsql/query?" + q.Encode())
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("LogsQL %q: %s: %s", query, resp.Status, b)
+	}
+	var lines []map[string]string
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if len(strings.TrimSpace(sc.Text())) == 0 {
+			continue
+		}
+		var l map[string]string
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("LogsQL %q: line %q: %v", query, sc.Text(), err)
+		}
+		lines = append(lines, l)
+	}
+	return lines
 }

@@ -83,6 +83,19 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 		u.Disconnects += p.Users.Disconnects
 		u.Reconnects += p.Users.Reconnects
 		u.Kicks += p.Users.Kicks
+		u.NeverOnline += p.Users.NeverOnline
+		u.OnlineAfterRetry += p.Users.OnlineAfterRetry
+		for _, c := range []struct {
+			dst **LoginCauses
+			src *LoginCauses
+		}{{&u.LoginFailures, p.Users.LoginFailures}, {&u.LoginRetries, p.Users.LoginRetries}} {
+			if c.src != nil {
+				if *c.dst == nil {
+					*c.dst = &LoginCauses{}
+				}
+				(*c.dst).Add(c.src)
+			}
+		}
 		m := &out.Messages
 		m.Sent += p.Messages.Sent
 		m.Acked += p.Messages.Acked
@@ -108,6 +121,8 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 		d.Duplicates += pd.Duplicates
 		d.OutOfOrder += pd.OutOfOrder
 		d.Lost += pd.Lost
+		d.NotAttempted += pd.NotAttempted
+		d.PushedAfterPull += pd.PushedAfterPull
 		if w := pd.Watchers; w != nil {
 			if d.Watchers == nil {
 				d.Watchers = &WatchersSummary{Users: w.Users}
@@ -139,6 +154,8 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 			t.Duplicates += v.Duplicates
 			t.OutOfOrder += v.OutOfOrder
 			t.Lost += v.Lost
+			t.NotAttempted += v.NotAttempted
+			t.PushedAfterPull += v.PushedAfterPull
 			d.ByType[k] = t
 		}
 		if l := p.Logins; l != nil {

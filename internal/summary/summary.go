@@ -59,6 +59,56 @@ type UsersSummary struct {
 	Disconnects     int64 `json:"disconnects"`
 	Reconnects      int64 `json:"reconnects"`
 	Kicks           int64 `json:"kicks"`
+	// Users due to log in (at once or late) whose every login attempt
+	// failed: what they were owed is Deliveries.NotAttempted.
+	NeverOnline int64 `json:"never_online,omitempty"`
+	// Login attempts that failed, first logins and reconnects alike, by
+	// cause, and the attempts made again after a failure of each cause
+	// (absent in older summaries and when none failed).
+	LoginFailures *LoginCauses `json:"login_failures,omitempty"`
+	LoginRetries  *LoginCauses `json:"login_retries,omitempty"`
+	// First logins that got online after a failed attempt.
+	OnlineAfterRetry int64 `json:"online_after_retry,omitempty"`
+}
+
+// LoginCauses counts login attempts by why they failed.
+type LoginCauses struct {
+	Closed   int64 `json:"closed"`    // the server closed the connection before it answered the login
+	NoAnswer int64 `json:"no_answer"` // no answer in time (a silent refusal looks the same)
+	Refused  int64 `json:"refused"`   // the server answered with a refusal
+	Other    int64 `json:"other"`     // the dial, TLS, a malformed answer
+}
+
+// Total adds the causes up.
+func (c *LoginCauses) Total() int64 {
+	if c == nil {
+		return 0
+	}
+	return c.Closed + c.NoAnswer + c.Refused + c.Other
+}
+
+// Add adds o into c.
+func (c *LoginCauses) Add(o *LoginCauses) {
+	if o != nil {
+		c.Closed, c.NoAnswer, c.Refused, c.Other = c.Closed+o.Closed, c.NoAnswer+o.NoAnswer, c.Refused+o.Refused, c.Other+o.Other
+	}
+}
+
+// Text lists the causes that occurred.
+func (c *LoginCauses) Text() string {
+	if c == nil {
+		return ""
+	}
+	var parts []string
+	for _, x := range []struct {
+		n    int64
+		what string
+	}{{c.Closed, "closed before the answer"}, {c.NoAnswer, "no answer in time"}, {c.Refused, "refused"}, {c.Other, "other"}} {
+		if x.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.what))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // LoginsSummary is what logging in cost, first logins and reconnects
@@ -126,22 +176,33 @@ type MessagesSummary struct {
 	Dispatches int64 `json:"dispatches"`
 }
 
+// DeliveriesSummary accounts for every delivery owed. Expected counts
+// acknowledged messages × their recipients who got online (at once, late or
+// after a retry); those owed to users who never got online are
+// NotAttempted, in neither Expected nor Lost. Lost = Expected − received
+// (of acknowledged messages).
 type DeliveriesSummary struct {
-	Expected   int64                       `json:"expected"`
-	Received   int64                       `json:"received"`
-	Pushed     int64                       `json:"pushed"`
-	ByPull     int64                       `json:"by_pull"`
-	ByGapPull  int64                       `json:"by_gap_pull"`
-	Duplicates int64                       `json:"duplicates"`
-	OutOfOrder int64                       `json:"out_of_order"`
-	Lost       int64                       `json:"lost"`
-	Unexpected int64                       `json:"unexpected"`
-	Corrupted  int64                       `json:"corrupted"`
-	Foreign    int64                       `json:"foreign"`
-	LostSample []LostDelivery              `json:"lost_sample,omitempty"`
-	ByType     map[string]DeliveriesByType `json:"by_type"`
-	Rooms      *RoomsSummary               `json:"rooms,omitempty"` // not in the figures above
-	Watchers   *WatchersSummary            `json:"watchers,omitempty"`
+	Expected   int64 `json:"expected"`
+	Received   int64 `json:"received"`
+	Pushed     int64 `json:"pushed"`
+	ByPull     int64 `json:"by_pull"`
+	ByGapPull  int64 `json:"by_gap_pull"`
+	Duplicates int64 `json:"duplicates"`
+	OutOfOrder int64 `json:"out_of_order"`
+	Lost       int64 `json:"lost"`
+	Unexpected int64 `json:"unexpected"`
+	Corrupted  int64 `json:"corrupted"`
+	Foreign    int64 `json:"foreign"`
+	// Owed to users who never got online (Users.NeverOnline): the server
+	// had no chance to deliver them.
+	NotAttempted int64 `json:"not_attempted,omitempty"`
+	// Pushes of messages the user already had by pull (its gap or sync
+	// pull met a push that was only late): no delivery, no duplicate.
+	PushedAfterPull int64                       `json:"pushed_after_pull,omitempty"`
+	LostSample      []LostDelivery              `json:"lost_sample,omitempty"`
+	ByType          map[string]DeliveriesByType `json:"by_type"`
+	Rooms           *RoomsSummary               `json:"rooms,omitempty"` // not in the figures above
+	Watchers        *WatchersSummary            `json:"watchers,omitempty"`
 }
 
 // WatchersSummary counts the watching phones' deliveries apart (part of
@@ -171,11 +232,13 @@ func (r *RoomsSummary) SetRate() {
 }
 
 type DeliveriesByType struct {
-	Expected   int64 `json:"expected"`
-	Received   int64 `json:"received"`
-	Duplicates int64 `json:"duplicates"`
-	OutOfOrder int64 `json:"out_of_order"`
-	Lost       int64 `json:"lost"`
+	Expected        int64 `json:"expected"`
+	Received        int64 `json:"received"`
+	Duplicates      int64 `json:"duplicates"`
+	OutOfOrder      int64 `json:"out_of_order"`
+	Lost            int64 `json:"lost"`
+	NotAttempted    int64 `json:"not_attempted,omitempty"`
+	PushedAfterPull int64 `json:"pushed_after_pull,omitempty"`
 }
 
 type LatencySummary struct {
@@ -225,6 +288,13 @@ func (s Summary) Table() string {
 		s.Messages.Sent, s.Messages.Acked, s.Messages.SendFailed, d.Received, d.Pushed, d.ByPull))
 	row("Message Integrity", IntegrityText(s))
 	row("Duplicates / Out of order", fmt.Sprintf("%d / %d", d.Duplicates, d.OutOfOrder))
+	if d.PushedAfterPull > 0 {
+		row("Pushed after pull", fmt.Sprintf("%d (pulled after a seq gap or at login, then pushed as well: the push was late; not duplicates)", d.PushedAfterPull))
+	}
+	if u.NeverOnline > 0 {
+		row("Never online", fmt.Sprintf("%d users never online (every login failed), %d deliveries not attempted (in neither expected nor lost)",
+			u.NeverOnline, d.NotAttempted))
+	}
 	if r := d.Rooms; r != nil {
 		row("Chatrooms", fmt.Sprintf("%d of %d deliveries to members present at sending arrived, %.2f%% missed (%d); %d sent before a member joined",
 			r.Received, r.Expected, r.MissRate*100, r.Missed, r.BeforeJoin))
@@ -236,6 +306,9 @@ func (s Summary) Table() string {
 	a := s.Latency.Ack
 	row("Ack avg / p99 / max", fmt.Sprintf("%.1f / %.1f / %.1f ms", a.Avg, a.P99, a.Max))
 	row("Connections", fmt.Sprintf("%d connect errors, %d disconnects, %d reconnects", u.ConnectErrors, u.Disconnects, u.Reconnects))
+	if t := LoginFailuresText(u); t != "" {
+		row("Login failures", t)
+	}
 	if s.Logins != nil {
 		row("Login Cost", LoginText(s.Logins))
 	}
@@ -261,6 +334,23 @@ func PlannedText(m MessagesSummary) string {
 	return fmt.Sprintf("planned %.0f msg/s", m.PlannedRate)
 }
 
+// LoginFailuresText says which login attempts failed and what became of
+// them, in a line ("" when none failed).
+func LoginFailuresText(u UsersSummary) string {
+	n := u.LoginFailures.Total()
+	if n == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("%d failed (%s); %d tried again", n, u.LoginFailures.Text(), u.LoginRetries.Total())
+	if u.OnlineAfterRetry > 0 {
+		s += fmt.Sprintf(", %d users online after a retry", u.OnlineAfterRetry)
+	}
+	if u.NeverOnline > 0 {
+		s += fmt.Sprintf(", %d never online", u.NeverOnline)
+	}
+	return s
+}
+
 // IntegrityText says how complete delivery was, as the seed says it.
 func IntegrityText(s Summary) string {
 	d := s.Deliveries
@@ -268,10 +358,19 @@ func IntegrityText(s Summary) string {
 	case d.Expected == 0:
 		return "n/a (no deliveries were expected)"
 	case d.Lost == 0 && d.Corrupted == 0:
-		return fmt.Sprintf("100%% (all %d expected deliveries arrived)", d.Expected)
+		return fmt.Sprintf("100%% (all %d expected deliveries arrived)%s", d.Expected, notAttemptedText(s))
 	}
-	return fmt.Sprintf("%.4f%% (%d of %d expected deliveries lost, %d corrupted)",
-		s.Integrity*100, d.Lost, d.Expected, d.Corrupted)
+	return fmt.Sprintf("%.4f%% (%d of %d expected deliveries lost, %d corrupted)%s",
+		s.Integrity*100, d.Lost, d.Expected, d.Corrupted, notAttemptedText(s))
+}
+
+// notAttemptedText says what the integrity leaves out: deliveries to users
+// who never got online.
+func notAttemptedText(s Summary) string {
+	if s.Users.NeverOnline == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; not counted: %d deliveries to the %d users never online", s.Deliveries.NotAttempted, s.Users.NeverOnline)
 }
 
 // LostDelivery names one expected delivery that never arrived: plan indexes

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"errors"
@@ -77,6 +77,12 @@ const (
 var flatScenarios = map[string]map[string]string{
 	"openim/mix":         {"IM_SCALE": "1", "IM_MIX_CLOSED": "0"},
 	"wukongim/stability": {"IM_SCALE": "0.05"},
+}
+
+// IsFlatScenario says whether the flat run can run scenario.
+func IsFlatScenario(scenario string) bool {
+	_, ok := flatScenarios[scenario]
+	return ok
 }
 
 // flat runs a scenario sending for d at rate and samples the generator's

@@ -1,4 +1,4 @@
-package main
+package stack
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/imbench/imbench/internal/badinput"
 	"github.com/imbench/imbench/internal/profile"
 )
 
@@ -46,7 +47,7 @@ func wildfireServices(target string) []service {
 	admin = envOr(profile.EnvName("wildfire_admin"), admin)
 	return []service{{
 		name: "wildfire-exporter",
-		bin:  filepath.Join(toolsBin, "wildfire-exporter"),
+		bin:  filepath.Join(ToolsBin, "wildfire-exporter"),
 		args: []string{"-listen", listen, "-admin-url", admin, "-secret-env", secretEnv, "-log-format", "json"},
 		// The secret reaches it through the environment up inherits;
 		// without one it would only exit, so up says so first.
@@ -54,7 +55,7 @@ func wildfireServices(target string) []service {
 		url:    fmt.Sprintf("http://%s/metrics  (Wildfire admin API %s)", listen, admin),
 		render: func() error {
 			if os.Getenv(secretEnv) == "" {
-				return badInput("the Wildfire exporter needs the admin secret (http.admin.secret_key) in %s", secretEnv)
+				return badinput.Errorf("the Wildfire exporter needs the admin secret (http.admin.secret_key) in %s", secretEnv)
 			}
 			return nil
 		},

@@ -1,10 +1,9 @@
-package main
+package bench
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"net/url"
 	"os"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/imbench/imbench/internal/badinput"
 	"github.com/imbench/imbench/load/engine"
 	_ "github.com/imbench/imbench/load/openim" // the openim protocol: users and their tokens
 )
@@ -81,67 +81,56 @@ type baselineHold struct {
 
 const baselineWriteWait = 10 * time.Second // the SDK's writeWait
 
-func cmdBenchBaselineHold(args []string) error {
-	fs := flag.NewFlagSet("bench-baseline-hold", flag.ContinueOnError)
-	var (
-		api      = fs.String("api", "", "the target's OpenIM REST API, http://host:port (required)")
-		wsURLs   = fs.String("ws", "", "its msggateway WebSocket URLs, comma-separated (required)")
-		users    = fs.Int("users", 1000, "users held online")
-		hold     = fs.Duration("hold", 60*time.Second, "how long they are held once all are online")
-		ping     = fs.Duration("ping", 24*time.Second, "WebSocket ping period (msgtest's: 8/10 of the 30 s read deadline)")
-		deadline = fs.Duration("read-deadline", 30*time.Second, "the client's own read deadline, pushed on by every frame and pong")
-		prefix   = fs.String("prefix", "baseline_u", "user ID prefix")
-		parallel = fs.Int("parallel", 256, "dials in flight at once")
-		out      = fs.String("out", "", "write the report here (default: standard output)")
-	)
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
-	}
-	secret := os.Getenv("IM_SECRET")
-	switch {
-	case *api == "" || *wsURLs == "":
-		return badInput("-api and -ws are required")
-	case secret == "":
-		return badInput("the target's secret goes in IM_SECRET")
-	case *users < 1:
-		return badInput("-users %d: want at least 1", *users)
-	case *ping <= 0 || *ping >= *deadline:
-		return badInput("-ping %s must be positive and below the read deadline %s", *ping, *deadline)
-	case *parallel < 1:
-		return badInput("-parallel %d: want at least 1", *parallel)
-	}
-	opts := map[string]any{"secret": secret}
-	if admin := os.Getenv("IM_ADMIN_USER"); admin != "" {
-		opts["admin"] = admin
+// BaselineOptions are `imbench bench-baseline-hold`'s, checked by the caller.
+type BaselineOptions struct {
+	API          string // the target's OpenIM REST API, http://host:port
+	WS           string // its msggateway WebSocket URLs, comma-separated
+	Secret       string // the target's admin secret
+	Admin        string // its admin user ("": the protocol's default)
+	Users        int
+	Hold         time.Duration // how long they are held once all are online
+	Ping         time.Duration
+	ReadDeadline time.Duration
+	Prefix       string // user ID prefix
+	Parallel     int    // dials in flight at once
+	Out          string // the report's file ("": standard output)
+}
+
+// HoldBaseline holds o.Users online msgtest's way for o.Hold, then writes
+// what happened as JSON; any connect error, drop or failed ping fails it.
+func HoldBaseline(o BaselineOptions) error {
+	opts := map[string]any{"secret": o.Secret}
+	if o.Admin != "" {
+		opts["admin"] = o.Admin
 	}
 	t := engine.Target{Name: "reference", System: "openim",
-		Endpoints: map[string]string{"api": *api, "ws": *wsURLs}, Options: opts}
+		Endpoints: map[string]string{"api": o.API, "ws": o.WS}, Options: opts}
 	_, proto, err := t.Open()
 	if err != nil {
-		return badInput("%v", err)
+		return badinput.Errorf("%v", err)
 	}
 	sl, ok := proto.(engine.StockLogins)
 	if !ok {
 		return errors.New("the openim protocol offers no logins for a baseline")
 	}
-	h := &baselineHold{ping: *ping, readDeadline: *deadline, parallel: *parallel, stopping: make(chan struct{})}
-	h.rep.Users, h.rep.PingEverySecs, h.rep.ReadDeadlSecs, h.rep.GoroutinesUser = *users, ping.Seconds(), deadline.Seconds(), 2
+	h := &baselineHold{ping: o.Ping, readDeadline: o.ReadDeadline, parallel: o.Parallel, stopping: make(chan struct{})}
+	h.rep.Users, h.rep.PingEverySecs, h.rep.ReadDeadlSecs, h.rep.GoroutinesUser = o.Users, o.Ping.Seconds(), o.ReadDeadline.Seconds(), 2
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	h.urls, err = sl.StockLogins(ctx, *prefix, *users)
+	h.urls, err = sl.StockLogins(ctx, o.Prefix, o.Users)
 	cancel()
 	if err != nil {
 		return fmt.Errorf("baseline: users and tokens: %w", err)
 	}
 	h.rep.TokenSeconds = round2(time.Since(began).Seconds())
-	fmt.Fprintf(os.Stderr, "baseline: %d users, tokens in %.1f s\n", *users, h.rep.TokenSeconds)
+	fmt.Fprintf(os.Stderr, "baseline: %d users, tokens in %.1f s\n", o.Users, h.rep.TokenSeconds)
 
 	h.connectAll()
 	h.rep.Goroutines = runtime.NumGoroutine()
 	fmt.Fprintf(os.Stderr, "baseline: %d of %d online in %.1f s (%d connect errors), holding %s\n",
-		h.rep.Connected, *users, h.rep.OnlineSeconds, h.rep.ConnectErrors, *hold)
+		h.rep.Connected, o.Users, h.rep.OnlineSeconds, h.rep.ConnectErrors, o.Hold)
 	heldFrom := time.Now()
-	time.Sleep(*hold)
+	time.Sleep(o.Hold)
 	h.rep.HeldSeconds = round2(time.Since(heldFrom).Seconds())
 	h.stop()
 	fmt.Fprintf(os.Stderr, "baseline: held %d users %.0f s: %d drops, %d pings (%d failed), %d pongs\n",
@@ -149,10 +138,10 @@ func cmdBenchBaselineHold(args []string) error {
 
 	raw, _ := json.Marshal(&h.rep)
 	raw = append(raw, '\n')
-	if *out == "" {
+	if o.Out == "" {
 		_, err = os.Stdout.Write(raw)
 	} else {
-		err = os.WriteFile(*out, raw, 0o644)
+		err = os.WriteFile(o.Out, raw, 0o644)
 	}
 	if err != nil {
 		return err

@@ -1,9 +1,9 @@
-package main
-
-// The live view of a run without Grafana: a page on loopback, served while
-// k6 runs, that draws the IM benchmark dashboard's panels for the run from
-// Prometheus (the report's charts, refreshed). In compose mode Grafana
-// answers, and the dashboard's URL with the run selected is the live view.
+// Package live is the live view of a run without Grafana: a page on
+// loopback, served while the run lasts, that draws the IM benchmark
+// dashboard's panels for the run from Prometheus (the report's charts,
+// refreshed). In compose mode Grafana answers, and the dashboard's URL with
+// the run selected is the live view.
+package live
 
 import (
 	"context"
@@ -19,15 +19,16 @@ import (
 	"time"
 
 	"github.com/imbench/imbench/dashboards"
+	"github.com/imbench/imbench/internal/stack"
 	"github.com/imbench/imbench/report"
 )
 
 // composeGrafana is where compose/docker-compose.yml publishes Grafana.
 const composeGrafana = "http://127.0.0.1:3000"
 
-// liveAddr is where the live view listens: IM_LIVE_ADDR, which must be a
+// Addr is where the live view listens: IM_LIVE_ADDR, which must be a
 // loopback host:port, else a free port on 127.0.0.1.
-func liveAddr() (string, error) {
+func Addr() (string, error) {
 	a := os.Getenv("IM_LIVE_ADDR")
 	if a == "" {
 		return "127.0.0.1:0", nil
@@ -35,7 +36,7 @@ func liveAddr() (string, error) {
 	host, port, err := net.SplitHostPort(a)
 	ip := net.ParseIP(host)
 	if _, perr := strconv.ParseUint(port, 10, 16); err != nil || perr != nil || ip == nil || !ip.IsLoopback() {
-		return "", badInput("IM_LIVE_ADDR must be a loopback address and port such as 127.0.0.1:8089, got %q", a)
+		return "", fmt.Errorf("IM_LIVE_ADDR must be a loopback address and port such as 127.0.0.1:8089, got %q", a)
 	}
 	return a, nil
 }
@@ -53,16 +54,17 @@ func benchmarkDashboard() (dashboards.Dashboard, time.Duration, error) {
 	return d, every, nil
 }
 
-// startLive serves the run's live page on loopback and prints its URL;
-// stop (once or more) ends it, leaving nothing listening. Without
-// Prometheus there is nothing to show: one line says so.
-func startLive(rc *runConfig, started time.Time) (stop func()) {
+// Start serves run runID's live page on loopback, from the native stack's
+// Prometheus, and prints its URL; about says what runs where. stop (once
+// or more) ends it, leaving nothing listening. Without Prometheus there is
+// nothing to show: one line says so.
+func Start(runID, about string, started time.Time) (stop func()) {
 	none := func() {}
 	if os.Getenv("IMBENCH_NO_OBSERVE") == "1" {
 		return none // the run reports to nobody (imbench bench)
 	}
-	prom := "http://" + stackAddrs().prometheus
-	if !healthy(prom + "/-/ready") {
+	prom := "http://" + stack.Addrs().Prometheus
+	if !stack.Healthy(prom + "/-/ready") {
 		fmt.Printf("imbench: no live view: Prometheus is not up (%s)\n", prom)
 		return none
 	}
@@ -71,7 +73,7 @@ func startLive(rc *runConfig, started time.Time) (stop func()) {
 		fmt.Println("imbench: no live view:", err)
 		return none
 	}
-	addr, err := liveAddr() // checked before load; read again here
+	addr, err := Addr() // checked before load; read again here
 	if err != nil {
 		fmt.Println("imbench: no live view:", err)
 		return none
@@ -81,9 +83,9 @@ func startLive(rc *runConfig, started time.Time) (stop func()) {
 		fmt.Println("imbench: no live view:", err)
 		return none
 	}
-	v := &liveView{every: every, opts: report.LiveOptions{
+	v := &view{every: every, opts: report.LiveOptions{
 		Prom:  report.Prom{URL: prom, HTTP: &http.Client{Timeout: every}},
-		RunID: rc.runID, About: rc.scenario + " on " + rc.target.Name, From: started, Every: every}}
+		RunID: runID, About: about, From: started, Every: every}}
 	srv := &http.Server{Handler: v, ReadHeaderTimeout: every}
 	go srv.Serve(ln)
 	fmt.Printf("imbench: live view http://%s/ (refreshes every %g s)\n", ln.Addr(), every.Seconds())
@@ -99,9 +101,9 @@ func startLive(rc *runConfig, started time.Time) (stop func()) {
 	}
 }
 
-// liveView renders the page at most once per half refresh, however many
+// view renders the page at most once per half refresh, however many
 // browsers watch; nobody watching costs nothing.
-type liveView struct {
+type view struct {
 	opts  report.LiveOptions
 	every time.Duration
 
@@ -110,7 +112,7 @@ type liveView struct {
 	at   time.Time
 }
 
-func (v *liveView) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (v *view) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !loopbackHost(r.Host) { // a page elsewhere reaching us by DNS rebinding
 		http.Error(w, "imbench live view: loopback only", http.StatusForbidden)
 		return
@@ -129,7 +131,7 @@ func (v *liveView) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(page)
 }
 
-func (v *liveView) current(ctx context.Context) ([]byte, error) {
+func (v *view) current(ctx context.Context) ([]byte, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.page != nil && time.Since(v.at) < v.every/2 {
@@ -157,11 +159,12 @@ func loopbackHost(hostport string) bool {
 	return host == "localhost"
 }
 
-// grafanaLive is the live view in compose mode: Grafana's IM benchmark
-// dashboard with the run selected, from its start, refreshing.
-func grafanaLive(rc *runConfig, started time.Time) (stop func()) {
+// Grafana is the live view in compose mode: it prints the URL of Grafana's
+// IM benchmark dashboard with run runID selected, from its start,
+// refreshing. Nothing is served here: stop does nothing.
+func Grafana(runID string, started time.Time) (stop func()) {
 	none := func() {}
-	if !healthy(composeGrafana + "/api/health") {
+	if !stack.Healthy(composeGrafana + "/api/health") {
 		fmt.Printf("imbench: no live view: Grafana is not up (%s)\n", composeGrafana)
 		return none
 	}
@@ -172,6 +175,6 @@ func grafanaLive(rc *runConfig, started time.Time) (stop func()) {
 	}
 	slug := strings.ReplaceAll(strings.ToLower(d.Title), " ", "-")
 	fmt.Printf("imbench: live view %s/d/%s/%s?var-run_id=%s&from=%d&to=now&refresh=%s\n",
-		composeGrafana, d.UID, slug, url.QueryEscape(rc.runID), started.UnixMilli(), d.Refresh)
+		composeGrafana, d.UID, slug, url.QueryEscape(runID), started.UnixMilli(), d.Refresh)
 	return none
 }

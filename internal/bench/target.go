@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bufio"
@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/imbench/imbench/internal/stack"
 )
 
 // benchTarget is a reference target started by the bench: one process, or a
@@ -40,7 +42,7 @@ func localAddr() string {
 }
 
 func (bt *benchTarget) start(args ...string) error {
-	cmd := exec.Command(filepath.Join(toolsBin, "imbench-target"), args...)
+	cmd := exec.Command(filepath.Join(stack.ToolsBin, "imbench-target"), args...)
 	cmd.Env = append(os.Environ(), "IMBENCH_TARGET_SECRET="+bt.secret)
 	if err := cmd.Start(); err != nil {
 		return err
@@ -109,7 +111,7 @@ func startTargets(gateways int) (*benchTarget, error) {
 }
 
 func waitHealthy(url string, limit time.Duration) error {
-	if !waitEvery(100*time.Millisecond, limit, func() bool { return healthy(url) }) {
+	if !waitEvery(100*time.Millisecond, limit, func() bool { return stack.Healthy(url) }) {
 		return fmt.Errorf("%s did not answer within %s", url, limit)
 	}
 	return nil

@@ -1,4 +1,4 @@
-package main
+package stack
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	composefile "github.com/imbench/imbench/compose"
+	"github.com/imbench/imbench/internal/badinput"
 	"github.com/imbench/imbench/internal/profile"
 )
 
@@ -16,10 +17,11 @@ import (
 // with provisioned dashboards, and the target's profile (reference, openim,
 // wukongim, wildfire); profile runner is imbench itself, for run.
 
-const composeFile = "compose/docker-compose.yml"
+// ComposeFile is the compose stack, relative to the project root.
+const ComposeFile = "compose/docker-compose.yml"
 
-// dockerAnswers reports whether a Docker engine (not just the client) is there.
-func dockerAnswers() bool {
+// DockerAnswers reports whether a Docker engine (not just the client) is there.
+func DockerAnswers() bool {
 	if os.Getenv("IMBENCH_NATIVE") == "1" {
 		return false
 	}
@@ -32,18 +34,18 @@ func dockerAnswers() bool {
 }
 
 func compose(args ...string) error {
-	cmd := exec.Command("docker", append([]string{"compose", "-f", composeFile}, args...)...)
-	cmd.Env = composeEnv()
+	cmd := exec.Command("docker", append([]string{"compose", "-f", ComposeFile}, args...)...)
+	cmd.Env = ComposeEnv()
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	return cmd.Run()
 }
 
-// composeEnv is the environment with every profile's variable present:
+// ComposeEnv is the environment with every profile's variable present:
 // Compose interpolates the services of every profile (docker/compose#11977),
 // and one unset would print a warning per variable. Those of the profiles
 // not started are passed empty (composeUp has checked the started one's), so
 // no secret gets a value it was not given.
-func composeEnv() []string {
+func ComposeEnv() []string {
 	env := os.Environ()
 	for _, v := range composefile.Secrets() {
 		if _, ok := os.LookupEnv(v); !ok {
@@ -59,10 +61,10 @@ func composeUp(target string) error {
 	// Before anything starts: the secrets this profile needs, all named in
 	// one line (the file has no defaults; compose/env.go lists them).
 	if err := composefile.Check(target, os.Getenv); err != nil {
-		return badInput("%v", err)
+		return badinput.Errorf("%v", err)
 	}
 	if target == "reference" {
-		secret, err := targetSecret(true)
+		secret, err := TargetSecret(true)
 		if err != nil {
 			return err
 		}

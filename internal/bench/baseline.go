@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"encoding/json"
@@ -9,10 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/imbench/imbench/internal/stack"
 )
 
 // holdBaseline holds users the way the seed's own load program does
-// (`imbench bench-baseline-hold`, bench_baseline_client.go: OpenIM's
+// (`imbench bench-baseline-hold`, baseline_client.go: OpenIM's
 // msgtest, a gorilla/websocket connection and two goroutines per user) in a
 // process of its own, against a target of its own, and measures it as
 // holdOurs measures the generator: same users, same hold, one tool at a
@@ -31,7 +33,7 @@ func (b *bench) holdBaseline(users int) (*holdResult, error) {
 	report.Close()
 	defer os.Remove(report.Name())
 	res := &holdResult{Tool: "baseline: msgtest's way (gorilla/websocket, 2 goroutines per user)", UsersPlanned: users}
-	cmd := exec.Command(filepath.Join(toolsBin, "imbench"), "bench-baseline-hold",
+	cmd := exec.Command(filepath.Join(stack.ToolsBin, "imbench"), "bench-baseline-hold",
 		"-api", "http://"+bt.api, "-ws", strings.Join(bt.ws, ","), "-users", strconv.Itoa(users),
 		"-hold", b.hold.String(), "-out", report.Name())
 	cmd.Env = append(os.Environ(), "IM_SECRET="+bt.secret)

@@ -1,4 +1,4 @@
-package main
+package observe
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/imbench/imbench/dashboards"
 	"github.com/imbench/imbench/internal/lokipush"
+	"github.com/imbench/imbench/internal/stack"
 )
 
 // With neither Prometheus nor VictoriaLogs answering, a run goes on and
@@ -32,32 +33,32 @@ func TestObserveSaysWhatIsNotShipped(t *testing.T) {
 	t.Setenv("IMBENCH_PROMETHEUS", down)
 	t.Setenv("IMBENCH_VICTORIALOGS", down)
 	t.Setenv("IMBENCH_NO_OBSERVE", "")
-	o := observe(&runConfig{runID: "r1"})
-	notes := strings.Join(o.notes, "\n")
-	if o.promWrite != "" || o.logPush != "" || o.logs != "" ||
+	o := Native("r1")
+	notes := strings.Join(o.Notes, "\n")
+	if o.PromWrite != "" || o.LogPush != "" || o.Logs != "" ||
 		!strings.Contains(notes, "Prometheus is not up") || !strings.Contains(notes, "VictoriaLogs is not up") {
-		t.Fatalf("promWrite %q logPush %q logs %q notes %q", o.promWrite, o.logPush, o.logs, notes)
+		t.Fatalf("promWrite %q logPush %q logs %q notes %q", o.PromWrite, o.LogPush, o.Logs, notes)
 	}
 }
 
 // With VictoriaLogs up, a run pushes its log there by Loki's protocol
 // (internal/lokipush, as the runner and the reference target do); the
 // dashboard's log panel finds the run's lines and the target's, and
-// printLogProblems the run's warnings and errors, and nothing else.
+// PrintLogProblems the run's warnings and errors, and nothing else.
 func TestObserveShipsTheLogToVictoriaLogs(t *testing.T) {
 	base := startVictoriaLogs(t)
 	t.Setenv("IMBENCH_VICTORIALOGS", strings.TrimPrefix(base, "http://"))
 	t.Setenv("IMBENCH_NO_OBSERVE", "")
 	run := "obs-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	o := observe(&runConfig{runID: run})
-	notes := strings.Join(o.notes, "\n")
-	if o.logPush != base+"/insert/loki/api/v1/push" || o.logs != base ||
+	o := Native(run)
+	notes := strings.Join(o.Notes, "\n")
+	if o.LogPush != base+"/insert/loki/api/v1/push" || o.Logs != base ||
 		!strings.Contains(notes, "log → VictoriaLogs "+base+"/select/vmui/ (run_id=\""+run+"\")") {
-		t.Fatalf("logPush %q logs %q notes %q", o.logPush, o.logs, notes)
+		t.Fatalf("logPush %q logs %q notes %q", o.LogPush, o.Logs, notes)
 	}
 
 	push := func(runID string, lines func(*slog.Logger)) {
-		p := lokipush.New(o.logPush, map[string]string{"run_id": runID, "job": "imbench", "target": "reference", "scenario": "openim_test1"})
+		p := lokipush.New(o.LogPush, map[string]string{"run_id": runID, "job": "imbench", "target": "reference", "scenario": "openim_test1"})
 		lines(slog.New(p.Handler(slog.NewTextHandler(io.Discard, nil))))
 		p.Close()
 	}
@@ -68,7 +69,7 @@ func TestObserveShipsTheLogToVictoriaLogs(t *testing.T) {
 	})
 	push(run+"-other", func(l *slog.Logger) { l.Warn("another run's warning") })
 	// The reference target's own log, with its labels (targets/reference).
-	tp := lokipush.New(o.logPush, map[string]string{"job": "imbench-target", "target": "reference"})
+	tp := lokipush.New(o.LogPush, map[string]string{"job": "imbench-target", "target": "reference"})
 	slog.New(tp.Handler(slog.NewTextHandler(io.Discard, nil))).Info("listening")
 	tp.Close()
 	from := time.Now().Add(-time.Minute)
@@ -101,15 +102,15 @@ func TestObserveShipsTheLogToVictoriaLogs(t *testing.T) {
 		t.Errorf("%d log panel queries on the benchmark dashboard, want 1", panels)
 	}
 
-	out := captureStdout(t, func() { printLogProblems(o.logs, run) })
+	out := captureStdout(t, func() { PrintLogProblems(o.Logs, run) })
 	for _, want := range []string{"from VictoriaLogs", `WARN: msg="send failed" user=u7`, `ERROR: msg="target unreachable"`} {
 		if !strings.Contains(out, want) {
-			t.Errorf("printLogProblems lacks %q:\n%s", want, out)
+			t.Errorf("PrintLogProblems lacks %q:\n%s", want, out)
 		}
 	}
 	for _, not := range []string{"setup:", "another run"} {
 		if strings.Contains(out, not) {
-			t.Errorf("printLogProblems shows %q:\n%s", not, out)
+			t.Errorf("PrintLogProblems shows %q:\n%s", not, out)
 		}
 	}
 }
@@ -120,13 +121,13 @@ func startVictoriaLogs(t *testing.T) string {
 	t.Helper()
 	dir := os.Getenv("IMBENCH_TOOLS")
 	if dir == "" {
-		dir = mustAbs(t, "../../.tools/bin")
+		dir, _ = filepath.Abs("../../.tools/bin")
 	}
 	bin := filepath.Join(dir, "victoria-logs")
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("victoria-logs not built in %s: run `make test` (or make .tools/bin/victoria-logs)", dir)
 	}
-	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	addr := freeAddr(t)
 	cmd := exec.Command(bin, "-httpListenAddr="+addr, "-storageDataPath="+t.TempDir(), "-loggerLevel=ERROR")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -136,7 +137,7 @@ func startVictoriaLogs(t *testing.T) string {
 		cmd.Wait()
 	})
 	base := "http://" + addr
-	for deadline := time.Now().Add(30 * time.Second); !healthy(base + "/health"); {
+	for deadline := time.Now().Add(30 * time.Second); !stack.Healthy(base + "/health"); {
 		if time.Now().After(deadline) {
 			t.Fatalf("victoria-logs did not answer %s/health within 30 s", base)
 		}
@@ -212,4 +213,15 @@ func captureStdout(t *testing.T, f func()) string {
 	w.Close()
 	os.Stdout = saved
 	return <-done
+}
+
+// freeAddr is a loopback address nothing listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }

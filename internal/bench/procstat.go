@@ -1,9 +1,8 @@
-package main
+package bench
 
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -47,42 +46,4 @@ func sampleProc(pid int) (procSample, error) {
 		s.fds = len(entries)
 	}
 	return s, nil
-}
-
-// sampleAll sums samples over several processes.
-func sampleAll(pids []int) (procSample, error) {
-	total := procSample{at: time.Now()}
-	for _, pid := range pids {
-		s, err := sampleProc(pid)
-		if err != nil {
-			return total, err
-		}
-		total.rss += s.rss
-		total.cpu += s.cpu
-		total.fds += s.fds
-		total.threads += s.threads
-	}
-	return total, nil
-}
-
-// pidsWith lists processes whose command line holds every given string.
-func pidsWith(parts ...string) []int {
-	var out []int
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, d := range dirs {
-		raw, err := os.ReadFile(filepath.Join(d, "cmdline"))
-		if err != nil {
-			continue
-		}
-		cmd := strings.ReplaceAll(string(raw), "\x00", " ")
-		ok := true
-		for _, p := range parts {
-			ok = ok && strings.Contains(cmd, p)
-		}
-		if ok {
-			pid, _ := strconv.Atoi(filepath.Base(d))
-			out = append(out, pid)
-		}
-	}
-	return out
 }

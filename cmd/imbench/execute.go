@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/imbench/imbench/internal/badinput"
+	"github.com/imbench/imbench/internal/live"
+	"github.com/imbench/imbench/internal/observe"
+	"github.com/imbench/imbench/internal/stack"
+	"github.com/imbench/imbench/load/runner"
+)
+
+// execute runs a checked scenario: in this process, or over SEGMENTS
+// processes of this binary, or in the compose stack's runner container.
+func execute(rc *runConfig) (int, error) {
+	switch {
+	case rc.segments > 1:
+		return runSegments(rc)
+	case stack.DockerAnswers() && rc.promWrite == "" && !rc.segment.Split() && !rc.setupOnly:
+		return runCompose(rc)
+	}
+	return runHere(rc)
+}
+
+// runnerConfig is the runner's view of the run.
+func (rc *runConfig) runnerConfig(obs observe.Observation) runner.Config {
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	for _, kv := range rc.env {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	return runner.Config{Script: rc.script, Env: env, RunID: rc.runID, Segment: rc.segment, SetupOnly: rc.setupOnly,
+		StartAt: rc.startAt, NoThresholds: rc.noThresholds, PromWrite: obs.PromWrite, LogPush: obs.LogPush}
+}
+
+// runHere runs the scenario in this process.
+func runHere(rc *runConfig) (int, error) {
+	obs := rc.observation()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	prep, err := runner.Prepare(ctx, rc.runnerConfig(obs))
+	if err != nil {
+		return 0, badinput.Errorf("%v", err)
+	}
+	if rc.setupOnly {
+		return prep.Execute(ctx), nil
+	}
+	fmt.Printf("imbench: run %s: %s on %s (%s)\n", rc.runID, rc.scenario, rc.target.Name, rc.where())
+	if rc.segment.Split() {
+		fmt.Printf("imbench: segment %s of the users\n", rc.segment)
+	}
+	for _, n := range obs.Notes {
+		fmt.Println("imbench:", n)
+	}
+	started := time.Now()
+	stopLive := func() {}
+	if !rc.segment.Split() {
+		stopLive = live.Start(rc.runID, rc.about(), started)
+	}
+	code := prep.Execute(ctx)
+	stopLive()
+	dir := filepath.Join(rc.resultsDir, rc.runID)
+	if rc.segment.Split() {
+		return code, nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil {
+		return finishRun(rc, obs, dir, code)
+	}
+	if obs.Logs != "" {
+		observe.PrintLogProblems(obs.Logs, rc.runID)
+	}
+	return code, nil
+}
+
+// runCompose runs the scenario in the compose stack's runner container, on
+// the stack's network.
+func runCompose(rc *runConfig) (int, error) {
+	if filepath.IsAbs(rc.resultsDir) || strings.HasPrefix(filepath.Clean(rc.resultsDir), "..") {
+		return 0, badinput.Errorf("under compose the runner container sees only ./results: -results %s is not inside it", rc.resultsDir)
+	}
+	obs := observe.Compose()
+	// As the invoking user, so results/ stays writable and owned by them.
+	args := []string{"compose", "-f", stack.ComposeFile, "--profile", "runner", "run", "--rm",
+		"--user", fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())}
+	for _, kv := range rc.env {
+		if name, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(name, "IM_") || !strings.HasSuffix(name, "_URL") {
+			args = append(args, "-e", name) // value passed through the environment
+		}
+	}
+	args = append(args, "runner", "run", "-scenario", rc.scenario, "-target", rc.target.Name, "-protocol", rc.protocol,
+		"-run-id", rc.runID, "-results", rc.resultsDir, "-prometheus-rw-url", obs.PromWrite, "-log-push-url", obs.LogPush)
+	if rc.noThresholds {
+		args = append(args, "-no-thresholds")
+	}
+	cmd := exec.Command("docker", args...)
+	cmd.Env = append(stack.ComposeEnv(), rc.env...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	for _, n := range obs.Notes {
+		fmt.Println("imbench:", n)
+	}
+	started := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	go func() {
+		for s := range sig {
+			cmd.Process.Signal(s)
+		}
+	}()
+	stopLive := live.Grafana(rc.runID, started)
+	err := cmd.Wait()
+	stopLive()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		return 0, err
+	}
+	dir := filepath.Join(rc.resultsDir, rc.runID)
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil {
+		return finishRun(rc, obs, dir, code)
+	}
+	return code, nil
+}
+
+// finishRun ends a run that left its summary: the log's problems, the
+// results/latest link, the report. A failed report makes a zero code 1.
+func finishRun(rc *runConfig, obs observe.Observation, dir string, code int) (int, error) {
+	if obs.Logs != "" {
+		observe.PrintLogProblems(obs.Logs, rc.runID)
+	}
+	latest := filepath.Join(rc.resultsDir, "latest")
+	os.Remove(latest)
+	if err := os.Symlink(rc.runID, latest); err != nil {
+		return code, err
+	}
+	fmt.Printf("imbench: results in %s (results/latest)\n", dir)
+	if r, err := writeReport(dir, false); err != nil {
+		fmt.Fprintln(os.Stderr, "imbench: report:", err)
+		if code == 0 {
+			code = 1
+		}
+	} else {
+		printReportPaths(r)
+	}
+	return code, nil
+}
+
+// observation is where the run's metrics and log go: where -prometheus-rw-url
+// and -log-push-url say, else the native stack's parts that answer.
+func (rc *runConfig) observation() observe.Observation {
+	if rc.promWrite != "" || rc.logPush != "" {
+		return observe.Observation{PromWrite: rc.promWrite, LogPush: rc.logPush}
+	}
+	return observe.Native(rc.runID)
+}
+
+// about says what runs where, for the live view.
+func (rc *runConfig) about() string { return rc.scenario + " on " + rc.target.Name }

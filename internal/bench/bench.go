@@ -1,0 +1,292 @@
+// Package bench is `make bench` (`imbench bench`): it measures the
+// generator, each figure against a baseline taken in the same run on the
+// same machine (absolute numbers on a shared machine drift; ratios hold):
+//
+//	density      one generator process (imbench run) holding as many users as
+//	             its file limit allows
+//	baseline     as many users held by the seed's own load program's way of
+//	             holding them (OpenIM's msgtest: a gorilla/websocket connection,
+//	             a reader and a heartbeat goroutine per user), one tool at a
+//	             time, each against a fresh target of the same kind: RSS and
+//	             CPU per user of each and their ratio (baseline.go)
+//	delivery     generator CPU per verified delivery, each at a fixed message
+//	             rate (light and heavy: the cost per delivery falls as more
+//	             of them share a wake-up)
+//	distributed  100,000 users over execution-segment processes and a target
+//	             spread over a core and gateway processes
+//	flat         generator RSS, open files, threads and goroutines over a long run at a
+//	             fixed rate against its own earlier samples (the slope of RSS
+//	             per hour), and the run's latencies
+//
+// Everything runs on loopback against reference targets the bench starts,
+// from the project root (it runs .tools/bin/imbench and imbench-target).
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/imbench/imbench/internal/badinput"
+	"github.com/imbench/imbench/internal/runid"
+	"github.com/imbench/imbench/internal/stack"
+)
+
+type benchResult struct {
+	StartedAt       time.Time          `json:"started_at"`
+	Machine         map[string]any     `json:"machine"`
+	Limits          map[string]string  `json:"limits"`
+	UsersHeld       int64              `json:"users_held"`         // the distributed run's peak, users online at once
+	RSSPerUserBytes float64            `json:"rss_per_user_bytes"` // the density run's
+	Density         *holdResult        `json:"density,omitempty"`
+	Baseline        *holdResult        `json:"baseline,omitempty"`
+	Ratio           map[string]float64 `json:"baseline_over_imbench,omitempty"`
+	Delivery        []*deliveryResult  `json:"delivery,omitempty"`
+	// The same density and delivery measurements over the other protocols
+	// the reference target speaks (those above are OpenIM's, which the
+	// baseline speaks too).
+	Protocols   map[string]*protocolBench `json:"other_protocols,omitempty"`
+	Distributed *distributedResult        `json:"distributed,omitempty"`
+	Flat        *flatResult               `json:"flat,omitempty"`
+	Notes       []string                  `json:"notes,omitempty"`
+}
+
+// Options are what Run measures and how, checked by the caller.
+type Options struct {
+	Users        int             // users of the single-process runs (0: what the file limit allows)
+	Total        int             // users of the distributed run
+	Procs        int             // its generator processes (execution segments)
+	Hold         time.Duration   // how long users are held online
+	Want         map[string]bool // the measurements: density, baseline, delivery, distributed, flat
+	Out          string          // where the JSON goes
+	Rates        []float64       // messages per second of the delivery runs, one run each
+	Flat         time.Duration   // how long the flat run sends
+	FlatRate     float64         // messages per second of its open classes
+	FlatScenario string          // its workload (IsFlatScenario)
+	Protocols    []string        // other protocols whose density and delivery are measured too
+}
+
+// Run takes the measurements o wants, writes them as JSON under o.Out and
+// prints their table. It needs imbench and imbench-target built in
+// .tools/bin.
+func Run(o Options) error {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return err
+	}
+	lim.Cur = lim.Max // children inherit the raised soft limit
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return fmt.Errorf("raising the open-files limit: %w", err)
+	}
+	if o.Users == 0 {
+		o.Users = int(lim.Max) - 500 // room for the process's own files
+	}
+	for _, b := range []string{"imbench", "imbench-target"} {
+		if _, err := os.Stat(filepath.Join(stack.ToolsBin, b)); err != nil {
+			return fmt.Errorf("%s is not built: run make bench", filepath.Join(stack.ToolsBin, b))
+		}
+	}
+	os.Setenv("IMBENCH_NO_OBSERVE", "1") // bench runs report to nobody: the stack's cost is not theirs
+	res := &benchResult{StartedAt: time.Now().UTC(), Machine: machineInfo(), Limits: limitsInfo(lim)}
+	fmt.Printf("imbench bench: open files %d (hard limit), ephemeral ports %s\n", lim.Max, res.Limits["net.ipv4.ip_local_port_range"])
+	b := &bench{hold: o.Hold, resultsDir: filepath.Join(o.Out, "runs")}
+	var err error
+	if o.Want["density"] {
+		if res.Density, err = b.holdOurs(o.Users, "openim"); err != nil {
+			return fmt.Errorf("density: %w", err)
+		}
+		res.RSSPerUserBytes = res.Density.RSSPerUserBytes
+	}
+	if o.Want["baseline"] {
+		if res.Baseline, err = b.holdBaseline(o.Users); err != nil {
+			return fmt.Errorf("baseline: %w", err)
+		}
+	}
+	res.Ratio = baselineRatio(res.Density, res.Baseline)
+	if o.Want["delivery"] {
+		for _, r := range o.Rates {
+			d, err := b.delivery(r, "openim")
+			if err != nil {
+				return fmt.Errorf("delivery at %g msg/s: %w", r, err)
+			}
+			res.Delivery = append(res.Delivery, d)
+		}
+	}
+	for _, p := range o.Protocols {
+		if p = strings.TrimSpace(p); p == "" || (!o.Want["density"] && !o.Want["delivery"]) {
+			continue
+		}
+		pb, err := b.protocol(p, o.Users, o.Rates, o.Want)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if res.Protocols == nil {
+			res.Protocols = map[string]*protocolBench{}
+		}
+		res.Protocols[p] = pb
+	}
+	if o.Want["flat"] {
+		if res.Flat, err = b.flat(o.FlatScenario, o.Flat, o.FlatRate); err != nil {
+			return fmt.Errorf("flat: %w", err)
+		}
+	}
+	if o.Want["distributed"] {
+		if res.Distributed, err = b.distributed(o.Total, o.Procs); err != nil {
+			return fmt.Errorf("distributed: %w", err)
+		}
+		res.UsersHeld = res.Distributed.UsersHeld
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(o.Out, res.StartedAt.Format("20060102-150405")+".json")
+	raw, _ := json.MarshalIndent(res, "", "  ")
+	if err := os.WriteFile(path, append(raw, '\n'), 0o644); err != nil {
+		return err
+	}
+	printBench(res)
+	fmt.Println("imbench bench: wrote", path)
+	return nil
+}
+
+// protocolBench is density and delivery over one more protocol.
+type protocolBench struct {
+	Density  *holdResult       `json:"density,omitempty"`
+	Delivery []*deliveryResult `json:"delivery,omitempty"`
+}
+
+func (b *bench) protocol(p string, users int, rates []float64, want map[string]bool) (*protocolBench, error) {
+	if p == "openim" {
+		return nil, badinput.Errorf("openim is measured already; -protocols names the others")
+	}
+	out := &protocolBench{}
+	var err error
+	if want["density"] {
+		if out.Density, err = b.holdOurs(users, p); err != nil {
+			return nil, fmt.Errorf("density: %w", err)
+		}
+	}
+	if want["delivery"] {
+		for _, r := range rates {
+			d, err := b.delivery(r, p)
+			if err != nil {
+				return nil, fmt.Errorf("delivery at %g msg/s: %w", r, err)
+			}
+			out.Delivery = append(out.Delivery, d)
+		}
+	}
+	return out, nil
+}
+
+type bench struct {
+	hold       time.Duration
+	resultsDir string
+}
+
+// benchRun is one generator run the bench started: `imbench run` as a
+// process of its own, so that what it costs is measured apart from the
+// bench (and from the target).
+type benchRun struct {
+	id   string
+	cmd  *exec.Cmd
+	done chan error // its exit, sent once
+}
+
+// pids are the run's processes: the `imbench run` the bench started and
+// every imbench process of the same run (segment children it launched, or
+// any naming the run with -run-id).
+func (r *benchRun) pids() []int { return runProcesses(r.cmd.Process.Pid, r.id) }
+
+// runScenario runs one scenario with the generator, `imbench run`, against
+// bt in the background. protocol "" is the scenario's own (see cmd/imbench's parseRun).
+func (b *bench) runScenario(bt *benchTarget, scenario, protocol string, segments int, env map[string]string) (*benchRun, error) {
+	r := &benchRun{id: "bench-" + runid.New(), done: make(chan error, 1)}
+	args := []string{"run", "-scenario", scenario, "-target", "reference", "-run-id", r.id, "-q",
+		"-results", b.resultsDir, "-segments", strconv.Itoa(segments)}
+	if protocol != "" {
+		args = append(args, "-protocol", protocol)
+	}
+	r.cmd = exec.Command(filepath.Join(stack.ToolsBin, "imbench"), args...)
+	// Where the target is, the same for every measurement, then this
+	// measurement's knobs.
+	r.cmd.Env = append(os.Environ(),
+		"IM_API_URL=http://"+bt.api,
+		"IM_WS_URL="+strings.Join(bt.ws, ","),
+		"IM_WUKONGIM_API_URL=http://"+bt.wkAPI,
+		"IM_WUKONGIM_TCP_URL="+strings.Join(bt.wkTCP, ","),
+		"IM_WUKONGIM_WS_URL="+strings.Join(bt.wkWS, ","),
+		"IM_WILDFIRE_ADMIN_URL=http://"+bt.wfAdmin,
+		"IM_WILDFIRE_MQTT_URL=tcp://"+bt.wfMQTT,
+		"IM_SECRET="+bt.secret)
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		r.cmd.Env = append(r.cmd.Env, k+"="+env[k])
+	}
+	r.cmd.Stdout, r.cmd.Stderr = os.Stdout, os.Stderr
+	if err := r.cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() {
+		err := r.cmd.Wait()
+		if err != nil {
+			err = fmt.Errorf("imbench run %s (%s): %w", r.id, scenario, err)
+		}
+		r.done <- err
+	}()
+	return r, nil
+}
+
+func printBench(r *benchResult) {
+	fmt.Println()
+	fmt.Println("| measurement | figure |")
+	fmt.Println("|---|---|")
+	density := func(proto string, d *holdResult) {
+		fmt.Printf("| one imbench run process, %s | %d users held, %.0f B RSS per user, %.4f CPU s per 1,000 users per s |\n",
+			proto, d.UsersHeld, d.RSSPerUserBytes, d.CPUPer1000UsersPerSec)
+	}
+	delivery := func(d *deliveryResult) {
+		fmt.Printf("| generator CPU per verified delivery, %s | %.2f µs (%d deliveries at %.0f msg/s × %d members) |\n",
+			d.Protocol, d.CPUMicrosPerDeliv, d.Deliveries, d.Rate, d.Users-1)
+	}
+	if d := r.Density; d != nil {
+		density("openim", d)
+	}
+	if s := r.Baseline; s != nil {
+		fmt.Printf("| baseline: msgtest's way, one process | %d users held, %.0f B RSS per user, %.4f CPU s per 1,000 users per s |\n",
+			s.UsersHeld, s.RSSPerUserBytes, s.CPUPer1000UsersPerSec)
+	}
+	if r.Ratio != nil {
+		fmt.Printf("| baseline ÷ imbench | %.1f× memory per user, %.1f× CPU per user |\n", r.Ratio["rss_per_user"], r.Ratio["cpu_per_user"])
+	}
+	for _, d := range r.Delivery {
+		delivery(d)
+	}
+	for _, p := range slices.Sorted(maps.Keys(r.Protocols)) {
+		if d := r.Protocols[p].Density; d != nil {
+			density(p, d)
+		}
+		for _, d := range r.Protocols[p].Delivery {
+			delivery(d)
+		}
+	}
+	if f := r.Flat; f != nil {
+		const mib = 1 << 20
+		fmt.Printf("| generator RSS over %s at %g msg/s | slope %+.2f %%/h (%+.2f MiB/h, %.1f %% of the %.1f MiB/h per-sample Trends would add), mean %.1f MiB; "+
+			"e2e p50/p99 %.1f/%.1f ms over %d deliveries, %d lost; open files %d→%d, threads %d→%d, goroutines %d→%d (max %d, %+.1f/h) |\n",
+			shortDuration(time.Duration(f.SendingSeconds*float64(time.Second))), f.Rate,
+			f.RSSSlopePercentPerHour, f.RSSSlopeBytesPerHour/mib, f.SlopeOverTrends*100, f.TrendBytesPerHour/mib, f.RSSMeanBytes/mib,
+			f.E2E.P50, f.E2E.P99, f.E2E.Count, f.Lost, f.FDsFirst, f.FDsLast, f.ThreadsFirst, f.ThreadsLast,
+			f.GoroutinesFirst, f.GoroutinesLast, f.GoroutinesMax, f.GoroutineSlopePerHour)
+	}
+	if d := r.Distributed; d != nil {
+		fmt.Printf("| distributed | %d users held at once by %d generator processes, %d heartbeat timeouts, %d disconnects |\n",
+			d.UsersHeld, d.Processes, d.HeartbeatTimeouts, d.Disconnects)
+	}
+}

@@ -1,0 +1,188 @@
+package stack
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/imbench/imbench/internal/profile"
+)
+
+// service is a native process `up` starts and `down` stops.
+type service struct {
+	name   string
+	bin    string
+	args   []string
+	env    []string
+	health string       // GET answering 200 when ready
+	url    string       // what status shows
+	render func() error // writes the service's config before it starts
+}
+
+func (s service) pidFile() string { return filepath.Join(RunDir, s.name+".pid") }
+func (s service) logFile() string { return filepath.Join(RunDir, "logs", s.name+".log") }
+
+// Addresses are the native stack's listen addresses: 127.0.0.1 and the usual
+// ports, each overridable by environment (tests use free ports).
+type Addresses struct {
+	api, ws      string // reference target
+	Metrics      string // the reference target's /metrics, beside its /fault endpoints
+	Prometheus   string
+	node         string
+	process      string
+	VictoriaLogs string // the log store
+	discovery    string // host:port of the OpenIM API Prometheus asks for its services
+}
+
+// Addrs are the native stack's addresses, as the environment sets them.
+func Addrs() Addresses {
+	a := Addresses{
+		api:          envOr("IMBENCH_TARGET_API", "127.0.0.1:10002"),
+		ws:           envOr("IMBENCH_TARGET_WS", "127.0.0.1:10001"),
+		Metrics:      envOr("IMBENCH_TARGET_METRICS", "127.0.0.1:12002"),
+		Prometheus:   envOr("IMBENCH_PROMETHEUS", "127.0.0.1:9090"),
+		node:         envOr("IMBENCH_NODE_EXPORTER", "127.0.0.1:9100"),
+		process:      envOr("IMBENCH_PROCESS_EXPORTER", "127.0.0.1:9256"),
+		VictoriaLogs: envOr("IMBENCH_VICTORIALOGS", "127.0.0.1:9428"),
+	}
+	a.discovery = a.api
+	if u, err := url.Parse(os.Getenv("IM_API_URL")); err == nil && u.Host != "" {
+		a.discovery = u.Host
+	}
+	return a
+}
+
+// services lists the native stack in start order. With withTarget false
+// (TARGET=openim: a real server is the target) the reference target is left
+// out. forStart creates the target's secret when there is none yet.
+func services(forStart, withTarget bool) ([]service, error) {
+	a := Addrs()
+	// The log store first, so the others' first log lines reach it.
+	out := []service{
+		{
+			name: "victorialogs",
+			bin:  filepath.Join(ToolsBin, "victoria-logs"),
+			args: []string{"-httpListenAddr=" + a.VictoriaLogs,
+				"-storageDataPath=" + filepath.Join(RunDir, "victorialogs"),
+				"-retentionPeriod=30d"},
+			health: "http://" + a.VictoriaLogs + "/health",
+			url: "http://" + a.VictoriaLogs + "  (push " + LogPushPath + ", query " + LogQueryPath +
+				", UI http://" + a.VictoriaLogs + LogUIPath + ")",
+		},
+	}
+	if withTarget {
+		secret, err := TargetSecret(forStart)
+		if err != nil && forStart {
+			return nil, err
+		}
+		out = append(out, service{
+			name:   "reference-target",
+			bin:    filepath.Join(ToolsBin, "imbench-target"),
+			args:   []string{"-api", a.api, "-ws", a.ws, "-metrics", a.Metrics, "-log-format", "json"},
+			env:    []string{"IMBENCH_TARGET_SECRET=" + secret, "IMBENCH_TARGET_LOG_PUSH=http://" + a.VictoriaLogs + LogPushPath},
+			health: "http://" + a.api + "/healthz",
+			url: fmt.Sprintf("api http://%s  ws ws://%s  metrics http://%s/metrics  wukongim api http://%s tcp tcp://%s ws ws://%s  wildfire admin http://%s mqtt tcp://%s",
+				a.api, a.ws, a.Metrics, envOr("IMBENCH_TARGET_WUKONGIM_API", "127.0.0.1:15001"),
+				envOr("IMBENCH_TARGET_WUKONGIM_TCP", "127.0.0.1:15100"), envOr("IMBENCH_TARGET_WUKONGIM_WS", "127.0.0.1:15200"),
+				envOr("IMBENCH_TARGET_WILDFIRE_ADMIN", "127.0.0.1:18180"), envOr("IMBENCH_TARGET_WILDFIRE_MQTT", "127.0.0.1:11883")),
+		})
+	}
+	out = append(out,
+		service{
+			name:   "node-exporter",
+			bin:    "prometheus-node-exporter",
+			args:   []string{"--web.listen-address=" + a.node},
+			health: "http://" + a.node + "/metrics",
+			url:    "http://" + a.node + "/metrics",
+		},
+		service{
+			name:   "process-exporter",
+			bin:    "prometheus-process-exporter",
+			args:   []string{"-web.listen-address=" + a.process, "-config.path=exporters/process-exporter.yml", "-threads=false"},
+			health: "http://" + a.process + "/metrics",
+			url:    "http://" + a.process + "/metrics",
+		},
+		service{
+			name: "prometheus",
+			bin:  filepath.Join(ToolsBin, "prometheus"),
+			args: []string{"--config.file=" + filepath.Join(RunDir, "prometheus", "prometheus.yml"),
+				"--storage.tsdb.path=" + filepath.Join(RunDir, "prometheus", "data"),
+				"--web.listen-address=" + a.Prometheus, "--web.enable-remote-write-receiver",
+				"--storage.tsdb.retention.time=30d"},
+			health: "http://" + a.Prometheus + "/-/ready",
+			url:    "http://" + a.Prometheus + "  (API and remote write /api/v1/write; no web UI in this build)",
+			render: func() error { return renderPrometheus(a) },
+		})
+	return out, nil
+}
+
+// renderPrometheus writes .run/prometheus/prometheus.yml: prometheus/prometheus.yml
+// with the configured addresses and absolute rule paths.
+func renderPrometheus(a Addresses) error {
+	raw, err := os.ReadFile(filepath.Join("prometheus", "prometheus.yml"))
+	if err != nil {
+		return err
+	}
+	rules, err := filepath.Abs(filepath.Join("prometheus", "rules"))
+	if err != nil {
+		return err
+	}
+	s := strings.NewReplacer(
+		"127.0.0.1:9100", a.node,
+		"127.0.0.1:9256", a.process,
+		"127.0.0.1:12002", a.Metrics,
+		"127.0.0.1:10002", a.discovery,
+		"- rules/", "- "+rules+"/",
+	).Replace(string(raw))
+	dir := filepath.Join(RunDir, "prometheus")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(s), 0o644)
+}
+
+// renderScrapeTargets writes .run/prometheus/<profile>-targets.json, the
+// file a profile's scrape job reads (file_sd) when its server has no
+// discovery of its own: the target's metrics addresses for the target
+// brought up, nothing for the others, so that no absent server is down.
+// Prometheus rereads the files by itself.
+func renderScrapeTargets(target string) error {
+	profiles, err := profile.Load("targets")
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(RunDir, "prometheus")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for name, p := range profiles {
+		if name == "reference" || p.Discovery != "" || len(p.Metrics) == 0 {
+			continue
+		}
+		groups := []map[string]any{}
+		if name == target {
+			var hosts []string
+			for _, m := range p.Metrics {
+				if u, err := url.Parse(m); err == nil && u.Host != "" {
+					hosts = append(hosts, u.Host)
+				}
+			}
+			groups = append(groups, map[string]any{"targets": hosts})
+		}
+		raw, _ := json.Marshal(groups)
+		if err := os.WriteFile(filepath.Join(dir, name+"-targets.json"), raw, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func envOr(key, fallback string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return fallback
+}
