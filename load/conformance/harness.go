@@ -20,12 +20,20 @@ type Faults struct {
 	Duplicate       float64
 	Reorder         float64
 	ReorderHold     time.Duration
+	ReorderLate     time.Duration // a reordered push is written this long after the one that overtook it
 	Delay           time.Duration
 	DisconnectEvery time.Duration
 	DisconnectCount int
 	Seed            uint64
 	ReadTimeout     time.Duration // the server's idle deadline; 0 is the protocol's own
 	Gateways        int           // >0: a core and this many gateway links
+	// The login-drop fault (Harness.LoginDrops): of the logins in a burst
+	// (LoginBurst logins within LoginBurstWindow, a second if 0, before;
+	// 0: every login), these shares have their connection closed before
+	// the login's answer, or never get it.
+	LoginDropClose, LoginDropSilent float64
+	LoginBurst                      int
+	LoginBurstWindow                time.Duration
 }
 
 // Server is a reference target serving one protocol, until the test ends.
@@ -50,6 +58,16 @@ type Harness struct {
 	// Variants are option sets every clean run repeats with (e.g. OpenIM's
 	// envelopes), by name; nil runs once with the target's own.
 	Variants map[string]map[string]any
+	// LoginDrops: the target drops logins on demand (Faults.LoginDrop*),
+	// as the real server does in a burst; the suite checks that they are
+	// tried again, counted as the target counts them, and that nothing is
+	// lost.
+	LoginDrops bool
+	// LatePushes: the target writes reordered pushes late on demand
+	// (Faults.ReorderLate) and the protocol pushes by seq; the suite checks
+	// that a push meeting the client's own gap pull is counted as pushed
+	// after pull, not as a duplicate.
+	LatePushes bool
 }
 
 // The fault counters every front end of the reference target exports.
@@ -60,5 +78,6 @@ const (
 	DuplicatedCounter   = "imbench_target_fault_duplicated_pushes_total"
 	ReorderedCounter    = "imbench_target_fault_reordered_pushes_total"
 	DisconnectsCounter  = "imbench_target_fault_disconnects_total"
+	LoginDropsCounter   = "imbench_target_fault_login_drops_total"
 	HeartbeatTOsCounter = "imbench_target_heartbeat_timeouts_total"
 )

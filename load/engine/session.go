@@ -165,7 +165,7 @@ func (s *Session) Login(phase plan.Login) LoginResult {
 
 // minAllFailed is how many first attempts, all failed, say that the target
 // refuses everyone rather than dropping a few logins.
-const minAllFailed = 3
+const minAllFailed = 10
 
 // retrying reports whether a failed first attempt is tried again.
 func (s *Session) retrying(err error) bool {
@@ -188,8 +188,7 @@ func (u *User) retryLogin(err error, sem chan struct{}) (error, int) {
 	tries := 1
 	for retry := 1; retry <= o.LoginRetries; retry++ {
 		wait := backoff(retry, o.ReconnectDelay, o.ReconnectCap)
-		s.sh.warn("login of %s failed, trying again in %s (%d of %d): %v", s.sh.Plan.UserID(u.idx),
-			wait.Round(time.Millisecond), retry, o.LoginRetries, err)
+		s.sh.warn("%v; trying again in %s (retry %d of %d)", err, wait.Round(time.Millisecond), retry, o.LoginRetries)
 		select {
 		case <-time.After(wait):
 		case <-s.ctx.Done():
@@ -222,11 +221,11 @@ func (u *User) gaveUp(err error, tries int) {
 		u.inbox.SetNeverOnline()
 		s.Tally.NeverOnline.Add(1)
 	}
-	what := "attempt"
+	what := "its only attempt failed"
 	if tries > 1 {
-		what = "attempts"
+		what = fmt.Sprintf("all %d attempts failed", tries)
 	}
-	s.sh.warn("%s never got online (%d %s failed; the last: %v)", s.sh.Plan.UserID(u.idx), tries, what, err)
+	s.sh.warn("%v; %s never got online (%s)", err, s.sh.Plan.UserID(u.idx), what)
 }
 
 // heartbeat pings every online user once per PingInterval, spread evenly

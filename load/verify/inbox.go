@@ -12,15 +12,15 @@ import (
 type Outcome uint8
 
 const (
-	Delivered  Outcome = iota // first arrival of this message at this user
-	OutOfOrder                // first arrival, pushed after a later message of the same sender and conversation
-	Duplicate                 // pushed again after it had already arrived by push: the server delivered it twice
-	PushedAfterPull           // pushed once after a pull had brought it: the client's pull met a late push
-	Overlap                   // a pulled copy of something already here: the sync's overlap, not a fault
-	Self                      // the sender's own copy (a server's sender sync)
-	BeforeJoin                // a chatroom message sent before this user joined: not expected
-	Foreign                   // not a message of this run
-	Corrupt                   // bytes or routing differ from what was sent
+	Delivered       Outcome = iota // first arrival of this message at this user
+	OutOfOrder                     // first arrival, pushed after a later message of the same sender and conversation
+	Duplicate                      // pushed again after it had already arrived by push: the server delivered it twice
+	PushedAfterPull                // pushed once after a pull had brought it: the client's pull met a late push
+	Overlap                        // a pulled copy of something already here: the sync's overlap, not a fault
+	Self                           // the sender's own copy (a server's sender sync)
+	BeforeJoin                     // a chatroom message sent before this user joined: not expected
+	Foreign                        // not a message of this run
+	Corrupt                        // bytes or routing differ from what was sent
 )
 
 // Arrival is a message as a driver decoded it, resolved to plan indexes.

@@ -7,6 +7,7 @@ import (
 	"github.com/imbench/imbench/load/engine"
 	_ "github.com/imbench/imbench/load/wukongim"
 	"github.com/imbench/imbench/targets/reference/reftest"
+	"github.com/imbench/imbench/targets/reference/wukongim"
 )
 
 // The shared suite, against the reference target's WuKongIM front end, over
@@ -19,7 +20,9 @@ func TestConformance(t *testing.T) {
 			tgt.Options = map[string]any{"secret": "wrong"}
 			return tgt
 		},
-		Variants: map[string]map[string]any{"tcp": {"transport": "tcp"}, "ws": {"transport": "ws"}},
+		Variants:   map[string]map[string]any{"tcp": {"transport": "tcp"}, "ws": {"transport": "ws"}},
+		LoginDrops: true,
+		LatePushes: true,
 	})
 }
 
@@ -36,7 +39,15 @@ func (r reference) Counter(t testing.TB, name string) float64 { return r.tg.Coun
 func (r reference) DropAll() int { return r.tg.Core.DropAll() }
 
 func startReference(t testing.TB, f conformance.Faults) conformance.Server {
-	tg := reftest.StartWuKongIMWith(t, reftest.Faults(f), reftest.WKOptions{ReadTimeout: f.ReadTimeout, Gateways: f.Gateways})
+	cf := reftest.Faults(f)
+	cf.ReorderLate = f.ReorderLate
+	tg := reftest.StartWuKongIMWith(t, cf, reftest.WKOptions{ReadTimeout: f.ReadTimeout, Gateways: f.Gateways})
+	// The login-drop fault is the front end's; a cluster's gateways have
+	// their own, which the suite does not drop logins on.
+	if err := tg.Front.SetLoginDrops(wukongim.LoginDrops{Close: f.LoginDropClose, Silent: f.LoginDropSilent,
+		Burst: f.LoginBurst, Window: f.LoginBurstWindow, Seed: f.Seed}); err != nil {
+		t.Fatal(err)
+	}
 	reftest.RunDisconnects(t, tg.Core, f)
 	return reference{tg}
 }

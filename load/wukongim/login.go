@@ -149,9 +149,9 @@ func (c *conn) noConnack(ctx context.Context, err error, after time.Duration) er
 	switch {
 	case closed && after < silenceLimit:
 		return &loginFailure{errs: []error{engine.ErrLoginClosed, err}, msg: fmt.Sprintf(
-			"the server closed the connection %s after the CONNECT, before any CONNACK (%v): it dropped the login, "+
+			"the server closed the connection %s the CONNECT, before any CONNACK (%v): it dropped the login, "+
 				"as a real WuKongIM does to a few logins of a burst (\"writeFrame: conn not exist\" in its log; a retry gets through); "+
-				"or it could not take the CONNECT (protocol version %d)", after.Round(time.Millisecond), err, c.version)}
+				"or it could not take the CONNECT (protocol version %d)", soon(after), err, c.version)}
 	case closed:
 		return &loginFailure{errs: []error{engine.ErrLoginNoAnswer, err}, msg: fmt.Sprintf(
 			"no CONNACK: the server closed the connection %s after the CONNECT, as WuKongIM closes a connection "+
@@ -161,6 +161,14 @@ func (c *conn) noConnack(ctx context.Context, err error, after time.Duration) er
 			"no CONNACK within %s: %s; or %s", c.d.cfg.Timeout, first, second)}
 	}
 	return fmt.Errorf("no CONNACK: %w", err)
+}
+
+// soon says how soon after something a close came.
+func soon(d time.Duration) string {
+	if d < time.Millisecond {
+		return "right after"
+	}
+	return d.Round(time.Millisecond).String() + " after"
 }
 
 // loginFailure is a failed login's error as the user reads it, carrying

@@ -70,18 +70,25 @@ func run(args []string) error {
 		wfMQTT      = fs.String("wildfire-mqtt", "127.0.0.1:11883", "Wildfire MQTT `address` (empty: off; served with the core, where the per-user feeds are: roles all and core)")
 		wfRate      = fs.Int("wildfire-rate-limit", wildfire.DefaultRateLimit, "Wildfire requests per 5 s per clientId and topic (client.request_rate_limit; the release config's is 100)")
 		wfRead      = fs.Duration("wildfire-read-timeout", 0, "drop a Wildfire connection silent this long (0: round(1.5 × its keepAlive) s, as the real server)")
+		notes       = fs.Bool("openim-notifications", true, "send OpenIM's notifications as open-im-server does: 1501 on group creation, 1509 on invitations, 1201 per imported friend (notification.yml isSendMsg: a stored copy in the chat conversation and a push in its n_ conversation); false: none")
+		notesUnread = fs.String("openim-notification-unread", "", "comma-separated notification.yml `keys` (groupCreated, memberInvited, friendApplicationApproved) whose stored copy counts as unread (unreadCount: true; none as released)")
 		stateLog    = fs.String("state-log", "", "keep users, tokens, groups and acknowledged messages in this append-only `file`, replayed at start (empty: memory only; roles all and core; Wildfire's feeds are not kept)")
 		f           core.Faults
+		wkDrops     wukongim.LoginDrops
 	)
 	fs.Float64Var(&f.Lose, "fault-lose", 0, "rate of messages acknowledged but never stored nor pushed")
 	fs.Float64Var(&f.SkipPush, "fault-skip-push", 0, "rate of pushes skipped (message stored; clients pull it)")
 	fs.Float64Var(&f.Duplicate, "fault-duplicate", 0, "rate of pushes sent twice")
 	fs.Float64Var(&f.Reorder, "fault-reorder", 0, "rate of pushes held until the sender's next message overtakes them")
 	fs.DurationVar(&f.ReorderHold, "fault-reorder-hold", time.Second, "longest a reordered push is held (keep it below the generator's drain quiet time)")
+	fs.DurationVar(&f.ReorderLate, "fault-reorder-late", 0, "write a reordered push this long after the message that overtook it (0: right after; above the generator's gap grace, 500 ms, the client pulls it first and the push comes late)")
 	fs.DurationVar(&f.Delay, "fault-delay", 0, "delay added before every push")
 	fs.DurationVar(&f.DisconnectEvery, "fault-disconnect-every", 0, "drop connections this often")
 	fs.IntVar(&f.DisconnectCount, "fault-disconnect-count", 1, "connections dropped each time")
 	fs.Uint64Var(&f.Seed, "fault-seed", 0, "random seed of the faults (0: from the clock)")
+	fs.Float64Var(&wkDrops.Close, "fault-wukongim-login-close", 0, "rate of WuKongIM logins in a burst whose connection is closed after the CONNECT, before any CONNACK (a real server's \"writeFrame: conn not exist\")")
+	fs.Float64Var(&wkDrops.Silent, "fault-wukongim-login-silent", 0, "rate of WuKongIM logins in a burst whose CONNACK is never written (the connection stays open, silent)")
+	fs.IntVar(&wkDrops.Burst, "fault-wukongim-login-burst", wukongim.DefaultLoginBurst, "a WuKongIM login is in a burst when at least this many CONNECTs came in the second before it (0: every login is)")
 	if err := envDefaults(fs); err != nil {
 		return err
 	}
@@ -96,6 +103,10 @@ func run(args []string) error {
 	}
 	if *wkRetry <= 0 || *wkRead <= 0 {
 		return errors.New("-wukongim-retry-interval and -wukongim-read-timeout must be positive")
+	}
+	unread, err := openim.ParseUnread(*notesUnread)
+	if err != nil {
+		return fmt.Errorf("-openim-notification-unread: %v", err)
 	}
 	if *wfRate <= 0 || *wfRead < 0 {
 		return errors.New("-wildfire-rate-limit must be positive, -wildfire-read-timeout not negative")
@@ -140,8 +151,13 @@ func run(args []string) error {
 
 	m := core.NewMetrics()
 	front := openim.New(m, log)
+	front.Notifications, front.UnreadNotifications = *notes, unread
 	wk := wukongim.New(m, log)
 	wk.Encryption, wk.RetryInterval, wk.ReadTimeout = *wkEncrypt, *wkRetry, *wkRead
+	wkDrops.Seed = f.Seed
+	if err := wk.SetLoginDrops(wkDrops); err != nil {
+		return err
+	}
 	if *wkTCP != "" {
 		wk.Route.TCPAddr = *wkTCP
 	}
@@ -244,6 +260,9 @@ func run(args []string) error {
 		log.Info("listening", "addrs", strings.Join(addrs, " "), "faults", fmt.Sprintf("%+v", c.Faults()))
 	} else {
 		log.Info("listening", "addrs", strings.Join(addrs, " "), "core", *clusterAddr)
+	}
+	if wkDrops.Active() {
+		log.Info("WuKongIM login drops", "fault", fmt.Sprintf("%+v", wkDrops))
 	}
 	select {
 	case <-ctx.Done():

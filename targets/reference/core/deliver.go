@@ -61,7 +61,15 @@ func (c *Core) deliver(s *Session, p *Push, toSender bool) {
 			// Both, whatever the first answers: a front end that keeps
 			// feeds files the held one even on an ended connection.
 			first := s.out.Deliver(p, at)
-			if second := s.out.Deliver(h.p, h.at); first && second {
+			if late := f.cfg.ReorderLate; late > 0 {
+				// Written late, past the receiver's gap grace: counted when
+				// it is written, as a reorder is.
+				time.AfterFunc(late, func() {
+					if s.write(h.p, h.at) && first {
+						c.metrics.faultReordered[kind].Inc()
+					}
+				})
+			} else if second := s.out.Deliver(h.p, h.at); first && second {
 				c.metrics.faultReordered[kind].Inc()
 			}
 			s.mu.Unlock()

@@ -19,6 +19,7 @@ type Faults struct {
 	Duplicate       float64       // push twice
 	Reorder         float64       // hold a push until the sender's next one in that conversation overtakes it
 	ReorderHold     time.Duration // how long a held push waits for that next message
+	ReorderLate     time.Duration // write a reordered push this long after the one that overtook it (0: right after; past a client's gap grace it meets the client's pull, as a real WuKongIM's late pushes do, wukongim.md §14)
 	Delay           time.Duration // added before every push
 	DisconnectEvery time.Duration // every so often, drop connections
 	DisconnectCount int           // how many at a time
@@ -33,7 +34,7 @@ func (f *Faults) Validate() error {
 			errs = append(errs, fmt.Errorf("fault %s rate %v is not within 0..1", name, r))
 		}
 	}
-	if f.Delay < 0 || f.ReorderHold < 0 || f.DisconnectEvery < 0 || f.DisconnectCount < 0 {
+	if f.Delay < 0 || f.ReorderHold < 0 || f.ReorderLate < 0 || f.DisconnectEvery < 0 || f.DisconnectCount < 0 {
 		errs = append(errs, errors.New("fault durations and counts must not be negative"))
 	}
 	if f.ReorderHold == 0 {

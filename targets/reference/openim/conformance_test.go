@@ -40,9 +40,15 @@ type server struct {
 
 func start(t *testing.T, notifications bool) *server {
 	t.Helper()
+	return startWith(t, func(f *openim.FrontEnd) { f.Notifications = notifications })
+}
+
+// startWith starts a server whose front end configure has set.
+func startWith(t *testing.T, configure func(*openim.FrontEnd)) *server {
+	t.Helper()
 	m := core.NewMetrics()
 	front := openim.New(m, slog.New(slog.DiscardHandler))
-	front.Notifications = notifications
+	configure(front)
 	c, err := core.New(core.Config{Secret: "s3cret", Log: slog.New(slog.DiscardHandler)}, m)
 	if err != nil {
 		t.Fatal(err)
@@ -63,9 +69,15 @@ var opID atomic.Int64
 // call posts a route and returns the HTTP status and the decoded envelope.
 func (s *server) call(t *testing.T, path, token string, body any) (int, map[string]any) {
 	t.Helper()
+	return s.callOp(t, path, token, fmt.Sprint(opID.Add(1)), body)
+}
+
+// callOp is call with the given operationID.
+func (s *server) callOp(t *testing.T, path, token, op string, body any) (int, map[string]any) {
+	t.Helper()
 	b, _ := json.Marshal(body)
 	req, _ := http.NewRequest(http.MethodPost, s.api+path, bytes.NewReader(b))
-	req.Header.Set("operationID", fmt.Sprint(opID.Add(1)))
+	req.Header.Set("operationID", op)
 	req.Header.Set("Content-Type", "application/json")
 	if token != "" {
 		req.Header.Set("token", token)
@@ -632,9 +644,9 @@ func TestRESTRefusalsAsTheRealAPI(t *testing.T) {
 }
 
 // With notifications on, creating a group, inviting and importing friends
-// send what open-im-server sends: for each, an unstored push in the n_
-// conversation, then a stored copy in the chat conversation, counted as a
-// message.
+// send what open-im-server sends: for each, a stored copy in the chat
+// conversation, counted as a message, then an unstored push in the n_
+// conversation.
 func TestNotificationsArePushedAndCounted(t *testing.T) {
 	s := start(t, true)
 	s.ok(t, "/user/user_register", s.admin, map[string]any{"users": []map[string]any{{"userID": "a"}, {"userID": "b"}, {"userID": "c"}}}, nil)
@@ -652,13 +664,13 @@ func TestNotificationsArePushedAndCounted(t *testing.T) {
 	}{{"sg_g", "n_g", 1, wire.ContentGroupCreated, "imAdmin"}, {"sg_g", "n_g", 2, wire.ContentMemberInvited, "imAdmin"},
 		{"si_b_c", "n_b_c", 1, wire.ContentFriendApplicationApproved, "c"}} {
 		var n, m pb.PushMessages
-		if proto.Unmarshal(b.push().Data, &n) != nil || proto.Unmarshal(b.push().Data, &m) != nil {
+		if proto.Unmarshal(b.push().Data, &m) != nil || proto.Unmarshal(b.push().Data, &n) != nil {
 			t.Fatal("undecodable push")
 		}
 		nm, cm := n.NotificationMsgs[want.note].GetMsgs(), m.Msgs[want.conv].GetMsgs()
 		if len(n.Msgs) != 0 || len(nm) != 1 || nm[0].Seq != 0 || nm[0].ContentType != want.ct || nm[0].Options["isNotNotification"] ||
 			len(cm) != 1 || cm[0].Seq != want.seq || cm[0].ContentType != want.ct || cm[0].MsgFrom != wire.MsgFromSystem || cm[0].SendID != want.send {
-			t.Fatalf("notification %d: %+v then %+v", want.ct, &n, &m)
+			t.Fatalf("notification %d: %+v then %+v", want.ct, &m, &n)
 		}
 		var elem wire.NotificationElem
 		if json.Unmarshal(cm[0].Content, &elem) != nil || !json.Valid([]byte(elem.Detail)) {

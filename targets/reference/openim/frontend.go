@@ -16,14 +16,20 @@ type FrontEnd struct {
 	Log     *slog.Logger
 	// Notifications makes the API send what open-im-server sends when a
 	// group is created (1501), members are invited (1509) and friends are
-	// imported (1201, an approved application), as its default
-	// notification.yml has them (isSendMsg: true): a stored copy in the
-	// group's or the pair's chat conversation, which takes a seq, counts
-	// as a message and is pushed and pulled like one, and an unstored push
-	// (seq 0) in the n_ notification conversation. Off by default: a load
-	// client that checks every stored message as its own (imbench's) sees
-	// them as foreign. Set it before API is called.
+	// imported (1201 per friend, an approved application), as its
+	// notification.yml has them (notify.go): a stored copy in the group's
+	// or the pair's chat conversation, which takes a seq, counts as a
+	// message and is pushed and pulled like one, and an unstored push (seq
+	// 0) in the n_ conversation, which is what makes an OpenIM SDK sync its
+	// friends and groups. The real server always sends them; imbench-target
+	// does by default (-openim-notifications). The zero value sends none.
+	// Set it before API is called.
 	Notifications bool
+	// UnreadNotifications names the notifications, by notification.yml key
+	// (ParseUnread), whose chat copy counts as unread (unreadCount: true).
+	// None does as released; OpenIM's integration_test guide sets
+	// groupCreated and friendApplicationApproved for its unread check.
+	UnreadNotifications map[string]bool
 
 	reads *readSeqs
 }
@@ -36,7 +42,7 @@ func New(m *core.Metrics, log *slog.Logger) *FrontEnd {
 // API serves openim-api's routes over c.
 func (f *FrontEnd) API(c *core.Core) http.Handler {
 	a := NewAPI(c, f.Metrics)
-	a.Notifications, a.reads = f.Notifications, f.reads
+	a.Notifications, a.UnreadNotifications, a.reads = f.Notifications, f.UnreadNotifications, f.reads
 	return a
 }
 

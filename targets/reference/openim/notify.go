@@ -4,23 +4,80 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
+
+	"google.golang.org/protobuf/proto"
 
 	"github.com/imbench/imbench/targets/reference/core"
 	wire "github.com/imbench/imbench/wire/openim"
 	"github.com/imbench/imbench/wire/openim/pb"
 )
 
-// Notifications (FrontEnd.Notifications), each as open-im-server sends it
-// (pkg/notification NotificationSender.send): a MsgData from the operator
-// with msgFrom 200, the notification's content type, and as content
-// {"detail": <its tips as JSON>}; a group's goes to the group (sessionType
-// 3), a friend's to the pair (sessionType 1). The core stores it as a
-// system message (never faulted), which the push frames split in two
-// (push.go).
+// Notifications (FrontEnd.Notifications), each as open-im-server v3.8
+// sends it (pkg/notification msg.go NotificationSender.send): a MsgData
+// from the operator with msgFrom 200, the notification's content type, as
+// content {"detail": <its tips as JSON>}, the options
+// config.GetOptionsByNotification makes of its notification.yml entry and
+// that entry's offline push title, desc and ext; a group's goes to the
+// group (sessionType 3), a friend's to the pair (sessionType 1).
+//
+// The three this server sends are those its routes cause: groupCreated
+// (1501), memberInvited (1509) and friendApplicationApproved (1201, one
+// per imported friend), all three in notification.yml (v3.8.3 to
+// v3.8.3-patch.16) with isSendMsg: true, reliabilityLevel: 1 (pushed only,
+// not kept as a notification) and unreadCount: false; offline push is on
+// for friendApplicationApproved only. msgtransfer makes two messages of
+// such a notification (categorizeMessageLists): a copy stored in the chat
+// conversation as a message, which takes a seq and moves its sender's
+// has-read seq, with options {offlinePush, unreadCount} of the entry, and
+// the notification itself in the n_ conversation, unstored (seq 0). Here
+// the core stores the copy as a system message (never faulted), and its
+// push frames carry both (push.go). A group notification names the member
+// list's version after the change, as the real one does (setVersion), in
+// this server's versions (api_sync.go listVersion); a friend's names none.
+
+// The notification.yml keys of the notifications this server sends.
+const (
+	NoteGroupCreated   = "groupCreated"
+	NoteMemberInvited  = "memberInvited"
+	NoteFriendApproved = "friendApplicationApproved"
+)
+
+// noteConf is a notification's notification.yml entry, as released.
+type noteConf struct {
+	key              string
+	offlinePush      bool
+	title, desc, ext string
+}
+
+var noteConfs = map[int32]noteConf{
+	wire.ContentGroupCreated:  {NoteGroupCreated, false, "create group title", "create group desc", "create group ext"},
+	wire.ContentMemberInvited: {NoteMemberInvited, false, "memberInvited title", "memberInvited desc", "memberInvited ext"},
+	wire.ContentFriendApplicationApproved: {NoteFriendApproved, true, "Someone applies to add your friend application",
+		"Someone applies to add your friend application", "Someone applies to add your friend application"},
+}
+
+// ParseUnread reads a comma-separated list of the notification.yml keys
+// whose unreadCount is to be true (FrontEnd.UnreadNotifications); "" is
+// none, as released.
+func ParseUnread(list string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, k := range strings.Split(list, ",") {
+		switch k = strings.TrimSpace(k); k {
+		case "":
+		case NoteGroupCreated, NoteMemberInvited, NoteFriendApproved:
+			out[k] = true
+		default:
+			return nil, fmt.Errorf("notification %q: want %s, %s or %s", k, NoteGroupCreated, NoteMemberInvited, NoteFriendApproved)
+		}
+	}
+	return out, nil
+}
 
 // isNotificationType reports a content type in OpenIM's notification range
 // (protocol constant.go NotificationBegin..NotificationEnd).
@@ -42,9 +99,9 @@ func msgIDByMD5(sendID string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// notify sends one notification from sendID; failures are only logged, as
-// the real sender's are.
-func (a *API) notify(k core.ConvKey, sendID, recvID string, contentType int32, tips any) {
+// notify sends one notification from sendID for the request opID; failures
+// are only logged, as the real sender's are.
+func (a *API) notify(k core.ConvKey, sendID, recvID string, contentType int32, tips any, opID string) {
 	detail, err := json.Marshal(tips)
 	if err != nil {
 		return
@@ -53,27 +110,36 @@ func (a *API) notify(k core.ConvKey, sendID, recvID string, contentType int32, t
 	if err != nil {
 		return
 	}
+	conf := noteConfs[contentType]
+	now := time.Now()
 	md := &pb.MsgData{SendID: sendID, RecvID: recvID, MsgFrom: wire.MsgFromSystem, ContentType: contentType,
-		Content: content, CreateTime: time.Now().UnixMilli(), ClientMsgID: msgIDByMD5(sendID)}
+		Content: content, CreateTime: now.UnixMilli(), ClientMsgID: msgIDByMD5(sendID), ServerMsgID: serverMsgID(sendID, now),
+		Options:         map[string]bool{"offlinePush": conf.offlinePush, "unreadCount": a.UnreadNotifications[conf.key]},
+		OfflinePushInfo: &pb.OfflinePushInfo{Title: conf.title, Desc: conf.desc, Ex: conf.ext}}
 	if k.Kind == core.Group {
 		md.SessionType, md.GroupID = wire.SessionGroup, k.ID
 	} else {
 		md.SessionType = wire.SessionSingle
 	}
-	id := serverMsgID(sendID, time.Now())
-	payload, err := toPayload(md, id)
+	// The stored copy keeps its options and offline push info (a user's
+	// message keeps neither here: toPayload).
+	payload, err := proto.Marshal(md)
 	if err != nil {
 		return
 	}
-	m, err := a.Core.Send(&core.Message{Conv: k, Sender: sendID, ClientID: md.ClientMsgID, Payload: payload, System: true})
+	m, err := a.Core.Send(&core.Message{Conv: k, Sender: sendID, ClientID: md.ClientMsgID, Payload: payload, System: true, RequestID: opID})
 	if err == nil {
 		a.reads.sent(sendID, convID(k), m.Seq)
 	}
 }
 
-// notifyGroupCreated sends GroupCreatedNotification (1501) to the new
-// group (internal/rpc/group notification.go GroupCreatedNotification).
-func (a *API) notifyGroupCreated(op caller, g *wire.GroupInfo) {
+// notifyGroupCreated sends GroupCreatedNotification (1501) to the new group
+// from its creator (internal/rpc/group group.go CreateGroup,
+// notification.go GroupCreatedNotification). Its member list is the
+// members in joining order up to the creator (CreateGroup stops there):
+// the owner alone when the owner created it, all of them when the admin
+// did.
+func (a *API) notifyGroupCreated(op caller, g *wire.GroupInfo, opID string) {
 	if !a.Notifications || g == nil {
 		return
 	}
@@ -81,15 +147,22 @@ func (a *API) notifyGroupCreated(op caller, g *wire.GroupInfo) {
 	if err != nil {
 		return
 	}
-	list := a.members(g.GroupID, members)
+	upTo := members
+	if i := slices.Index(members, op.user); i >= 0 {
+		upTo = members[:i+1]
+	}
+	list := a.members(g.GroupID, upTo)
 	tips := &wire.GroupCreatedTips{Group: g, OpUser: a.opMember(op, g.GroupID), MemberList: list,
-		OperationTime: time.Now().UnixMilli(), GroupOwnerUser: list[0]}
+		OperationTime: g.CreateTime, GroupOwnerUser: list[0]}
 	tips.GroupMemberVersionID, tips.GroupMemberVersion = listVersion("groupMember", g.GroupID, sortedCopy(members))
-	a.notify(core.GroupKey(g.GroupID), op.user, g.GroupID, wire.ContentGroupCreated, tips)
+	a.notify(core.GroupKey(g.GroupID), op.user, g.GroupID, wire.ContentGroupCreated, tips, opID)
 }
 
-// notifyMembersInvited sends MemberInvitedNotification (1509) to the group.
-func (a *API) notifyMembersInvited(op caller, groupID string, invited []string) {
+// notifyMembersInvited sends MemberInvitedNotification (1509) to the group
+// from the inviter (internal/rpc/group notification.go
+// GroupApplicationAgreeMemberEnterNotification): the inviter is named as
+// such when a member invited, not when the admin did.
+func (a *API) notifyMembersInvited(op caller, groupID string, invited []string, opID string) {
 	if !a.Notifications || len(invited) == 0 {
 		return
 	}
@@ -98,33 +171,44 @@ func (a *API) notifyMembersInvited(op caller, groupID string, invited []string) 
 		return
 	}
 	tips := &wire.MemberInvitedTips{Group: a.groupInfo(groupID), OpUser: a.opMember(op, groupID),
-		InvitedUserList: a.members(groupID, invited), OperationTime: time.Now().UnixMilli()}
+		InvitedUserList: a.members(groupID, invited)}
 	tips.GroupMemberVersionID, tips.GroupMemberVersion = listVersion("groupMember", groupID, sortedCopy(members))
-	a.notify(core.GroupKey(groupID), op.user, groupID, wire.ContentMemberInvited, tips)
+	if !op.admin {
+		tips.InviterUser = tips.OpUser
+	}
+	a.notify(core.GroupKey(groupID), op.user, groupID, wire.ContentMemberInvited, tips, opID)
 }
 
 // notifyFriendsImported announces each imported friend as an approved
 // application, from the friend to the owner (internal/rpc/relation
-// ImportFriends, FriendNotificationSender FriendApplicationAgreedNotification).
-func (a *API) notifyFriendsImported(owner string, friends []string) {
+// friend.go ImportFriends, notification.go
+// FriendApplicationAgreedNotification): fromUserID the owner, toUserID the
+// friend, no request and no version.
+func (a *API) notifyFriendsImported(owner string, friends []string, opID string) {
 	if !a.Notifications {
 		return
 	}
-	all, _ := a.Core.Friends(owner)
-	vid, v := listVersion("friend", owner, all)
 	for _, f := range friends {
-		tips := &wire.FriendApplicationApprovedTips{FromToUserID: &wire.FromToUserID{FromUserID: owner, ToUserID: f},
-			FriendVersion: v, FriendVersionID: vid}
-		a.notify(core.DirectKey(owner, f), f, owner, wire.ContentFriendApplicationApproved, tips)
+		tips := &wire.FriendApplicationApprovedTips{FromToUserID: &wire.FromToUserID{FromUserID: owner, ToUserID: f}}
+		a.notify(core.DirectKey(owner, f), f, owner, wire.ContentFriendApplicationApproved, tips, opID)
 	}
 }
 
-// opMember is the operator as a group member: the admin, who is none.
+// opMember is the operator as a group member (fillOpUserByUserID): the
+// admin as a group admin with the app admin level, a user by its member
+// record.
 func (a *API) opMember(op caller, groupID string) *wire.GroupMemberFullInfo {
+	if !op.admin {
+		if m := a.members(groupID, []string{op.user}); len(m) == 1 {
+			return m[0]
+		}
+	}
 	u := a.meta.user(op.user)
 	m := &wire.GroupMemberFullInfo{GroupID: groupID, UserID: op.user, Nickname: u.Nickname, FaceURL: u.FaceURL}
 	if op.admin {
-		m.AppMangerLevel = 2 // constant.AppAdmin
+		m.RoleLevel, m.AppMangerLevel = wire.RoleAdmin, 2 // constant.GroupAdmin, constant.AppAdmin
+	} else {
+		m.OperatorUserID = op.user
 	}
 	return m
 }

@@ -22,9 +22,10 @@ type LoginDrops struct {
 	Close  float64
 	Silent float64
 	// Burst: a login is in a burst when at least this many other CONNECTs
-	// reached this front end in the second before it (0: every login is).
-	Burst int
-	Seed  uint64 // 0: from the clock
+	// reached this front end within Window before it (0: every login is).
+	Burst  int
+	Window time.Duration // 0: a second
+	Seed   uint64        // 0: from the clock
 }
 
 // DefaultLoginBurst is the CONNECTs in a second from which a login is in a
@@ -39,8 +40,8 @@ func (d LoginDrops) Validate() error {
 	if d.Close < 0 || d.Silent < 0 || d.Close+d.Silent > 1 {
 		return fmt.Errorf("login drop rates %v (closed) and %v (silent) must be within 0..1 and add up to 1 at most", d.Close, d.Silent)
 	}
-	if d.Burst < 0 {
-		return errors.New("the login burst must not be negative")
+	if d.Burst < 0 || d.Window < 0 {
+		return errors.New("the login burst and its window must not be negative")
 	}
 	return nil
 }
@@ -60,6 +61,9 @@ type loginDrops struct {
 func (f *FrontEnd) SetLoginDrops(d LoginDrops) error {
 	if err := d.Validate(); err != nil {
 		return err
+	}
+	if d.Window == 0 {
+		d.Window = time.Second
 	}
 	seed := d.Seed
 	if seed == 0 {
@@ -95,7 +99,7 @@ func (f *FrontEnd) noteConnect() bool {
 	oldest := s.recent[s.next] // the n-th CONNECT before this one
 	s.recent[s.next] = now
 	s.next = (s.next + 1) % n
-	return !oldest.IsZero() && now.Sub(oldest) <= time.Second
+	return !oldest.IsZero() && now.Sub(oldest) <= s.cfg.Window
 }
 
 // loginDrop decides what becomes of a login in a burst (or not) that
