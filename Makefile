@@ -68,16 +68,16 @@ $(BIN)/protoc-gen-go:
 # Prometheus, promtool and VictoriaLogs build from wrapper modules in tools/
 # (see tools/README.md): once, into .tools/bin, like everything else.
 # remove_all_sd leaves out Prometheus's cloud service discoveries (AWS, Azure,
-# GCE, Kubernetes, …): the stack uses static, file and HTTP discovery only,
-# and the build takes a third of the time.
+# GCE, Kubernetes, …): the stacks use static, file, HTTP and (compose) DNS
+# discovery only, and the build takes a third of the time.
 $(BIN)/prometheus: tools/prometheus/go.mod tools/prometheus/go.sum
 	@mkdir -p $(BIN)
-	cd tools/prometheus && go build -trimpath -tags remove_all_sd -ldflags "-X github.com/prometheus/common/version.Version=$(PROMETHEUS_VERSION)" \
+	cd tools/prometheus && go build -trimpath -tags remove_all_sd,enable_dns_sd -ldflags "-X github.com/prometheus/common/version.Version=$(PROMETHEUS_VERSION)" \
 	  -o $(abspath $@) github.com/prometheus/prometheus/cmd/prometheus
 
 $(BIN)/promtool: tools/prometheus/go.mod tools/prometheus/go.sum
 	@mkdir -p $(BIN)
-	cd tools/prometheus && go build -trimpath -tags remove_all_sd -ldflags "-X github.com/prometheus/common/version.Version=$(PROMETHEUS_VERSION)" \
+	cd tools/prometheus && go build -trimpath -tags remove_all_sd,enable_dns_sd -ldflags "-X github.com/prometheus/common/version.Version=$(PROMETHEUS_VERSION)" \
 	  -o $(abspath $@) github.com/prometheus/prometheus/cmd/promtool
 
 $(BIN)/victoria-logs: tools/victorialogs/go.mod tools/victorialogs/go.sum
