@@ -29,6 +29,9 @@ func TestGatewayMovesOnEachAttempt(t *testing.T) {
 	if GatewayFor(ctx, gws, 4) != "b" || GatewayFor(WithAttempt(ctx, 1), gws, 4) != "c" || GatewayFor(WithAttempt(ctx, 2), gws, 4) != "a" {
 		t.Fatal("a reconnect attempt does not move to the next gateway")
 	}
+	if GatewayFor(WithRetry(ctx, 1), gws, 4) != "c" || Attempt(WithRetry(ctx, 1)) != 0 {
+		t.Fatal("a first login's retry does not move to the next gateway, or passes for a reconnect")
+	}
 }
 
 func TestOutagesSpanFirstDropToLastReturn(t *testing.T) {

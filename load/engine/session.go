@@ -152,7 +152,7 @@ func (s *Session) Login(phase plan.Login) LoginResult {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err, tries := u.retryLogin(errs[u], sem)
+			tries, err := u.retryLogin(errs[u], sem)
 			done(u, err, err == nil)
 			if err != nil {
 				u.gaveUp(err, tries)
@@ -181,8 +181,8 @@ func (u *User) attempt(retry int) error {
 
 // retryLogin tries a first login that failed with err again, after the
 // reconnect backoff, until it succeeds or LoginRetries attempts more have
-// failed; it returns the last error and the attempts made in all.
-func (u *User) retryLogin(err error, sem chan struct{}) (error, int) {
+// failed; it returns the attempts made in all and the last error.
+func (u *User) retryLogin(err error, sem chan struct{}) (int, error) {
 	s := u.s
 	o := s.sh.Opts
 	tries := 1
@@ -192,7 +192,7 @@ func (u *User) retryLogin(err error, sem chan struct{}) (error, int) {
 		select {
 		case <-time.After(wait):
 		case <-s.ctx.Done():
-			return err, tries
+			return tries, err
 		}
 		s.Tally.LoginRetried[CauseOf(err)].Add(1)
 		tries++
@@ -201,13 +201,13 @@ func (u *User) retryLogin(err error, sem chan struct{}) (error, int) {
 		<-sem
 		if err == nil {
 			s.Tally.LoginsRetried.Add(1)
-			return nil, tries
+			return tries, nil
 		}
 		if !s.retrying(err) {
 			break
 		}
 	}
-	return err, tries
+	return tries, err
 }
 
 // gaveUp reports a user whose first login failed for good; one that was

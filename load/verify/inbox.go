@@ -70,10 +70,13 @@ type convIn struct {
 type senderIn struct {
 	got  seqSet
 	maxN uint64
-	// The numbers whose first copy came by pull (one word for a late
-	// user's contiguous catch-up, a few entries for gap pulls), and those
-	// of them a push has brought since: the first such push is the pull
-	// meeting a late push, a second one a duplicate.
+	// The numbers whose first copy came by pull (one range for a late
+	// user's contiguous catch-up, one more per gap pull), and those of them
+	// a push has brought since: the first such push is the pull meeting a
+	// late push, a second one a duplicate. Only for protocols that number
+	// messages per conversation (Arrival.Seq): where each copy is an entry
+	// of its own (Wildfire's per-user feeds, Seq 0), a second copy is the
+	// server's second filing, a duplicate.
 	pulled     rangeSet
 	pushedLate map[uint64]struct{}
 }
@@ -158,7 +161,7 @@ func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *
 			t.Overlap.Add(1)
 			return Overlap
 		}
-		if s.pulled.has(n) {
+		if a.Seq > 0 && s.pulled.has(n) {
 			if _, again := s.pushedLate[n]; !again {
 				if s.pushedLate == nil {
 					s.pushedLate = map[uint64]struct{}{}
@@ -171,7 +174,7 @@ func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *
 		t.Duplicates[k].Add(1)
 		return Duplicate
 	}
-	if a.Pulled {
+	if a.Pulled && a.Seq > 0 {
 		s.pulled.add(n)
 	}
 	out := Delivered
