@@ -13,7 +13,7 @@ const logQuery = `{run_id="$run_id"} or {job="imbench-target", target="$target"}
 func imBenchmark() Dashboard {
 	var l layout
 	l.row("Load")
-	l.add(timeseries("Online users", "short", "Users logged in, over all k6 processes of the run, and as the server counts them: OpenIM's msggateway (online_user_num; the reference target's counts every protocol's), else WuKongIM's (app_online_user_count), else Wildfire's admin API through wildfire-exporter (wildfire_online_users).",
+	l.add(timeseries("Online users", "short", "Users logged in, over all imbench processes (segments) of the run, and as the server counts them: OpenIM's msggateway (online_user_num; the reference target's counts every protocol's), else WuKongIM's (app_online_user_count), else Wildfire's admin API through wildfire-exporter (wildfire_online_users).",
 		series(`imbench:online_users{`+run+`}`, "online"),
 		// The first of them the stack scrapes: each server says it one way.
 		series(`sum(online_user_num) or sum(app_online_user_count) or sum(wildfire_online_users)`, "the server's count")), 8, 8)
@@ -26,9 +26,9 @@ func imBenchmark() Dashboard {
 		series(`imbench:deliveries_expected:total{`+run+`}`, "expected")), 6, 4)
 
 	l.row("Integrity")
-	// The reconciliation arrives in k6's last push; these read k6's own
-	// series, which keep that push's timestamp, rather than a rule
-	// evaluated after it.
+	// The reconciliation arrives in the runner's last remote write; these
+	// read its own imbench_* series, which keep that write's timestamp,
+	// rather than a rule evaluated after it.
 	l.add(stat("Integrity", "percentunit", "Share of expected deliveries that arrived; set when the run reconciles at its end.",
 		series(`1 - sum(imbench_lost_total{`+run+`}) / sum(imbench_deliveries_expected_total{`+run+`})`, "")), 4, 5)
 	l.add(stat("Lost", "short", "Expected deliveries that never arrived, counted exactly when the run reconciles.",
@@ -41,7 +41,7 @@ func imBenchmark() Dashboard {
 		series(`sum(imbench_corrupted_total{`+run+`})`, "")), 4, 5)
 	l.add(stat("Send failures", "short", "Sends the server refused or never acknowledged.",
 		series(`sum(imbench_send_failures_total{`+run+`})`, "")), 4, 5)
-	l.add(timeseries("Connect errors and disconnects", "short", "Per minute, over all k6 processes.",
+	l.add(timeseries("Connect errors and disconnects", "short", "Per minute, over all imbench processes (segments) of the run.",
 		series(`sum(increase(imbench_connect_errors_total{`+run+`}[1m]))`, "connect errors"),
 		series(`sum(increase(imbench_disconnects_total{`+run+`}[1m]))`, "disconnects"),
 		series(`sum(increase(imbench_reconnects_total{`+run+`}[1m]))`, "reconnects")), 24, 7)

@@ -178,8 +178,9 @@ func runAnnotation() map[string]any {
 
 // Drops and users not yet back: a region per outage (a storm, a gateway
 // killed, a restart), zero and so invisible the rest of the run. The
-// drops' increase keeps an outage shorter than k6's push interval visible,
-// which the gauge alone, pushed as its last value, would miss.
+// drops' increase keeps an outage shorter than the runner's remote-write
+// interval (5 s) visible, which the gauge alone, written as its last
+// value, would miss.
 func outageAnnotation() map[string]any {
 	return map[string]any{
 		"name": "Outage", "enable": true, "iconColor": "#F2495C", "datasource": prom(),

@@ -27,7 +27,7 @@ func generator() Dashboard {
 		series(`imbench_goroutines{`+run+`}`, "{{instance}}")), 12, 8)
 
 	l.row("Work")
-	l.add(timeseries("Workers", "short", "Workers (k6 called them VUs); each holds a share of the users.",
+	l.add(timeseries("Workers", "short", "Workers over all imbench processes of the run (VUS, -vus; k6 called them VUs); each holds a share of the users.",
 		series(`sum(imbench_vus{`+run+`})`, "vus")), 8, 7)
 	l.add(timeseries("Pulls and reconnects", "short", "Per second: pull requests (gap fills, syncs) and reconnects.",
 		series(`sum(rate(imbench_pull_requests_total{`+run+`}[1m]))`, "pull requests"),

@@ -12,8 +12,9 @@ declare module 'imbench' {
      * k6-style thresholds on the run's figures; a crossed one exits 99
      * (`imbench run -no-thresholds` skips them). Counters (sent, acked,
      * send_failures, expected, deliveries, lost, duplicates, out_of_order,
-     * corrupted, unexpected, room_missed, connect_errors, disconnects,
-     * reconnects, logins) take count and rate, deliveries' counters also
+     * pushed_after_pull, not_attempted, corrupted, unexpected, room_missed,
+     * connect_errors, disconnects, reconnects, logins, login_failures,
+     * login_retries, never_online) take count and rate, deliveries' counters also
      * {conv_type:single|group|room}; integrity takes rate; e2e_latency,
      * ack_latency and login_time (ms) take avg, med, max and p(N);
      * e2e_avg|p50|p95|p99|max and ack_* take value.

@@ -103,7 +103,7 @@ func TestMarkdownCarriesTheSummaryAndResources(t *testing.T) {
 		"| openim-msggateway | 210 % | 250 % | 2.10 GiB | 2.30 GiB |",
 		"| openim-msgtransfer (8 processes) | 216 % (27 % × 8) | 300 % | 592 MiB | 640 MiB |",
 		"| Total | 426 % | 550 % (sum of peaks) | 2.68 GiB | 2.92 GiB (sum of peaks) |",
-		"| k6 | 40 % | 60 % | 100 MiB | 120 MiB |",
+		"| imbench | 40 % | 60 % | 100 MiB | 120 MiB |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)

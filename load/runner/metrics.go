@@ -36,13 +36,20 @@ const (
 	mReconnects  = "imbench_reconnects_total"
 	mLogins      = "imbench_logins_total"
 	mPulls       = "imbench_pull_requests_total"
+	mPushedAfter = "imbench_pushed_after_pull_total"
+	mLoginFailed = "imbench_login_failures_total"
+	mLoginRetry  = "imbench_login_retries_total"
+	mAfterRetry  = "imbench_logins_after_retry_total"
+	mNeverOnline = "imbench_users_never_online"
+	mNotAttempt  = "imbench_deliveries_not_attempted_total"
 	mE2E         = "imbench_e2e_latency_seconds"
 	mAck         = "imbench_ack_latency_seconds"
 )
 
 // MetricNames lists every series the runner writes.
 var MetricNames = []string{mOnline, mDown, mVUs, mGoroutines, mSent, mAcked, mSendFailed, mExpected, mDeliveries,
-	mDuplicates, mOutOfOrder, mLost, mRoomMissed, mCorrupted, mConnectErrs, mDisconnects, mReconnects, mLogins, mPulls, mE2E, mAck}
+	mDuplicates, mOutOfOrder, mLost, mRoomMissed, mCorrupted, mConnectErrs, mDisconnects, mReconnects, mLogins, mPulls, mPushedAfter, mLoginFailed, mLoginRetry, mAfterRetry, mNeverOnline, mNotAttempt,
+	mE2E, mAck}
 
 // goroutineEvery is how often the summary samples the goroutine count: a
 // long run's generator must hold it flat (make soak fits it).
@@ -167,6 +174,7 @@ func (p *pusher) series(now time.Time, lost *verify.Reconciliation) []promrw.Tim
 		add(mDeliveries, float64(t.Pulled[k]), "conv_type", kind, "via", "pull")
 		add(mDuplicates, float64(t.Duplicates[k]), "conv_type", kind)
 		add(mOutOfOrder, float64(t.OutOfOrder[k]), "conv_type", kind)
+		add(mPushedAfter, float64(t.PushedAfterPull[k]), "conv_type", kind)
 		for name, n := range map[string]*latency.Native{mE2E: &e2e[k], mAck: &ack[k]} {
 			if n.Count() == 0 {
 				continue
@@ -183,6 +191,11 @@ func (p *pusher) series(now time.Time, lost *verify.Reconciliation) []promrw.Tim
 	add(mLogins, float64(t.LoginsImmediate), "phase", "immediate")
 	add(mLogins, float64(t.LoginsLate), "phase", "late")
 	add(mPulls, float64(t.PullRequests))
+	for c, name := range []string{"closed", "no_answer", "refused", "other"} {
+		add(mLoginFailed, float64(t.LoginFailed[c]), "cause", name)
+		add(mLoginRetry, float64(t.LoginRetried[c]), "cause", name)
+	}
+	add(mAfterRetry, float64(t.LoginsRetried))
 	if lost != nil {
 		for _, kind := range p.run.Plan.Kinds() {
 			k := verify.KindIndex(kind)
@@ -191,7 +204,9 @@ func (p *pusher) series(now time.Time, lost *verify.Reconciliation) []promrw.Tim
 				name = mRoomMissed // a chatroom's misses are a rate, not a loss
 			}
 			add(name, float64(lost.Lost[k]), "conv_type", verify.KindName(k))
+			add(mNotAttempt, float64(lost.NotAttempted[k]), "conv_type", verify.KindName(k))
 		}
+		add(mNeverOnline, float64(lost.NeverOnline))
 	}
 	return out
 }

@@ -196,6 +196,7 @@ type RunOptions struct {
 	DrainQuiet     string
 	DrainTimeout   string
 	LoginParallel  int
+	LoginRetries   int    // a failed first login is tried again this often (0: the engine's 5; -1: never)
 	Version        string // imbench's version, recorded in summary.json
 	LoginWindow    string // split runs: time allowed for each login phase
 	SendMargin     string // split runs: time allowed after the last scheduled send
@@ -233,6 +234,16 @@ func RunOptionsFromEnv(env map[string]string, so ScenarioOptions) (RunOptions, e
 		}
 		*dst = n
 	}
+	if raw := env["IM_LOGIN_RETRIES"]; raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 0 {
+			errs = append(errs, fmt.Errorf("IM_LOGIN_RETRIES must be 0 or more, got %q", raw))
+		} else if n == 0 {
+			o.LoginRetries = -1
+		} else {
+			o.LoginRetries = n
+		}
+	}
 	whole("IM_VUS", &o.VUs)
 	whole("IM_SERVER_CORES", &o.ServerCores)
 	if o.VUs <= 0 {
@@ -265,6 +276,7 @@ func (o RunOptions) engineOptions() (engine.Options, error) {
 		*f.dst = d
 	}
 	out.LoginParallel = o.LoginParallel
+	out.LoginRetries = o.LoginRetries
 	out.Defaults()
 	return out, errors.Join(errs...)
 }

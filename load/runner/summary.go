@@ -8,6 +8,7 @@ import (
 
 	"github.com/imbench/imbench/internal/latency"
 	"github.com/imbench/imbench/internal/summary"
+	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/plan"
 	"github.com/imbench/imbench/load/verify"
 )
@@ -28,6 +29,12 @@ func (r *Run) BuildSummary() summary.Summary {
 		PlannedOnline: p.Count(plan.Immediate), PlannedLate: p.Count(plan.Late), OnlinePeak: r.Shared.Peak(),
 		Logins: t.LoginsImmediate + t.LoginsLate, LateLogins: t.LoginsLate, ConnectErrors: t.ConnectErrors,
 		Disconnects: t.Disconnects, Reconnects: t.Reconnects, Kicks: t.Kicks}
+	s.Users.NeverOnline = int64(rec.NeverOnline)
+	s.Users.OnlineAfterRetry = t.LoginsRetried
+	if verify.Causes(t.LoginFailed) > 0 {
+		s.Users.LoginFailures = loginCauses(t.LoginFailed)
+		s.Users.LoginRetries = loginCauses(t.LoginRetried)
+	}
 	s.Logins = r.loginCost()
 	s.Outages = r.outages()
 	s.Groups = summary.GroupsSummary{Count: len(p.Groups), Friendships: len(p.Friends), BySize: map[string]int{}}
@@ -59,14 +66,16 @@ func (r *Run) BuildSummary() summary.Summary {
 	s.Messages = m
 
 	// Chatrooms are counted apart: what their members miss is a rate.
-	d := summary.DeliveriesSummary{Expected: verify.Owed(t.Expected), Pushed: verify.Owed(t.Pushed), ByPull: verify.Owed(t.Pulled),
+	d := summary.DeliveriesSummary{Expected: verify.Owed(t.Expected) - verify.Owed(rec.NotAttempted), NotAttempted: verify.Owed(rec.NotAttempted),
+		PushedAfterPull: verify.Sum(t.PushedAfterPull), Pushed: verify.Owed(t.Pushed), ByPull: verify.Owed(t.Pulled),
 		ByGapPull: verify.Owed(t.GapPulled), Duplicates: verify.Sum(t.Duplicates), OutOfOrder: verify.Sum(t.OutOfOrder),
 		Lost: verify.Owed(rec.Lost), Unexpected: verify.Sum(rec.Unexpected), Corrupted: t.Corrupt, Foreign: t.Foreign,
 		LostSample: rec.Sample, ByType: map[string]summary.DeliveriesByType{}}
 	d.Received = d.Pushed + d.ByPull
 	for _, kind := range p.Kinds() {
 		k := verify.KindIndex(kind)
-		d.ByType[verify.KindName(k)] = summary.DeliveriesByType{Expected: t.Expected[k], Received: t.Pushed[k] + t.Pulled[k],
+		d.ByType[verify.KindName(k)] = summary.DeliveriesByType{Expected: t.Expected[k] - rec.NotAttempted[k], NotAttempted: rec.NotAttempted[k],
+			PushedAfterPull: t.PushedAfterPull[k], Received: t.Pushed[k] + t.Pulled[k],
 			Duplicates: t.Duplicates[k], OutOfOrder: t.OutOfOrder[k], Lost: rec.Lost[k]}
 	}
 	if len(p.Rooms) > 0 {
@@ -104,6 +113,9 @@ func (r *Run) BuildSummary() summary.Summary {
 		if enc, err := h.Encode(); err == nil {
 			s.Histograms[name] = enc
 		}
+	}
+	if rec.NotAttemptedPartial {
+		s.Warnings = append(s.Warnings, "users never online in a split run: deliveries owed them by senders in other segments are counted as lost")
 	}
 	if w := r.storm.warning(); w != "" {
 		s.Warnings = append(s.Warnings, w)
@@ -180,4 +192,8 @@ func (r *Run) outages() *summary.Outages {
 		out.Windows = append(out.Windows, o)
 	}
 	return out
+}
+
+func loginCauses(a [verify.LoginCauses]int64) *summary.LoginCauses {
+	return &summary.LoginCauses{Closed: a[engine.LoginClosed], NoAnswer: a[engine.LoginNoAnswer], Refused: a[engine.LoginRefused], Other: a[engine.LoginOther]}
 }
