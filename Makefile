@@ -174,7 +174,7 @@ test: tools stack-tools fmt-check check-proto promtool-test
 # The stack's own failures, each an end-to-end test with exact accounting
 # (all of them are in `make test` too): a reconnect storm per protocol, a
 # gateway killed and restarted, the target restarted with and without its
-# state log, a segment's k6 killed, Prometheus killed mid-run (the stack
+# state log, a segment's process killed, Prometheus killed mid-run (the stack
 # test, with the live view).
 chaos: tools stack-tools
 	@export IMBENCH_TOOLS=$(abspath $(BIN)); show='^(=== RUN|--- |ok|FAIL|PASS)|\.go:[0-9]+: '; \

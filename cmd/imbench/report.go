@@ -99,7 +99,7 @@ func printReportPaths(r *report.Report) {
 
 // mergePartials writes summary.json from the partial summaries of segment
 // processes when only those are there: a run whose processes were started
-// elsewhere (the k6-operator's runners writing to a shared volume). Merge
+// elsewhere (a Kubernetes Indexed Job's pods writing to a shared volume). Merge
 // proves the parts held every user exactly once.
 func mergePartials(dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, "summary.json")); !errors.Is(err, fs.ErrNotExist) {

@@ -136,7 +136,7 @@ func mergeAndFinish(script string, env map[string]string, runID, dir string, n i
 }
 
 // mergeSegments reads the partial summaries of the n segments in dir and
-// writes summary.json. A segment without one (its k6 was killed) is named
+// writes summary.json. A segment without one (its process was killed) is named
 // in Missing and a warning; the others' results are kept.
 func mergeSegments(dir string, n int) (summary.Summary, error) {
 	var parts []summary.Summary

@@ -63,7 +63,7 @@ func Compose() Observation {
 // problemsQuery is the LogsQL query for a run's warnings and errors: the
 // runner's lines (stream labels run_id, job=imbench, target, scenario,
 // level) at levels warning, error or fatal, however their level is spelled
-// (slog's WARN and ERROR, k6's warning and error).
+// (slog's WARN and ERROR; other programs' warning and error).
 func problemsQuery(runID string) string {
 	return fmt.Sprintf(`{run_id=%q} level:~"(?i)^(warn|warning|error|fatal)$" | sort by (_time) | limit 20`, runID)
 }

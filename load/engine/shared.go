@@ -149,7 +149,7 @@ func (sh *Shared) warn(format string, args ...any) {
 	case n <= 10:
 		sh.Logf(format, args...)
 	case n == 11:
-		sh.Logf("more errors follow; they are counted in the im_* metrics but not logged")
+		sh.Logf("more errors follow; they are counted in the imbench_* metrics but not logged")
 	}
 }
 
