@@ -43,7 +43,7 @@ func (rc *runConfig) runnerConfig(obs observe.Observation) runner.Config {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
-	return runner.Config{Script: rc.script, Env: env, RunID: rc.runID, Segment: rc.segment, SetupOnly: rc.setupOnly,
+	return runner.Config{Script: rc.script, Env: env, RunID: rc.runID, Segment: rc.segment, SetupOnly: rc.setupOnly, SplitInto: rc.splitInto,
 		StartAt: rc.startAt, NoThresholds: rc.noThresholds, PromWrite: obs.PromWrite, LogPush: obs.LogPush}
 }
 

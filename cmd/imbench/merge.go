@@ -39,7 +39,7 @@ func cmdMerge(args []string) (int, error) {
 		}
 	}
 	script := ""
-	if f := filepath.Join(catalog.Dir, name+".js"); name != "" {
+	if f := catalog.Script(name); name != "" {
 		if _, err := os.Stat(f); err == nil {
 			script = f
 		} else {

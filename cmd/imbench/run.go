@@ -48,6 +48,7 @@ type runConfig struct {
 	segments         int             // processes on this machine, one segment each
 	segment          segment.Segment // the one segment this process runs (-segment i/n)
 	setupOnly        bool            // set the target up and stop
+	splitInto        int             // with setupOnly: the segments the run will have
 	startAt          time.Time       // a split run's common clock
 	noThresholds     bool
 	promWrite        string // -prometheus-rw-url: instead of the native stack's
@@ -108,6 +109,12 @@ func parseRun(args []string) (*runConfig, error) {
 		if rc.segments > 1 {
 			return nil, badinput.Errorf("-segment runs one segment of a split run; -segments splits one: give one of them")
 		}
+	}
+	if rc.segments > 1 && (rc.setupOnly || *startAt != 0) {
+		return nil, badinput.Errorf("-segments runs the whole split run (its setup and common start included): -setup-only and -start-at go with -segment i/n")
+	}
+	if *startAt != 0 && !rc.segment.Split() {
+		return nil, badinput.Errorf("-start-at is the common clock of a split run's segments: give -segment i/n too")
 	}
 	if *startAt != 0 {
 		rc.startAt = time.UnixMilli(*startAt)

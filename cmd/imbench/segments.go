@@ -12,8 +12,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/imbench/imbench/internal/badinput"
 	"github.com/imbench/imbench/internal/live"
 	"github.com/imbench/imbench/internal/summary"
+	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/runner"
 	"github.com/imbench/imbench/load/segment"
 )
@@ -31,20 +33,20 @@ import (
 // On Kubernetes an Indexed Job plays step 2 (runbooks/kubernetes.md).
 func runSegments(rc *runConfig) (int, error) {
 	dir := filepath.Join(rc.resultsDir, rc.runID)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0, err
-	}
 	n := rc.segments
-	fmt.Printf("imbench: run %s: %s on %s (%s), %d processes\n", rc.runID, rc.scenario, rc.target.Name, rc.where(), n)
 	obs := rc.observation()
 	setup := *rc
-	setup.setupOnly, setup.segments = true, 1
+	setup.setupOnly, setup.segments, setup.splitInto = true, 1, n
 	if code, err := runHere(&setup); err != nil || code != 0 {
+		if badinput.Is(err) {
+			return 0, err // refused before anything was set up
+		}
 		if err == nil {
 			err = fmt.Errorf("exit %d", code)
 		}
 		return 0, fmt.Errorf("setting the target up: %w", err)
 	}
+	fmt.Printf("imbench: run %s: %s on %s (%s), %d processes\n", rc.runID, rc.scenario, rc.target.Name, rc.where(), n)
 	self, err := os.Executable()
 	if err != nil {
 		return 0, err
@@ -64,15 +66,13 @@ func runSegments(rc *runConfig) (int, error) {
 		cmd := exec.Command(self, args...)
 		cmd.Env = append(os.Environ(), rc.env...)
 		log, err := os.Create(filepath.Join(dir, fmt.Sprintf("seg%d.log", i)))
-		if err != nil {
-			return 0, err
+		if err == nil {
+			defer log.Close()
+			cmd.Stdout, cmd.Stderr = log, log
+			err = cmd.Start()
 		}
-		defer log.Close()
-		cmd.Stdout, cmd.Stderr = log, log
-		if err := cmd.Start(); err != nil {
-			for _, p := range procs[:i] {
-				p.Process.Kill()
-			}
+		if err != nil {
+			stopAll(procs[:i])
 			return 0, err
 		}
 		procs[i] = cmd
@@ -101,6 +101,7 @@ func runSegments(rc *runConfig) (int, error) {
 				fmt.Fprintf(os.Stderr, "imbench: segment %d exited %d (see seg%d.log)\n", i, ee.ExitCode(), i)
 				continue
 			}
+			stopAll(procs[i+1:])
 			return 0, err
 		}
 	}
@@ -110,6 +111,16 @@ func runSegments(rc *runConfig) (int, error) {
 		return max(code, 1), err
 	}
 	return finishRun(rc, obs, dir, max(code, c))
+}
+
+// stopAll kills the processes and waits for them.
+func stopAll(procs []*exec.Cmd) {
+	for _, p := range procs {
+		p.Process.Kill()
+	}
+	for _, p := range procs {
+		p.Wait()
+	}
 }
 
 // mergeAndFinish merges a split run's parts and ends it as a whole run
@@ -160,6 +171,11 @@ func mergeSegments(dir string, n int) (summary.Summary, error) {
 	merged, err := summary.MergeMissing(parts, missing)
 	if err != nil {
 		return merged, err
+	}
+	// Segments register nobody: the setup process says what it registered.
+	var setup engine.SetupReport
+	if raw, err := os.ReadFile(filepath.Join(dir, runner.SetupFile)); err == nil && json.Unmarshal(raw, &setup) == nil {
+		merged.Users.NewlyRegistered = setup.Registered
 	}
 	raw, err := json.MarshalIndent(merged, "", "  ")
 	if err != nil {

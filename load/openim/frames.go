@@ -65,8 +65,13 @@ func (c *conn) arrivals(msgs map[string]*pb.PullMsgs, pulled, recover bool) []ve
 				CreateMs: m.CreateTime,
 				Pulled:   pulled,
 				GapFill:  recover,
+				// A notification's copy stored in the conversation
+				// (open-im-server's isSendMsg: one per imported friend,
+				// group created, invitation): it takes a seq and is no
+				// message of the run.
+				Notice: m.ContentType >= notificationBegin && m.ContentType <= notificationEnd,
 			}
-			if !pulled {
+			if !pulled && !a.Notice {
 				a.Parsed = verify.Parse(a.Text)
 			}
 			out = append(out, a)
@@ -74,3 +79,7 @@ func (c *conn) arrivals(msgs map[string]*pb.PullMsgs, pulled, recover bool) []ve
 	}
 	return out
 }
+
+// OpenIM's notification content types (protocol constant.go
+// NotificationBegin, NotificationEnd).
+const notificationBegin, notificationEnd = 1000, 5000

@@ -190,19 +190,18 @@ type RunOptions struct {
 	VUs            int
 	ResultsDir     string
 	PingInterval   string
-	GapGrace       string
 	ReconnectDelay string
 	ReconnectCap   string
 	DrainQuiet     string
 	DrainTimeout   string
-	LoginParallel  int
-	LoginRetries   int    // a failed first login is tried again this often (0: the engine's 5; -1: never)
-	Version        string // imbench's version, recorded in summary.json
-	LoginWindow    string // split runs: time allowed for each login phase
-	SendMargin     string // split runs: time allowed after the last scheduled send
-	ServerCores    int    // the target machine's cores, for per-core rates in the tables
-	StormAt        string // after sending began, the target drops every connection at once
-	StormURL       string // where to ask for it (the reference target's POST /fault/storm)
+	LoginRetries   int           // a failed first login is tried again this often (0: the engine's 5; -1: never)
+	Version        string        // imbench's version, recorded in summary.json
+	LoginWindow    string        // split runs: time allowed for each login phase
+	SendMargin     string        // split runs: time allowed after the last scheduled send
+	ServerCores    int           // the target machine's cores, for per-core rates in the tables
+	StormAt        string        // after sending began, the target drops every connection at once
+	StormURL       string        // where to ask for it (the reference target's POST /fault/storm)
+	Progress       time.Duration // progress lines this often; 0: none
 }
 
 // RunOptionsFromEnv reads the run's tuning from its environment (the
@@ -249,7 +248,24 @@ func RunOptionsFromEnv(env map[string]string, so ScenarioOptions) (RunOptions, e
 	if o.VUs <= 0 {
 		o.VUs = 1
 	}
-	return o, errors.Join(errs...)
+	for name, raw := range map[string]string{"IM_LOGIN_WINDOW": o.LoginWindow, "IM_SEND_MARGIN": o.SendMargin} {
+		if d, err := time.ParseDuration(raw); raw != "" && (err != nil || d <= 0) {
+			errs = append(errs, fmt.Errorf("%s %q is not a positive duration", name, raw))
+		}
+	}
+	if _, err := o.engineOptions(); err != nil {
+		errs = append(errs, err)
+	}
+	return o, first(errs)
+}
+
+// first is the first of errs in a stable order: a refusal is one line.
+func first(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	return errs[0]
 }
 
 func (o RunOptions) engineOptions() (engine.Options, error) {
@@ -260,7 +276,6 @@ func (o RunOptions) engineOptions() (engine.Options, error) {
 		dst *time.Duration
 	}{
 		"IM_PING_INTERVAL":   {o.PingInterval, &out.PingInterval},
-		"gapGrace":           {o.GapGrace, &out.GapGrace},
 		"IM_RECONNECT_DELAY": {o.ReconnectDelay, &out.ReconnectDelay},
 		"IM_RECONNECT_CAP":   {o.ReconnectCap, &out.ReconnectCap},
 		"IM_DRAIN_QUIET":     {o.DrainQuiet, &out.DrainQuiet},
@@ -275,8 +290,7 @@ func (o RunOptions) engineOptions() (engine.Options, error) {
 		}
 		*f.dst = d
 	}
-	out.LoginParallel = o.LoginParallel
 	out.LoginRetries = o.LoginRetries
 	out.Defaults()
-	return out, errors.Join(errs...)
+	return out, first(errs)
 }

@@ -40,7 +40,11 @@ func progressEvery(setting string, tty bool) (time.Duration, error) {
 	return d, nil
 }
 
-func isTerminal(f *os.File) bool {
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -42,7 +42,10 @@ type Run struct {
 
 // open checks the target and the options against the plan, and asks the
 // target's protocol to answer (preflight), before any load.
-func open(ctx context.Context, p *plan.Plan, t engine.Target, o RunOptions, seg segment.Segment, startAt time.Time, log *slog.Logger) (*Run, error) {
+// split is how many segments the run is split over (a setup-only process
+// checks for them too).
+func open(ctx context.Context, p *plan.Plan, t engine.Target, o RunOptions, seg segment.Segment, split int, startAt time.Time,
+	setupOnly bool, log *slog.Logger) (*Run, error) {
 	eopts, err := o.engineOptions()
 	if err != nil {
 		return nil, err
@@ -71,14 +74,14 @@ func open(ctx context.Context, p *plan.Plan, t engine.Target, o RunOptions, seg 
 		run.Segment = seg.Interval()
 	}
 	for _, st := range p.Streams {
-		if seg.Split() && !st.Open() && st.Until == 0 {
+		if split > 1 && !st.Open() && st.Until == 0 {
 			return nil, fmt.Errorf("a run over several processes keeps time on a common clock: give closed classes a duration (DURATION), not message counts")
 		}
 	}
-	if seg.Split() && len(p.Rooms) > 0 {
+	if split > 1 && len(p.Rooms) > 0 {
 		return nil, fmt.Errorf("chatroom classes run in one process: who was present at each send is known only there")
 	}
-	if seg.Split() && startAt.IsZero() {
+	if seg.Split() && startAt.IsZero() && !setupOnly {
 		return nil, fmt.Errorf("a run split over %d segments needs -start-at, the common start its processes keep time from", seg.Count)
 	}
 	if seg.Index == 0 {

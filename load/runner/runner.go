@@ -39,6 +39,7 @@ type Config struct {
 	RunID        string            // required
 	Segment      segment.Segment   // the part of the workers this process runs
 	SetupOnly    bool              // set the target up and stop (before a split run)
+	SplitInto    int               // with SetupOnly: the segments the run will be split over (their checks apply now)
 	StartAt      time.Time         // a split run's common clock
 	NoThresholds bool
 	PromWrite    string        // Prometheus remote-write URL, "" for none
@@ -95,15 +96,22 @@ func Prepare(ctx context.Context, cfg Config) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Progress, err = progressEvery(cfg.Env["IM_PROGRESS"], isTerminal(cfg.Stderr)); err != nil {
+		return nil, err
+	}
+	if sc.Options.Hold != "" && o.StormAt != "" {
+		return nil, fmt.Errorf("a storm (stormAt, IM_STORM_AT) comes after sending begins, and this scenario holds its users instead of sending: set IM_STORM_AT=off")
+	}
 	p := sc.Plan.p
 	if p.RunID != cfg.RunID {
 		return nil, fmt.Errorf("the plan's run id %q is not the run's %q: leave runId to the runner", p.RunID, cfg.RunID)
 	}
-	if cfg.Segment.Split() && o.VUs < cfg.Segment.Count {
-		o.VUs = cfg.Segment.Count // one worker per segment at least
+	split := max(cfg.Segment.Count, cfg.SplitInto)
+	if o.VUs < split {
+		o.VUs = split // one worker per segment at least
 	}
 	log, closeLog := newLogger(cfg, p.Name, t.Name)
-	run, err := open(ctx, p, t, o, cfg.Segment, cfg.StartAt, log)
+	run, err := open(ctx, p, t, o, cfg.Segment, split, cfg.StartAt, cfg.SetupOnly, log)
 	if err != nil {
 		closeLog()
 		return nil, err
@@ -119,8 +127,7 @@ func newLogger(cfg Config, scenario, target string) (*slog.Logger, func()) {
 	if cfg.LogPush == "" {
 		return slog.New(slog.NewTextHandler(cfg.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), func() {}
 	}
-	labels := map[string]string{"run_id": cfg.RunID, "job": "imbench", "target": target,
-		"scenario": strings.ReplaceAll(scenario, "/", "_")}
+	labels := map[string]string{"run_id": cfg.RunID, "job": "imbench", "target": target, "scenario": scenario}
 	if cfg.Instance != "" {
 		labels["instance"] = cfg.Instance
 	}
@@ -140,22 +147,26 @@ func (pr *Prepared) Execute(ctx context.Context) int {
 		progress := func(msg string) { pr.log.Info("setup: " + msg) }
 		var err error
 		if run.Setup, err = run.Driver.Setup(ctx, progress); err != nil {
+			if ctx.Err() != nil {
+				fmt.Fprintln(cfg.Stderr, "imbench: interrupted during setup")
+				return ExitInterrupted
+			}
 			fmt.Fprintf(cfg.Stderr, "imbench: setup on %s: %v\n", run.Target.Name, err)
 			return ExitFailed
 		}
 	}
 	if cfg.SetupOnly {
+		if err := writeSetup(run); err != nil {
+			fmt.Fprintln(cfg.Stderr, "imbench:", err)
+			return ExitFailed
+		}
 		fmt.Fprintf(cfg.Stdout, "imbench: run %s set up on %s: %d users (%d new), %d friendships, %d groups\n",
 			run.ID, endpoint(run), run.Plan.Users, run.Setup.Registered, run.Setup.Friendships, run.Setup.Groups)
 		return ExitOK
 	}
-	every, err := progressEvery(cfg.Env["IM_PROGRESS"], isTerminal(os.Stderr))
-	if err != nil {
-		fmt.Fprintln(cfg.Stderr, "imbench:", err)
-		return ExitBadInput
-	}
-	if every > 0 {
-		run.progress = startProgress(run, cfg.Stderr, every)
+	run.StartedAt = time.Now() // what ran, not the setup: a whole run and a segment measure alike
+	if run.Opts.Progress > 0 {
+		run.progress = startProgress(run, cfg.Stderr, run.Opts.Progress)
 	}
 	lo, hi := cfg.Segment.VUs(run.Opts.VUs)
 	base := map[string]string{"run_id": run.ID, "target": run.Target.Name, "system": run.Target.System,
@@ -167,23 +178,19 @@ func (pr *Prepared) Execute(ctx context.Context) int {
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var wg sync.WaitGroup
-	errs := make([]error, hi-lo+1)
+	workers := make([]*worker, 0, hi-lo+1)
 	for vu := lo; vu <= hi; vu++ {
-		ulo, uhi, err := run.Plan.UserRange(vu, run.Opts.VUs)
-		if err != nil {
-			fmt.Fprintln(cfg.Stderr, "imbench:", err)
-			return ExitFailed
-		}
-		w := &worker{run: run, s: run.Shared.NewSession(runCtx, ulo, uhi), ctx: runCtx, local: hi - lo + 1}
+		ulo, uhi, _ := run.Plan.UserRange(vu, run.Opts.VUs) // 1 ≤ vu ≤ VUs: no error
+		workers = append(workers, &worker{run: run, s: run.Shared.NewSession(runCtx, ulo, uhi), ctx: runCtx, cancel: cancel, local: hi - lo + 1})
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(workers))
+	for i, w := range workers {
 		wg.Add(1)
-		go func(i int) {
+		go func() {
 			defer wg.Done()
-			if err := w.do(hold); err != nil {
-				errs[i] = err
-				cancel() // one worker's end is every worker's: barriers return
-			}
-		}(vu - lo)
+			errs[i] = w.do(hold)
+		}()
 	}
 	wg.Wait()
 	rec, _ := run.reconciled()
@@ -191,11 +198,13 @@ func (pr *Prepared) Execute(ctx context.Context) int {
 	run.metrics.finish(rec)
 
 	code := ExitOK
-	var aborted error
+	var aborted, failed error
 	for _, err := range errs {
-		if errors.Is(err, errAborted) {
+		switch {
+		case errors.Is(err, errAborted):
 			aborted = err
-			break
+		case err != nil && !errors.Is(err, context.Canceled) && failed == nil:
+			failed = err
 		}
 	}
 	switch {
@@ -205,6 +214,9 @@ func (pr *Prepared) Execute(ctx context.Context) int {
 	case ctx.Err() != nil:
 		fmt.Fprintln(cfg.Stderr, "imbench: interrupted; the results so far follow")
 		code = ExitInterrupted
+	case failed != nil:
+		fmt.Fprintln(cfg.Stderr, "imbench:", failed)
+		code = ExitFailed
 	}
 	s := run.BuildSummary()
 	file, err := writeSummary(run, s)
@@ -217,10 +229,22 @@ func (pr *Prepared) Execute(ctx context.Context) int {
 			cfg.Segment, s.Deliveries.Received, s.Deliveries.Expected, file)
 		return code
 	}
-	if c := Finish(pr.Script, s, filepath.Dir(file), cfg.NoThresholds, cfg.Stdout, cfg.Stderr); c > code && code == ExitOK {
+	if c := Finish(pr.Script, s, filepath.Dir(file), cfg.NoThresholds, cfg.Stdout, cfg.Stderr); code == ExitOK {
 		code = c
 	}
 	return code
+}
+
+// SetupFile is what a setup-only process leaves for the merge of the run's
+// segments: what it registered.
+const SetupFile = "setup.json"
+
+func writeSetup(run *Run) error {
+	raw, _ := json.Marshal(run.Setup)
+	if err := os.MkdirAll(run.resultDir(), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(run.resultDir(), SetupFile), append(raw, '\n'), 0o644)
 }
 
 // writeSummary writes summary.json, or a segment's part file.
@@ -241,17 +265,30 @@ func writeSummary(run *Run, s summary.Summary) (string, error) {
 	return f, os.WriteFile(f, append(raw, '\n'), 0o644)
 }
 
-// Finish ends a whole run, or a merged split one: the table (or what the
-// scenario's handleSummary returns instead), its files, the thresholds.
-// It returns ExitThresholds when one was crossed, ExitFailed when
-// handleSummary failed.
+// Finish ends a whole run, or a merged split one: the thresholds, then the
+// table (or what the scenario's handleSummary returns instead, given the
+// summary with the thresholds' results) and its files. It returns
+// ExitThresholds when one was crossed, ExitFailed when handleSummary or a
+// threshold failed.
 func Finish(sc *Script, s summary.Summary, dir string, noThresholds bool, stdout, stderr io.Writer) int {
 	code := ExitOK
+	var rs []ThresholdResult
+	if sc != nil && !noThresholds && len(sc.Options.Thresholds) > 0 {
+		var err error
+		if rs, err = CheckThresholds(sc.Options.Thresholds, &s); err != nil {
+			fmt.Fprintln(stderr, "imbench:", err)
+			return ExitFailed
+		}
+	}
 	out := map[string]string{"stdout": s.Table() + "\nsummary: " + filepath.Join(dir, "summary.json") + "\n"}
 	if sc != nil {
-		var plain any
+		var plain map[string]any
 		raw, _ := json.Marshal(s)
 		_ = json.Unmarshal(raw, &plain)
+		rraw, _ := json.Marshal(rs)
+		var rplain any
+		_ = json.Unmarshal(rraw, &rplain)
+		plain["thresholds"] = rplain
 		files, ok, err := sc.HandleSummary(plain)
 		switch {
 		case err != nil:
@@ -261,36 +298,18 @@ func Finish(sc *Script, s summary.Summary, dir string, noThresholds bool, stdout
 			out = files
 		}
 	}
+	fmt.Fprint(stdout, out["stdout"])
+	fmt.Fprint(stderr, out["stderr"])
 	for _, name := range slices.Sorted(maps.Keys(out)) {
-		switch name {
-		case "stdout":
-			fmt.Fprint(stdout, out[name])
-		case "stderr":
-			fmt.Fprint(stderr, out[name])
-		default:
-			f := name
-			if !filepath.IsAbs(f) {
-				f = filepath.Join(dir, f)
-			}
-			err := os.MkdirAll(filepath.Dir(f), 0o755)
-			if err == nil {
-				err = os.WriteFile(f, []byte(out[name]), 0o644)
-			}
-			if err != nil {
-				fmt.Fprintln(stderr, "imbench: handleSummary:", err)
-				code = ExitFailed
-			} else {
-				fmt.Fprintf(stdout, "imbench: handleSummary wrote %s\n", f)
-			}
+		if name == "stdout" || name == "stderr" {
+			continue
 		}
-	}
-	if sc == nil || noThresholds || len(sc.Options.Thresholds) == 0 {
-		return code
-	}
-	rs, err := CheckThresholds(sc.Options.Thresholds, &s)
-	if err != nil {
-		fmt.Fprintln(stderr, "imbench:", err)
-		return ExitFailed
+		if err := writeOutput(dir, name, out[name]); err != nil {
+			fmt.Fprintln(stderr, "imbench: handleSummary:", err)
+			code = ExitFailed
+			continue
+		}
+		fmt.Fprintf(stdout, "imbench: handleSummary wrote %s\n", filepath.Join(dir, name))
 	}
 	fmt.Fprint(stdout, ThresholdLines(rs))
 	var crossed []string
@@ -305,6 +324,24 @@ func Finish(sc *Script, s summary.Summary, dir string, noThresholds bool, stdout
 		return ExitThresholds
 	}
 	return code
+}
+
+// writeOutput writes one of handleSummary's files inside the run's folder;
+// summary.json and paths leaving the folder are refused (the report and the
+// merge read what is there).
+func writeOutput(dir, name, content string) error {
+	clean := filepath.Clean(name)
+	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
+		return fmt.Errorf("%q: files go into the run's folder", name)
+	}
+	if clean == "summary.json" || clean == SetupFile || strings.HasPrefix(clean, "summary-") {
+		return fmt.Errorf("%q is the runner's own file", name)
+	}
+	f := filepath.Join(dir, clean)
+	if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(f, []byte(content), 0o644)
 }
 
 // endpoint is the target's first endpoint, where it was set up.

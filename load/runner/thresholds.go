@@ -25,7 +25,7 @@ type threshold struct {
 	src            string
 }
 
-var exprRE = regexp.MustCompile(`^\s*(count|rate|value|avg|min|max|med|p\(\s*[0-9.]+\s*\))\s*(<=|>=|===|==|!=|<|>)\s*(-?[0-9.eE+]+)\s*$`)
+var exprRE = regexp.MustCompile(`^\s*(count|rate|value|avg|max|med|p\(\s*[0-9]+(?:\.[0-9]+)?\s*\))\s*(<=|>=|===|==|!=|<|>)\s*(-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)\s*$`)
 var nameRE = regexp.MustCompile(`^([a-z0-9_]+)(?:\{conv_type:(single|group|room)\})?$`)
 
 // counters read from a summary, with their per-conv_type reading where the
@@ -96,6 +96,11 @@ func parseThreshold(name, expr string) (threshold, error) {
 		return threshold{}, fmt.Errorf("threshold %s %q: %v", name, expr, err)
 	}
 	t := threshold{metric: nm[1], filter: nm[2], agg: strings.ReplaceAll(m[1], " ", ""), op: m[2], bound: bound, src: expr}
+	if strings.HasPrefix(t.agg, "p(") {
+		if q, _ := strconv.ParseFloat(t.agg[2:len(t.agg)-1], 64); q > 100 {
+			return t, fmt.Errorf("threshold %s %q: p(N) takes 0 ≤ N ≤ 100", name, expr)
+		}
+	}
 	_, isCounter := counters[t.metric]
 	_, isTrend := trends[t.metric]
 	ok := false
@@ -123,10 +128,11 @@ func parseThreshold(name, expr string) (threshold, error) {
 
 // ThresholdResult is one expression checked.
 type ThresholdResult struct {
-	Metric, Expr string
-	Actual       float64
-	Passed       bool
-	Absent       bool // no figure: a latency with no sample
+	Metric string  `json:"metric"`
+	Expr   string  `json:"expr"`
+	Actual float64 `json:"actual"`
+	Passed bool    `json:"passed"`
+	Absent bool    `json:"absent,omitempty"` // no figure: a latency with no sample
 }
 
 // CheckThresholds evaluates every threshold on a summary, sorted by metric.

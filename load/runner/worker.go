@@ -20,16 +20,23 @@ var errAborted = errors.New("test aborted")
 // only after all sends; in a split run, also until the phase's time on the
 // run's common clock, when the other processes are there too.
 type worker struct {
-	run   *Run
-	s     *engine.Session
-	ctx   context.Context
-	local int // workers in this process
+	run    *Run
+	s      *engine.Session
+	ctx    context.Context // the run's: cancelled when any worker ends early
+	cancel context.CancelFunc
+	local  int // workers in this process
 }
 
 // do runs the worker's users: log in, then send (or hold), late logins,
-// drain, close.
-func (w *worker) do(hold time.Duration) error {
-	defer w.close()
+// drain, close. A worker that ends early ends the run for every worker of
+// the process first, so that none waits at a barrier for it.
+func (w *worker) do(hold time.Duration) (err error) {
+	defer func() {
+		if err != nil {
+			w.cancel()
+		}
+		w.close()
+	}()
 	if t := w.run.phaseAt("login"); !t.IsZero() {
 		if err := waitUntil(w.ctx, t); err != nil {
 			return err
@@ -39,15 +46,16 @@ func (w *worker) do(hold time.Duration) error {
 	if err := w.failed(); err != nil {
 		return err
 	}
-	if o.Attempted > 0 && o.Online == 0 {
+	at, err := w.barrier("online", "send")
+	if err != nil {
+		return err
+	}
+	// Nobody of this process online: the run would measure nothing.
+	if o.Attempted > 0 && o.Online == 0 && w.run.Shared.Online() == 0 {
 		return fmt.Errorf("%w: no user could log in: %v", errAborted, o.FirstErr)
 	}
 	if hold > 0 {
 		return w.hold(hold)
-	}
-	at, err := w.barrier("online", "send")
-	if err != nil {
-		return err
 	}
 	if w.run.StartAt.IsZero() {
 		at = at.Add(100 * time.Millisecond) // the sessions' clocks start together, a moment after the barrier
@@ -74,9 +82,6 @@ func (w *worker) do(hold time.Duration) error {
 // hold keeps the users online, heartbeating, once every worker's users are
 // online: an idle-holding test.
 func (w *worker) hold(d time.Duration) error {
-	if _, err := w.barrier("online", "send"); err != nil {
-		return err
-	}
 	if err := waitUntil(w.s.Context(), time.Now().Add(d)); err != nil {
 		if f := w.failed(); f != nil {
 			return f

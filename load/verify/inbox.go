@@ -21,6 +21,7 @@ const (
 	BeforeJoin                     // a chatroom message sent before this user joined: not expected
 	Foreign                        // not a message of this run
 	Corrupt                        // bytes or routing differ from what was sent
+	Notice                         // a message the server made (a notification): its seq is taken, nothing else counts
 )
 
 // Arrival is a message as a driver decoded it, resolved to plan indexes.
@@ -33,6 +34,7 @@ type Arrival struct {
 	Pulled   bool    // arrived in a pull response rather than a push
 	GapFill  bool    // pulled because a seq gap was noticed (not a login sync)
 	Parsed   *Parsed // Text already parsed: once per identical frame, not per receiver
+	Notice   bool    // the server's own message in a conversation of the plan (OpenIM's notifications): only its seq counts
 }
 
 // Parsed is the result of ParseBody, kept with a frame many receivers got.
@@ -114,6 +116,9 @@ func (ck *Checker) Receive(in *Inbox, a Arrival, now time.Time, t *Tally) (o Out
 	if a.Seq > 0 {
 		cv.seqs.add(a.Seq)
 		cv.maxSeq = max(cv.maxSeq, a.Seq)
+	}
+	if a.Notice {
+		return Notice, cv.seqs.upTo < cv.maxSeq
 	}
 	return ck.classify(cv, in.me, a, now, t), cv.seqs.upTo < cv.maxSeq
 }

@@ -650,7 +650,7 @@ func TestRESTRefusalsAsTheRealAPI(t *testing.T) {
 func TestNotificationsArePushedAndCounted(t *testing.T) {
 	s := start(t, true)
 	s.ok(t, "/user/user_register", s.admin, map[string]any{"users": []map[string]any{{"userID": "a"}, {"userID": "b"}, {"userID": "c"}}}, nil)
-	b := dial(t, s, "b", s.userToken(t, "b", 2), 2, wire.Gob)
+	b := online(t, s, "b", wire.Gob)
 	groupMsgs := counter(t, s.metrics, "group_chat_msg_process_success_total")
 	s.ok(t, "/group/create_group", s.admin, map[string]any{"ownerUserID": "a", "memberUserIDs": []string{"b"},
 		"groupInfo": map[string]any{"groupID": "g", "groupType": 2}}, nil)

@@ -18,6 +18,15 @@ import (
 	"github.com/imbench/imbench/wire/openim/pb"
 )
 
+// online dials user and waits until the server has it online: the answer
+// to a request comes after the session is attached.
+func online(t *testing.T, s *server, user string, env wire.Envelope) *client {
+	t.Helper()
+	c := dial(t, s, user, s.userToken(t, user, 2), 2, env)
+	c.req(wire.ReqGetNewestSeq, &pb.GetMaxSeqReq{UserID: user})
+	return c
+}
+
 // pushOf decodes a 2001 frame, checking that it carries op.
 func pushOf(t *testing.T, c *client, op string) *pb.PushMessages {
 	t.Helper()
@@ -80,7 +89,7 @@ func TestFriendImportNotifiesEachFriend(t *testing.T) {
 		s.ok(t, "/user/user_register", s.admin, map[string]any{"users": []map[string]any{{"userID": "a"}, {"userID": "b"}, {"userID": "c"}, {"userID": "d"}}}, nil)
 		conns := map[string]*client{}
 		for _, u := range []string{"a", "b", "c", "d"} {
-			conns[u] = dial(t, s, u, s.userToken(t, u, 2), 2, wire.Gob)
+			conns[u] = online(t, s, u, wire.Gob)
 		}
 		if status, env := s.callOp(t, "/friend/import_friend", s.admin, "import-op", map[string]any{"ownerUserID": "a", "friendUserIDs": []string{"b", "c"}}); status != 200 || env["errCode"].(float64) != 0 {
 			t.Fatalf("import_friend: %d %v", status, env)
@@ -143,7 +152,7 @@ func TestFriendImportNotifiesEachFriend(t *testing.T) {
 func TestNotificationsOff(t *testing.T) {
 	s := start(t, false)
 	s.ok(t, "/user/user_register", s.admin, map[string]any{"users": []map[string]any{{"userID": "a"}, {"userID": "b"}}}, nil)
-	a := dial(t, s, "a", s.userToken(t, "a", 2), 2, wire.Gob)
+	a := online(t, s, "a", wire.Gob)
 	s.ok(t, "/friend/import_friend", s.admin, map[string]any{"ownerUserID": "a", "friendUserIDs": []string{"b"}}, nil)
 	s.ok(t, "/group/create_group", s.admin, map[string]any{"ownerUserID": "a", "memberUserIDs": []string{"b"},
 		"groupInfo": map[string]any{"groupID": "g", "groupType": 2}}, nil)
@@ -163,8 +172,8 @@ func TestPushCarriesTheSendersOperationID(t *testing.T) {
 	for _, env := range []wire.Envelope{wire.Gob, wire.JSON} {
 		s := start(t, false)
 		s.world(t)
-		a := dial(t, s, "a", s.userToken(t, "a", 2), 2, env)
-		b := dial(t, s, "b", s.userToken(t, "b", 2), 2, env)
+		a := online(t, s, "a", env)
+		b := online(t, s, "b", env)
 		for i, to := range []struct{ group, recv, conv string }{{"g", "", "sg_g"}, {"", "b", "si_a_b"}} {
 			r := a.req(wire.ReqSendMsg, text("a", to.group, to.recv, string(rune('x'+i))))
 			ok(t, r, nil)
@@ -203,6 +212,7 @@ func TestOwnerCreatesGroupAndInvites(t *testing.T) {
 		tok[u] = s.userToken(t, u, 2)
 	}
 	o := dial(t, s, "o", tok["o"], 2, wire.Gob)
+	o.req(wire.ReqGetNewestSeq, &pb.GetMaxSeqReq{UserID: "o"}) // online before anything is pushed
 	group := func(id string, verification int) map[string]any {
 		return map[string]any{"ownerUserID": "o", "memberUserIDs": []string{"m"},
 			"groupInfo": map[string]any{"groupID": id, "groupName": id, "groupType": 2, "needVerification": verification}}

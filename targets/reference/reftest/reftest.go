@@ -61,7 +61,13 @@ func StartCluster(t testing.TB, faults core.Faults, n int) *Target {
 	return tg
 }
 
-func frontEnd(m *core.Metrics) *openim.FrontEnd { return openim.New(m, slog.New(slog.DiscardHandler)) }
+// frontEnd is the OpenIM front end as imbench-target starts it: with
+// open-im-server's notifications.
+func frontEnd(m *core.Metrics) *openim.FrontEnd {
+	f := openim.New(m, slog.New(slog.DiscardHandler))
+	f.Notifications = true
+	return f
+}
 
 // startCore serves the state and the REST API; no gateway yet.
 func startCore(t testing.TB, faults core.Faults) *Target {

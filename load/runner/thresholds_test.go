@@ -1,0 +1,56 @@
+package runner
+
+import (
+	"testing"
+	"time"
+
+	"github.com/imbench/imbench/internal/latency"
+	"github.com/imbench/imbench/internal/summary"
+)
+
+func TestThresholdsReadTheRunsFigures(t *testing.T) {
+	h := latency.NewHistogram()
+	for us := int64(1000); us <= 100000; us += 1000 { // 1..100 ms
+		h.Record(us)
+	}
+	enc, err := h.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Unix(1000, 0)
+	s := summary.Summary{StartedAt: start, EndedAt: start.Add(10 * time.Second), Integrity: 0.97,
+		Histograms: map[string]latency.Encoded{"e2e": enc}}
+	s.Deliveries.Expected, s.Deliveries.Lost, s.Deliveries.Duplicates = 100, 3, 0
+	s.Deliveries.ByType = map[string]summary.DeliveriesByType{"group": {Lost: 3}, "single": {}}
+	s.Latency.E2E = summary.LatencySummary{Count: 100, P99: 99, Max: 100}
+	for expr, want := range map[string]bool{
+		"lost count==0": false, "lost count<=3": true, "lost rate<0.5": true, "duplicates count==0": true,
+		"lost{conv_type:single} count==0": true, "lost{conv_type:group} count==0": false,
+		"integrity rate>0.99": false, "integrity rate>=0.97": true,
+		"e2e_latency p(99)<100": true, "e2e_latency p(50)<10": false, "e2e_latency max<=101": true, "e2e_latency avg<60": true,
+		"e2e_p99 value<1000": true, "e2e_max value<50": false,
+		"ack_latency p(99)<1": true, // no samples: nothing to fail, as k6
+	} {
+		metric, ex, _ := cut(expr)
+		rs, err := CheckThresholds(map[string]Expressions{metric: {ex}}, &s)
+		if err != nil || len(rs) != 1 || rs[0].Passed != want {
+			t.Errorf("%s: %+v %v, want passed=%v", expr, rs, err, want)
+		}
+	}
+	for _, bad := range []string{"lost count=0", "lost avg<1", "integrity count==0", "e2e_latency count<1", "nope count==0",
+		"e2e_latency p(150)<1", "sent{conv_type:group} count==0", "e2e_latency{conv_type:group} p(99)<1", "lost min<1"} {
+		metric, ex, _ := cut(bad)
+		if _, err := parseThreshold(metric, ex); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}
+
+func cut(s string) (string, string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
