@@ -12,10 +12,11 @@ import (
 type Metrics struct {
 	*core.Metrics
 
-	adminLogins  prometheus.Counter
-	longTimePush prometheus.Counter
-	apiCount     *prometheus.CounterVec
-	httpCount    *prometheus.CounterVec
+	adminLogins   prometheus.Counter
+	longTimePush  prometheus.Counter
+	notifications *prometheus.CounterVec
+	apiCount      *prometheus.CounterVec
+	httpCount     *prometheus.CounterVec
 }
 
 // NewMetrics registers OpenIM's series on m's registry.
@@ -26,8 +27,10 @@ func NewMetrics(m *core.Metrics) *Metrics {
 		longTimePush: prometheus.NewCounter(prometheus.CounterOpts{Name: "msg_long_time_push_total", Help: "Pushes written more than 10 s after the message's send time."}),
 		apiCount:     prometheus.NewCounterVec(prometheus.CounterOpts{Name: "api_count", Help: "REST calls by path and OpenIM errCode."}, []string{"path", "method", "code"}),
 		httpCount:    prometheus.NewCounterVec(prometheus.CounterOpts{Name: "http_count", Help: "REST calls by path and HTTP status."}, []string{"path", "method", "status"}),
+		notifications: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "imbench_target_openim_notifications_total",
+			Help: "Notifications stored as messages (the real server counts them among its chat messages too), by content type."}, []string{"content_type"}),
 	}
-	m.Registry.MustRegister(om.adminLogins, om.longTimePush, om.apiCount, om.httpCount, countsCollector{&m.Counts})
+	m.Registry.MustRegister(om.adminLogins, om.longTimePush, om.apiCount, om.httpCount, om.notifications, countsCollector{&m.Counts})
 	return om
 }
 

@@ -130,6 +130,9 @@ func (a *API) notify(k core.ConvKey, sendID, recvID string, contentType int32, t
 	m, err := a.Core.Send(&core.Message{Conv: k, Sender: sendID, ClientID: md.ClientMsgID, Payload: payload, System: true, RequestID: opID})
 	if err == nil {
 		a.reads.sent(sendID, convID(k), m.Seq)
+		if a.Metrics != nil {
+			a.Metrics.notifications.WithLabelValues(strconv.Itoa(int(contentType))).Inc()
+		}
 	}
 }
 
