@@ -43,14 +43,16 @@ func TestGroupsMatchRunningProcesses(t *testing.T) {
 	if tools == "" {
 		tools, _ = filepath.Abs("../.tools/bin")
 	}
-	for _, bin := range []string{"redis-server", "prometheus-process-exporter", filepath.Join(tools, "k6"), filepath.Join(tools, "imbench-target")} {
+	for _, bin := range []string{"redis-server", "prometheus-process-exporter", filepath.Join(tools, "imbench"), filepath.Join(tools, "imbench-target")} {
 		if _, err := exec.LookPath(bin); err != nil {
 			t.Fatalf("%s is missing: run `make test`, which installs and builds it", bin)
 		}
 	}
 	launch(t, "redis-server", "--port", strconv.Itoa(freePort(t)), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
-	launch(t, filepath.Join(tools, "imbench-target"), "-api", fmt.Sprintf("127.0.0.1:%d", freePort(t)),
-		"-ws", fmt.Sprintf("127.0.0.1:%d", freePort(t)), "-metrics", fmt.Sprintf("127.0.0.1:%d", freePort(t)))
+	api, ws := fmt.Sprintf("127.0.0.1:%d", freePort(t)), fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	port := func() string { return fmt.Sprintf("127.0.0.1:%d", freePort(t)) }
+	launch(t, filepath.Join(tools, "imbench-target"), "-api", api, "-ws", ws, "-metrics", port(), "-wukongim-api", port(),
+		"-wukongim-tcp", port(), "-wukongim-ws", port(), "-wildfire-admin", port(), "-wildfire-mqtt", port())
 	// A JVM's comm is `java`: the wildfire group finds Wildfire's server by
 	// its main class on the command line. A shell named java stands in for
 	// it (`; exit 0` keeps the shell from exec'ing sleep in its place).
@@ -59,13 +61,21 @@ func TestGroupsMatchRunningProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	launch(t, java, "-c", "sleep 60; exit 0", "cn.wildfirechat.server.Server")
+	// The generator: imbench run holding one user online.
 	script := filepath.Join(t.TempDir(), "idle.js")
-	os.WriteFile(script, []byte("import { sleep } from 'k6';\nexport default function () { sleep(1); }\n"), 0o644)
-	launch(t, filepath.Join(tools, "k6"), "run", "--quiet", "--no-usage-report", "--duration", "60s", script)
+	os.WriteFile(script, []byte("import im from 'imbench';\nexport const plan = im.workload({ name: 'idle', runId: __ENV.IM_RUN_ID, "+
+		"classes: [{ kind: 'online', users: 1 }] });\nexport const options = { hold: '60s' };\n"), 0o644)
+	gen := exec.Command(filepath.Join(tools, "imbench"), "run", "-q", "-scenario", script, "-results", t.TempDir())
+	gen.Dir = ".."
+	gen.Env = append(os.Environ(), "IM_SECRET=x", "IM_API_URL=http://"+api, "IM_WS_URL=ws://"+ws, "IMBENCH_NO_OBSERVE=1", "IM_LIVE_ADDR=")
+	if err := gen.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { gen.Process.Kill(); gen.Wait() })
 	pe := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	launch(t, "prometheus-process-exporter", "-web.listen-address="+pe, "-config.path=process-exporter.yml", "-threads=false")
 
-	want := map[string]bool{"redis": false, "imbench-target": false, "k6": false, "observability": false, "wildfire": false}
+	want := map[string]bool{"redis": false, "imbench-target": false, "imbench": false, "observability": false, "wildfire": false}
 	line := regexp.MustCompile(`^namedprocess_namegroup_num_procs\{groupname="([^"]+)"\} (\d+)`)
 	deadline := time.Now().Add(20 * time.Second)
 	var seen map[string]int

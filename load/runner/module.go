@@ -14,6 +14,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/grafana/sobek"
 
@@ -112,7 +113,13 @@ func (m *module) table(v sobek.Value) (string, error) {
 	if v == nil || sobek.IsUndefined(v) {
 		return "", errors.New("im.table(summary): the summary handleSummary was given is required")
 	}
-	if err := strictjson.Convert(v.Export(), &s); err != nil {
+	exported := v.Export()
+	if m, ok := exported.(map[string]any); ok {
+		m = maps.Clone(m)
+		delete(m, "thresholds") // handleSummary's, not summary.json's
+		exported = m
+	}
+	if err := strictjson.Convert(exported, &s); err != nil {
 		return "", fmt.Errorf("im.table: %w", err)
 	}
 	return s.Table(), nil
