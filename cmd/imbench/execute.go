@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -71,7 +72,9 @@ func runHere(rc *runConfig) (int, error) {
 	if !rc.segment.Split() {
 		stopLive = live.Start(rc.runID, rc.about(), started)
 	}
+	stopProfile := cpuProfile(os.Getenv("IMBENCH_CPUPROFILE"))
 	code := prep.Execute(ctx)
+	stopProfile()
 	stopLive()
 	dir := filepath.Join(rc.resultsDir, rc.runID)
 	if rc.segment.Split() {
@@ -175,3 +178,22 @@ func (rc *runConfig) observation() observe.Observation {
 
 // about says what runs where, for the live view.
 func (rc *runConfig) about() string { return rc.scenario + " on " + rc.target.Name }
+
+// cpuProfile writes the run's CPU profile (pprof) to file, when one is
+// named: IMBENCH_CPUPROFILE=cpu.pprof, for `go tool pprof`.
+func cpuProfile(file string) (stop func()) {
+	if file == "" {
+		return func() {}
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "imbench: IMBENCH_CPUPROFILE:", err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		fmt.Fprintln(os.Stderr, "imbench: IMBENCH_CPUPROFILE:", err)
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
+}
