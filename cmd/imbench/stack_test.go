@@ -10,11 +10,10 @@ package main
 // show something. Then `imbench down`, and nothing may be left running.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
+	"github.com/imbench/imbench/internal/observe"
 	"net/http"
 	"net/url"
 	"os"
@@ -492,29 +491,9 @@ func (s *testStack) startRun(t *testing.T, rate string) *backgroundRun {
 // Unix seconds and a line limit. It returns the lines, each its fields.
 func logsQL(t *testing.T, base, query string, from, to time.Time) []map[string]string {
 	t.Helper()
-	q := url.Values{"query": {query}, "start": {strconv.FormatInt(from.Unix(), 10)},
-		"end": {strconv.FormatInt(to.Unix()+1, 10)}, "limit": {"1000"}}
-	resp, err := http.Get(base + "/select/logsql/query?" + q.Encode())
+	lines, err := observe.QueryLogs(base, query, from, to, 1000)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("LogsQL %q: %s: %s", query, resp.Status, b)
-	}
-	var lines []map[string]string
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		if len(strings.TrimSpace(sc.Text())) == 0 {
-			continue
-		}
-		var l map[string]string
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatalf("LogsQL %q: line %q: %v", query, sc.Text(), err)
-		}
-		lines = append(lines, l)
 	}
 	return lines
 }

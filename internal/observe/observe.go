@@ -6,11 +6,14 @@
 package observe
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/imbench/imbench/internal/stack"
@@ -68,34 +71,48 @@ func problemsQuery(runID string) string {
 	return fmt.Sprintf(`{run_id=%q} level:~"(?i)^(warn|warning|error|fatal)$" | sort by (_time) | limit 20`, runID)
 }
 
+// QueryLogs runs a LogsQL query against the log store at base, as
+// Grafana's VictoriaLogs plugin runs a logs panel's (queryType instant):
+// /select/logsql/query with a time range and a line limit. Each line comes
+// back as its fields (_msg, _time and the stream labels).
+func QueryLogs(base, query string, from, to time.Time, limit int) ([]map[string]string, error) {
+	q := url.Values{"query": {query}, "start": {strconv.FormatInt(from.Unix(), 10)},
+		"end": {strconv.FormatInt(to.Unix()+1, 10)}, "limit": {strconv.Itoa(limit)}}
+	c := http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Get(base + stack.LogQueryPath + "?" + q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return nil, fmt.Errorf("LogsQL %q: %s: %s", query, resp.Status, bytes.TrimSpace(b))
+	}
+	var lines []map[string]string
+	dec := json.NewDecoder(resp.Body) // one JSON object a line
+	for {
+		var l map[string]string
+		if err := dec.Decode(&l); err == io.EOF {
+			return lines, nil
+		} else if err != nil {
+			return lines, fmt.Errorf("LogsQL %q: %w", query, err)
+		}
+		lines = append(lines, l)
+	}
+}
+
 // PrintLogProblems shows the run's warnings and errors, which went to
 // VictoriaLogs at base instead of the terminal.
 func PrintLogProblems(base, runID string) {
 	time.Sleep(1500 * time.Millisecond) // the runner pushes once a second
-	q := url.Values{}
-	q.Set("query", problemsQuery(runID))
-	q.Set("start", time.Now().Add(-24*time.Hour).UTC().Format(time.RFC3339))
-	c := http.Client{Timeout: 5 * time.Second}
-	resp, err := c.Get(base + stack.LogQueryPath + "?" + q.Encode())
+	lines, err := QueryLogs(base, problemsQuery(runID), time.Now().Add(-24*time.Hour), time.Now(), 20)
 	if err != nil {
 		return
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return
-	}
-	// One JSON object a line, each with _msg and the stream labels as fields.
-	dec := json.NewDecoder(resp.Body)
-	n := 0
-	for {
-		var line map[string]string
-		if dec.Decode(&line) != nil {
-			break
-		}
-		if n == 0 {
+	for i, line := range lines {
+		if i == 0 {
 			fmt.Println("imbench: warnings and errors of the run (from VictoriaLogs):")
 		}
 		fmt.Printf("  %s: %s\n", line["level"], line["_msg"])
-		n++
 	}
 }
