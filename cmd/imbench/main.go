@@ -65,7 +65,7 @@ func main() {
 		fmt.Print(usage)
 		return
 	default:
-		err = badinput.Errorf("unknown command %q (want up, down, status or run)", os.Args[1])
+		err = badinput.Errorf("unknown command %q (imbench help lists them)", os.Args[1])
 	}
 	if err != nil {
 		if !errors.Is(err, errRegression) {

@@ -6,8 +6,8 @@
 // the log by Loki's push protocol. Files: script.go (evaluation), module.go
 // (what `import im from 'imbench'` gives), options.go (scenario options,
 // the target and run options from the environment), run.go (one run's
-// state), worker.go (a worker's users through the phases), metrics.go and
-// promrw.go (remote write), summary.go, thresholds.go, runner.go (the
+// state), worker.go (a worker's users through the phases), metrics.go (the
+// series internal/promrw writes), summary.go, thresholds.go, runner.go (the
 // whole run and its exit code).
 package runner
 

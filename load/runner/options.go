@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/imbench/imbench/internal/profile"
 	"github.com/imbench/imbench/internal/strictjson"
 	"github.com/imbench/imbench/load/engine"
 )
@@ -92,9 +93,6 @@ var referenceEndpoints = map[string]map[string]string{
 	"wildfire": {"wildfire_admin": "http://127.0.0.1:18180", "wildfire_mqtt": "tcp://127.0.0.1:11883"},
 }
 
-// EndpointEnv is the variable that sets an endpoint: IM_<NAME>_URL.
-func EndpointEnv(name string) string { return "IM_" + strings.ToUpper(name) + "_URL" }
-
 // envOption is a protocol option, the variable that sets it and its default.
 type envOption struct {
 	option, env string
@@ -133,12 +131,12 @@ func TargetFromEnv(env map[string]string, defaults map[string]map[string]any) (e
 	}
 	if names := list(env["IM_ENDPOINTS"]); len(names) > 0 {
 		for _, n := range names {
-			t.Endpoints[n] = env[EndpointEnv(n)]
+			t.Endpoints[n] = env[profile.EnvName(n)]
 		}
 	} else {
 		for n, def := range referenceEndpoints[proto] {
 			t.Endpoints[n] = def
-			if v := env[EndpointEnv(n)]; v != "" {
+			if v := env[profile.EnvName(n)]; v != "" {
 				t.Endpoints[n] = v
 			}
 		}
