@@ -100,6 +100,10 @@ func TestSecondLoginKicksTheFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closeConn(t, c1)
+	// The gateway attaches a session after the upgrade answer, as
+	// open-im-server's register channel does: wait for it, or the second
+	// login may attach first and be the one kicked.
+	waitCounter(t, tg, "imbench_target_ws_logins_total", 1)
 	// A second driver (another SDK instance) logs the same user and
 	// platform in with a fresh token: OpenIM's policy 1 kicks the first.
 	d2, _ := openim.New(openim.Config{APIURL: tg.APIURL, WSURL: tg.WSURL, Secret: tg.Secret}, tinyPlan(t))
@@ -239,5 +243,16 @@ func TestDropsRacingGoodbyesCountTheSame(t *testing.T) {
 		if theirs != ours {
 			t.Fatalf("round %d: the target dropped %d connections, Close reported %d", round, theirs, ours)
 		}
+	}
+}
+
+// waitCounter waits (at most 5 s) until the target's counter reaches want.
+func waitCounter(t *testing.T, tg *reftest.Target, name string, want float64) {
+	t.Helper()
+	for end := time.Now().Add(5 * time.Second); tg.Counter(t, name) < want; {
+		if time.Now().After(end) {
+			t.Fatalf("%s stayed below %v", name, want)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
