@@ -100,9 +100,12 @@ declare module 'imbench' {
    * length is the class's); messages fall due on a schedule and the lag
    * behind it is measured. Closed: inFlight messages per sender, each sent
    * once one is acknowledged; the result is the rate achieved. Length:
-   * messages (per sender per conversation) or duration.
+   * messages (per sender per conversation) or duration. pace (open only):
+   * 'even' (the default) spaces the messages evenly; 'burst' sends each
+   * second's messages together at its start, as wkstress does.
    */
   export interface Pace {
+    pace?: 'even' | 'burst';
     rate?: number;
     ratePerMinute?: number;
     totalRate?: number;

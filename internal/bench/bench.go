@@ -97,7 +97,7 @@ func Run(o Options) error {
 	os.Setenv("IMBENCH_NO_OBSERVE", "1") // bench runs report to nobody: the stack's cost is not theirs
 	res := &benchResult{StartedAt: time.Now().UTC(), Machine: machineInfo(), Limits: limitsInfo(lim)}
 	fmt.Printf("imbench bench: open files %d (hard limit), ephemeral ports %s\n", lim.Max, res.Limits["net.ipv4.ip_local_port_range"])
-	b := &bench{hold: o.Hold, resultsDir: filepath.Join(o.Out, "runs")}
+	b := &bench{hold: o.Hold, out: o.Out, resultsDir: filepath.Join(o.Out, "runs")}
 	var err error
 	if o.Want["density"] {
 		if res.Density, err = b.holdOurs(o.Users, "openim"); err != nil {
@@ -188,6 +188,7 @@ func (b *bench) protocol(p string, users int, rates []float64, want map[string]b
 
 type bench struct {
 	hold       time.Duration
+	out        string // where the JSON and the CPU profiles go
 	resultsDir string
 }
 
@@ -252,8 +253,8 @@ func printBench(r *benchResult) {
 			proto, d.UsersHeld, d.RSSPerUserBytes, d.CPUPer1000UsersPerSec)
 	}
 	delivery := func(d *deliveryResult) {
-		fmt.Printf("| generator CPU per verified delivery, %s | %.2f µs (%d deliveries at %.0f msg/s × %d members) |\n",
-			d.Protocol, d.CPUMicrosPerDeliv, d.Deliveries, d.Rate, d.Users-1)
+		fmt.Printf("| generator CPU per verified delivery, %s | %.2f µs (%d deliveries at %.0f msg/s × %d members); profile %s |\n",
+			d.Protocol, d.CPUMicrosPerDeliv, d.Deliveries, d.Rate, d.Users-1, d.CPUProfile)
 	}
 	if d := r.Density; d != nil {
 		density("openim", d)

@@ -138,7 +138,11 @@ func (h *handler) Handle(ctx context.Context, r slog.Record) error {
 		th = th.WithGroup(h.group)
 	}
 	_ = th.Handle(ctx, r)
-	e := entry{t: r.Time, level: r.Level.String(), line: string(bytes.TrimRight(buf.Bytes(), "\n"))}
+	line := r.Message
+	if attrs := bytes.TrimSpace(buf.Bytes()); len(attrs) > 0 {
+		line += " " + string(attrs)
+	}
+	e := entry{t: r.Time, level: r.Level.String(), line: line}
 	select {
 	case h.p.ch <- e:
 	default:
@@ -149,9 +153,10 @@ func (h *handler) Handle(ctx context.Context, r slog.Record) error {
 	return h.inner.Handle(ctx, r)
 }
 
-// Loki has the time and the level already.
+// The log store has the time and the level already; the message leads the
+// line as plain text, the attributes follow it as logfmt.
 func dropTimeAndLevel(groups []string, a slog.Attr) slog.Attr {
-	if len(groups) == 0 && (a.Key == slog.TimeKey || a.Key == slog.LevelKey) {
+	if len(groups) == 0 && (a.Key == slog.TimeKey || a.Key == slog.LevelKey || a.Key == slog.MessageKey) {
 		return slog.Attr{}
 	}
 	return a

@@ -43,7 +43,7 @@ func TestLinesReachLokiWithLabels(t *testing.T) {
 	p.Close()
 	mu.Lock()
 	defer mu.Unlock()
-	want := []string{`imbench-target/INFO: msg=listening service=t port=1`, `imbench-target/WARN: msg="queue full" service=t user=u1`}
+	want := []string{`imbench-target/INFO: listening service=t port=1`, `imbench-target/WARN: queue full service=t user=u1`}
 	if len(got) != 2 || !contains(got, want[0]) || !contains(got, want[1]) {
 		t.Fatalf("pushed %q, want %q", got, want)
 	}

@@ -99,7 +99,7 @@ func TestObserveShipsTheLogToVictoriaLogs(t *testing.T) {
 	}
 
 	out := captureStdout(t, func() { PrintLogProblems(o.Logs, run) })
-	for _, want := range []string{"from VictoriaLogs", `WARN: msg="send failed" user=u7`, `ERROR: msg="target unreachable"`} {
+	for _, want := range []string{"from VictoriaLogs", `WARN: send failed user=u7`, `ERROR: target unreachable`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("PrintLogProblems lacks %q:\n%s", want, out)
 		}

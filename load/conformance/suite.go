@@ -17,13 +17,14 @@ import (
 const integration = `{"kind":"integration","users":24,"superUsers":3,"largeGroups":2,"commonGroups":2,
 	"commonGroupMembers":5,"loginRatio":0.5,"singleMessages":4,"groupMessages":4,"rate":800}`
 
-// Every presence and both paces: groups with online, late and never
-// members, pairs with late receivers, a closed-loop pair.
+// Every presence and every pace: groups with online, late and never
+// members, pairs with late receivers, burst-paced groups, a closed-loop pair.
 var mixed = []string{
 	integration,
 	`{"kind":"groups","groups":4,"members":8,"senders":2,"online":3,"late":2,"totalRate":200,"messages":5}`,
 	`{"kind":"pairs","pairs":6,"lateShare":0.5,"totalRate":100,"messages":3}`,
 	`{"kind":"pairs","senders":2,"receivers":5,"watchers":1,"totalRate":100,"messages":2}`,
+	`{"kind":"groups","groups":3,"members":5,"senders":1,"allOnline":true,"ratePerMinute":600,"pace":"burst","messages":15}`,
 	`{"kind":"pairs","pairs":1,"allOnline":true,"inFlight":8,"messages":300}`,
 }
 

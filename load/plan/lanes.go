@@ -59,6 +59,7 @@ type Stream struct {
 	total    uint64
 	Interval time.Duration // open: between two messages of the stream
 	ramp     *ramp         // open, ramping: replaces Interval
+	Burst    bool          // open: each second's messages fall due together at its start
 	InFlight int           // closed: messages in flight per sender
 	Until    time.Duration // closed and unbounded: stop sending after this long
 	bySender map[uint32][]segment
@@ -77,10 +78,14 @@ func newStream(lanes []lane) *Stream {
 func (s *Stream) Total() uint64 { return s.total }
 
 func (s *Stream) due(k int64) time.Duration {
+	d := time.Duration(k) * s.Interval
 	if s.ramp != nil {
-		return s.ramp.due(k)
+		d = s.ramp.due(k)
 	}
-	return time.Duration(k) * s.Interval
+	if s.Burst {
+		d = d.Truncate(time.Second)
+	}
+	return d
 }
 
 // Length is how long the stream sends: open at its pace, closed bounded by

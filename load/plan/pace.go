@@ -16,8 +16,13 @@ import (
 // InFlight messages per sender, each sent as soon as one is acknowledged;
 // the result is the rate achieved.
 //
+// Shape (open pacing): PaceEven spaces the class's messages evenly;
+// PaceBurst sends each second's messages together at the start of that
+// second, the way the vendors' stress tools (wkstress) send.
+//
 // Length: Messages per sender per conversation, or Duration.
 type Pace struct {
+	Shape         string  `json:"pace,omitempty"`
 	Rate          float64 `json:"rate,omitempty"`
 	RatePerMinute float64 `json:"ratePerMinute,omitempty"`
 	TotalRate     float64 `json:"totalRate,omitempty"`
@@ -68,8 +73,20 @@ func (p *Pace) check() error {
 	if _, err := p.duration(); err != nil {
 		errs = append(errs, err)
 	}
+	switch {
+	case p.Shape != "" && p.Shape != PaceEven && p.Shape != PaceBurst:
+		errs = append(errs, fmt.Errorf("pace must be %q or %q, got %q", PaceEven, PaceBurst, p.Shape))
+	case p.Shape == PaceBurst && p.InFlight > 0:
+		errs = append(errs, errors.New("a closed class (inFlight) has no pace: it sends as fast as acknowledged"))
+	}
 	return errors.Join(errs...)
 }
+
+// The shapes of open pacing.
+const (
+	PaceEven  = "even"
+	PaceBurst = "burst"
+)
 
 func (p *Pace) duration() (time.Duration, error) {
 	if p.Duration == "" {
@@ -153,6 +170,7 @@ func (p *Pace) stream(lanes []lane, convs int) *Stream {
 		}
 		return s
 	}
+	s.Burst = p.Shape == PaceBurst
 	if len(p.Stages) > 0 {
 		s.ramp, _ = newRamp(p.StartRate, p.Stages)
 		return s

@@ -7,6 +7,7 @@
 // online list are in every config); imbench's classes keep users of their
 // own, so that part is not reproduced: runbooks/wukongim.md says how the
 // variants differ. wukongim/mixed is the test as the report states it.
+// Like wkstress, each second's messages go out together (pace: 'burst').
 // SCALE=1 is that size for 330 s; the default 0.05 sends for DURATION
 // (default 1m).
 // size: 50 pairs, 5 groups of the same members, a 500-member group, 1 min | SCALE=1: 12,005 msg/s for 330 s, 1,000 + 100 + 10,000 users
@@ -22,9 +23,9 @@ export const plan = im.workload({
   purpose: 'Mixed as wkstress ran it: the small groups share their members and their one sender',
   bodySize: 50,
   classes: [
-    { kind: 'pairs', pairs: count(1000, S), allOnline: true, ratePerMinute: 600, duration: D },
-    { kind: 'groups', groups: count(100, S), members: 100, sameMembers: true, senders: 1, ratePerMinute: 1200, duration: D },
-    { kind: 'groups', groups: 1, members: count(10000, S, 2), senders: 1, online: count(5000, S), ratePerMinute: 300, duration: D },
+    { kind: 'pairs', pairs: count(1000, S), allOnline: true, ratePerMinute: 600, pace: 'burst', duration: D },
+    { kind: 'groups', groups: count(100, S), members: 100, sameMembers: true, senders: 1, ratePerMinute: 1200, pace: 'burst', duration: D },
+    { kind: 'groups', groups: 1, members: count(10000, S, 2), senders: 1, online: count(5000, S), ratePerMinute: 300, pace: 'burst', duration: D },
   ],
   ...knobs,
 });
