@@ -78,11 +78,12 @@ func (r *Report) resultsTable() table {
 		num(float64(m.Sent)), num(float64(m.Acked)), num(float64(m.SendFailed)), num(float64(d.Received)),
 		num(float64(d.Pushed)), num(float64(d.ByPull))))
 	add("Message Integrity", integrity(s))
-	add("Duplicates / Out of Order", fmt.Sprintf("%s / %s", num(float64(d.Duplicates)), num(float64(d.OutOfOrder))))
+	add("Duplicates / Out of Order", duplicatesText(d))
 	add("Average Latency", fmt.Sprintf("%s seconds", dec(s.Latency.E2E.Avg/1000, 3)))
 	add("Maximum Latency", fmt.Sprintf("%s seconds", dec(s.Latency.E2E.Max/1000, 3)))
 	add("Connections", fmt.Sprintf("%s connect errors, %s disconnects, %s reconnects",
 		num(float64(u.ConnectErrors)), num(float64(u.Disconnects)), num(float64(u.Reconnects))))
+	add("Login Failures", loginFailuresText(s))
 	if s.Logins != nil {
 		add("Login Cost", summary.LoginText(s.Logins))
 	}
@@ -129,66 +130,6 @@ func latencyTable(s summary.Summary) table {
 	return t
 }
 
-// resourceSections is the OpenIM report's resource Tables: the target's
-// parts with a Total row, then the generator and the observability stack.
-func (r *Report) resourceSections() []section {
-	sec := section{Title: "Server resources"}
-	if r.Series == nil || len(r.Series.Resources) == 0 {
-		sec.Paras = append(sec.Paras, "No Prometheus data for this run: the resource tables and the charts are "+
-			"unavailable; everything above comes from summary.json.")
-		return []section{sec}
-	}
-	sec.Paras = append(sec.Paras, "CPU in % of one core, as the OpenIM report counts it (210 % = 2.1 cores); "+
-		"average and peak over the run, from process-exporter (or cAdvisor) through imbench:component_* rules.")
-	if c := r.Series.Coverage; c > 0 && c < 0.9 {
-		sec.Paras = append(sec.Paras, fmt.Sprintf("Incomplete: these figures rest on %s %% of the run; "+
-			"Prometheus has no samples for the rest.", dec(c*100, 0)))
-	}
-	head := []string{"Process", "CPU avg", "CPU peak", "Memory avg", "Memory peak"}
-	target := table{Head: head}
-	side := table{Head: head}
-	var tot Resource
-	for _, x := range r.Series.Resources {
-		row := []string{processName(x), cpuText(x.CPUAvg, x.Processes), pct(x.CPUPeak), bytesText(x.RSSAvg), bytesText(x.RSSPeak)}
-		switch x.Role {
-		case "target", "other":
-			target.Rows = append(target.Rows, row)
-			tot.CPUAvg += x.CPUAvg
-			tot.CPUPeak += x.CPUPeak
-			tot.RSSAvg += x.RSSAvg
-			tot.RSSPeak += x.RSSPeak
-		default:
-			side.Rows = append(side.Rows, row)
-		}
-	}
-	if len(target.Rows) == 0 {
-		sec.Paras = append(sec.Paras, "No process of the target was seen (a remote target is measured on its own host).")
-	} else {
-		target.Rows = append(target.Rows, []string{"Total", pct(tot.CPUAvg), pct(tot.CPUPeak) + " (sum of peaks)",
-			bytesText(tot.RSSAvg), bytesText(tot.RSSPeak) + " (sum of peaks)"})
-		sec.Tables = append(sec.Tables, target)
-	}
-	gen := section{Title: "Load generator and observability", Tables: []table{side},
-		Paras: []string{"imbench is the load generator: a saturated generator invalidates a benchmark (keep it under 80 % of its machine)."}}
-	return []section{sec, gen}
-}
-
-func processName(x Resource) string {
-	if x.Processes > 1 {
-		return fmt.Sprintf("%s (%s processes)", x.Component, num(x.Processes))
-	}
-	return x.Component
-}
-
-// cpuText adds the per-process share when several processes share a
-// component, as the seed's "27%*8".
-func cpuText(v, procs float64) string {
-	if procs > 1 {
-		return fmt.Sprintf("%s (%s × %s)", pct(v), pct(v/procs), num(procs))
-	}
-	return pct(v)
-}
-
 func (r *Report) machineSection() section {
 	sec := section{Title: "Machine and versions"}
 	t := table{Head: []string{"What", "Which"}}
@@ -226,6 +167,9 @@ func (r *Report) sourcesSection() section {
 		sec.Paras = append(sec.Paras, fmt.Sprintf("Resources and charts: Prometheus %s over %s – %s UTC; the queries and "+
 			"the series they returned are in series.json.", r.Series.Prometheus,
 			r.Series.From.Format("2006-01-02 15:04:05"), r.Series.To.Format("15:04:05")))
+		if note := r.Series.startupNote(); note != "" {
+			sec.Paras = append(sec.Paras, note)
+		}
 		if len(r.Series.Outages) > 0 {
 			sec.Paras = append(sec.Paras, "Prometheus itself has no data ("+gapsText(r.Series.Outages)+
 				"): it was down or not yet started, and every chart is incomplete there.")

@@ -39,7 +39,11 @@ func LivePage(ctx context.Context, o LiveOptions, now time.Time) ([]byte, error)
 	if err != nil {
 		data.NoCharts = "Prometheus did not answer: " + err.Error()
 	} else {
-		data.Sections = append(data.Sections, section{Title: "Now", Tables: []table{liveFigures(ctx, o.Prom, o.RunID, now)}})
+		figures := section{Title: "Now", Tables: []table{liveFigures(ctx, o.Prom, o.RunID, now)}}
+		if note := s.startupNote(); note != "" {
+			figures.Paras = append(figures.Paras, note)
+		}
+		data.Sections = append(data.Sections, figures)
 		data.Charts = liveCharts(s)
 	}
 	var b bytes.Buffer

@@ -55,7 +55,7 @@ func (r *Report) targetCPUAround(w summary.Outage) string {
 	}
 	target := map[string]bool{}
 	for _, x := range r.Series.Resources {
-		if x.Role == "target" || x.Role == "other" {
+		if x.Role == "target" { // not what else ran on the host
 			target[x.Component] = true
 		}
 	}

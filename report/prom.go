@@ -132,3 +132,30 @@ func (p Prom) do(ctx context.Context, path string, q url.Values) ([]Result, erro
 	}
 	return out, nil
 }
+
+// Started is when the Prometheus process answering started, from its
+// runtime information (/api/v1/status/runtimeinfo).
+func (p Prom) Started(ctx context.Context) (time.Time, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.URL+"/api/v1/status/runtimeinfo", nil)
+	if err != nil {
+		return time.Time{}, err
+	}
+	resp, err := p.client().Do(req)
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Status string `json:"status"`
+		Data   struct {
+			StartTime time.Time `json:"startTime"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		return time.Time{}, fmt.Errorf("prometheus runtimeinfo: %w", err)
+	}
+	if body.Status != "success" || body.Data.StartTime.IsZero() {
+		return time.Time{}, errors.New("prometheus runtimeinfo: no start time")
+	}
+	return body.Data.StartTime.UTC(), nil
+}

@@ -49,6 +49,16 @@ type Series struct {
 	Machine    Machine           `json:"machine"`
 	BuildInfo  []BuildInfo       `json:"build_info"`
 	Queries    map[string]string `json:"queries"` // what each figure came from
+
+	// Prometheus' process start, and the window's stretch before its first
+	// sample when it started with the run (not an outage: startup.go).
+	PrometheusStarted time.Time `json:"prometheus_started,omitzero"`
+	Startup           *Gap      `json:"prometheus_startup,omitempty"`
+	// The generator row is this run's own processes (their pushed CPU and
+	// memory), not process-exporter's imbench group of the whole host.
+	GeneratorOwn bool `json:"generator_own,omitempty"`
+	// Runs that pushed load figures during this one's window.
+	OtherRuns []OtherRun `json:"other_runs,omitempty"`
 }
 
 // Chart is one panel over the run's window.
@@ -143,6 +153,12 @@ func Fetch(ctx context.Context, prom Prom, runID string, from, to time.Time, rol
 			*[]*float64{&row.CPUAvg, &row.CPUPeak, &row.RSSAvg, &row.RSSPeak, &row.Processes}[i] = r.Value
 		}
 	}
+	if err := s.ownGenerator(ctx, prom, rows, window, to); err != nil {
+		return nil, err
+	}
+	if s.OtherRuns, err = otherRuns(ctx, prom, runID, window, to, s.Queries); err != nil {
+		return nil, err
+	}
 	for _, r := range rows {
 		s.Resources = append(s.Resources, *r)
 	}
@@ -155,9 +171,10 @@ func Fetch(ctx context.Context, prom Prom, runID string, from, to time.Time, rol
 	})
 	// How much of the window the resource figures rest on: samples of the
 	// per-component rule over the samples a full window would have.
+	// Prometheus' startup is left out: nothing could be measured before it.
 	cov, err := prom.Instant(ctx, fmt.Sprintf(`max(count_over_time(imbench:component_memory_rss_bytes[%s]))`, window), to)
-	if err == nil && len(cov) > 0 {
-		s.Coverage = math.Min(1, cov[0].Value*5/to.Sub(from).Seconds()) // rules are evaluated every 5 s
+	if span := to.Sub(s.coveredFrom()).Seconds(); err == nil && len(cov) > 0 && span > 0 {
+		s.Coverage = math.Min(1, cov[0].Value*5/span) // rules are evaluated every 5 s
 	}
 	s.Machine = machine(ctx, prom, to)
 	s.BuildInfo = buildInfo(ctx, prom, to)
@@ -194,6 +211,13 @@ func fetchCharts(ctx context.Context, prom Prom, runID string, from, to time.Tim
 		beats = append(beats, Line{Points: r.Values})
 	}
 	s.Outages = outages(beats, from, to, step)
+	if started, err := prom.Started(ctx); err == nil {
+		s.PrometheusStarted = started
+		if ts := stamps(beats); len(ts) > 0 {
+			s.Startup = startupGap(from, started, unix(ts[0]))
+			s.Outages = withoutStartup(s.Outages, s.Startup)
+		}
+	}
 	for _, title := range chartPanels {
 		p, ok := panels[title]
 		if !ok {

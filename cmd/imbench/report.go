@@ -47,18 +47,22 @@ func writeReport(dir string, refresh bool) (*report.Report, error) {
 	for _, g := range profile.StackGroups() {
 		o.Roles[g] = g
 	}
-	o.Roles["imbench"] = "generator"
+	o.Roles[profile.GeneratorGroup] = "generator"
 	s, err := summary.Load(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		return nil, err
 	}
-	if profiles, err := profile.Load("targets"); err == nil {
-		if p, ok := profiles[s.Target]; ok {
-			o.Target = p.Description
-			for _, pr := range p.Processes {
-				o.Roles[pr.Group] = "target"
-			}
+	profiles, err := profile.Load("targets")
+	if err != nil {
+		return nil, fmt.Errorf("the report cannot tell the target's processes from the rest: %w", err)
+	}
+	if p, ok := profiles[s.Target]; ok {
+		o.Target = p.Description
+		for _, pr := range p.Processes {
+			o.Roles[pr.Group] = "target"
 		}
+	} else if s.Target != "" {
+		fmt.Fprintf(os.Stderr, "imbench report: no target profile %q under targets/: no process is counted as the target's\n", s.Target)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

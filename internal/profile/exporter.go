@@ -7,11 +7,15 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// GeneratorGroup is the load generator's process group: every process named
+// imbench on the host, whichever run it belongs to.
+const GeneratorGroup = "imbench"
+
 // Groups every stack has besides a target's parts: the load generator (a
 // saturated generator invalidates a benchmark, so it must be visible) and
 // the observability services themselves.
 var stackGroups = []Process{
-	{Group: "imbench", Comm: []string{"imbench"}},
+	{Group: GeneratorGroup, Comm: []string{"imbench"}},
 	{Group: "observability", Comm: []string{"prometheus", "victoria-logs", "prometheus-node", "prometheus-proc", "node_exporter", "process-exporte"}},
 }
 

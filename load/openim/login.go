@@ -32,6 +32,10 @@ func (e *LoginError) Error() string {
 	return s
 }
 
+// Unwrap makes a refusal engine.ErrLoginRefused to the engine: counted as
+// refused, not retried.
+func (e *LoginError) Unwrap() error { return engine.ErrLoginRefused }
+
 // loginURL is the gateway URL that logs uid in: the login is in the query
 // (openim.md §1.2). The SDK-faithful login's is the Go SDK's
 // (internal/interaction/long_conn_mgr.go reConn): an operationID like its

@@ -21,6 +21,8 @@ const (
 	mDown        = "imbench_users_down"
 	mVUs         = "imbench_vus"
 	mGoroutines  = "imbench_goroutines"
+	mProcCPU     = "imbench_process_cpu_seconds_total"
+	mProcRSS     = "imbench_process_resident_memory_bytes"
 	mSent        = "imbench_messages_sent_total"
 	mAcked       = "imbench_messages_acked_total"
 	mSendFailed  = "imbench_send_failures_total"
@@ -47,7 +49,7 @@ const (
 )
 
 // MetricNames lists every series the runner writes.
-var MetricNames = []string{mOnline, mDown, mVUs, mGoroutines, mSent, mAcked, mSendFailed, mExpected, mDeliveries,
+var MetricNames = []string{mOnline, mDown, mVUs, mGoroutines, mProcCPU, mProcRSS, mSent, mAcked, mSendFailed, mExpected, mDeliveries,
 	mDuplicates, mOutOfOrder, mLost, mRoomMissed, mCorrupted, mConnectErrs, mDisconnects, mReconnects, mLogins, mPulls, mPushedAfter, mLoginFailed, mLoginRetry, mAfterRetry, mNeverOnline, mNotAttempt,
 	mE2E, mAck}
 
@@ -154,6 +156,14 @@ func (p *pusher) series(now time.Time, lost *verify.Reconciliation) []promrw.Tim
 	add(mDown, float64(sh.Down()))
 	add(mVUs, float64(p.vus))
 	add(mGoroutines, float64(runtime.NumGoroutine()))
+	// This process's own CPU and memory, labelled with the run: the report's
+	// generator row is this run's processes, not every imbench on the host.
+	if cpu, err := processCPUSeconds(); err == nil {
+		add(mProcCPU, cpu)
+	}
+	if rss, err := processRSSBytes(); err == nil {
+		add(mProcRSS, rss)
+	}
 	// Every counter is sent on every push, zeros included: a counter that
 	// stays 0 must still be a continuous 0 series (a clean run shows 0
 	// duplicates, and rate() over it is 0, not "no data").

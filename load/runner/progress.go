@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -92,7 +93,8 @@ func progressLine(r *Run, prev, cur progressSnap) string {
 	if r.Segments > 1 {
 		fmt.Fprintf(&b, " [segment %s]", r.Segment)
 	}
-	fmt.Fprintf(&b, " · online %d/%d", cur.online, cur.planned)
+	fmt.Fprintf(&b, " · online %s/%s", grouped(cur.online), grouped(int64(cur.planned)))
+	b.WriteString(loginTrouble(t, cur.planned))
 	fmt.Fprintf(&b, " · sent %.0f/s", rate(verify.Sum(t.Sent), verify.Sum(p.Sent)))
 	if r.Plan.Rate > 0 {
 		fmt.Fprintf(&b, " (plan %.0f/s)", r.Plan.Rate)
@@ -107,6 +109,54 @@ func progressLine(r *Run, prev, cur progressSnap) string {
 		if left := d - cur.at.Sub(cur.sendFrom); left > 0 {
 			fmt.Fprintf(&b, " · sending %s more", clock(left))
 		}
+	}
+	return b.String()
+}
+
+// loginTrouble is the " · logins …" part of a line: first logins done of
+// those planned, attempts failed by cause, retried, and users given up on;
+// empty while no login attempt has failed.
+func loginTrouble(t verify.Totals, planned int) string {
+	failed, retried := verify.Causes(t.LoginFailed), verify.Causes(t.LoginRetried)
+	if failed == 0 && retried == 0 && t.NeverOnline == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, " · logins %s/%s (%s failed", grouped(t.LoginsImmediate+t.LoginsLate), grouped(int64(planned)), grouped(failed))
+	sep := ": "
+	for c, n := range t.LoginFailed {
+		if n > 0 {
+			fmt.Fprintf(&b, "%s%s %s", sep, grouped(n), strings.ReplaceAll(verify.LoginCauseName(c), "_", " "))
+			sep = ", "
+		}
+	}
+	if retried > 0 {
+		fmt.Fprintf(&b, "; %s retried", grouped(retried))
+		if t.LoginsRetried > 0 {
+			fmt.Fprintf(&b, ", %s online after a retry", grouped(t.LoginsRetried))
+		}
+	}
+	if t.NeverOnline > 0 {
+		fmt.Fprintf(&b, "; %s never online", grouped(t.NeverOnline))
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// grouped writes n with thousands separators: 4,998.
+func grouped(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
 	}
 	return b.String()
 }

@@ -55,3 +55,43 @@ func TestProgressLine(t *testing.T) {
 		}
 	}
 }
+
+// Failed logins show in a line, by cause, with the retries and the users
+// given up on, as soon as there is one; a run without any shows none.
+func TestProgressLineLoginTrouble(t *testing.T) {
+	p, err := plan.Workload{Name: "t/l", Prefix: "l_", Classes: []json.RawMessage{json.RawMessage(`{"kind":"pairs","pairs":2500,"totalRate":100,"messages":2000}`)}}.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r := &Run{Plan: p, StartedAt: start, Segments: 1}
+	var prev, cur progressSnap
+	prev.at, cur.at = start, start.Add(5*time.Second)
+	cur.phase, cur.online, cur.planned = "login", 4998, 5000
+	cur.totals.LoginsImmediate = 4998
+	if got := progressLine(r, prev, cur); strings.Contains(got, "logins") || !strings.Contains(got, "online 4,998/5,000") {
+		t.Errorf("no failure yet: %q", got)
+	}
+	cur.totals.LoginFailed = [verify.LoginCauses]int64{1, 1, 0, 0}
+	cur.totals.LoginRetried = [verify.LoginCauses]int64{2, 1, 0, 0}
+	cur.totals.LoginsRetried = 1
+	want := " · logins 4,998/5,000 (2 failed: 1 closed, 1 no answer; 3 retried, 1 online after a retry) · "
+	if got := progressLine(r, prev, cur); !strings.Contains(got, want) {
+		t.Errorf("missing %q in %q", want, got)
+	}
+	cur.totals.LoginFailed = [verify.LoginCauses]int64{0, 0, 1200, 3}
+	cur.totals.LoginRetried = [verify.LoginCauses]int64{}
+	cur.totals.LoginsRetried, cur.totals.NeverOnline = 0, 1203
+	want = " · logins 4,998/5,000 (1,203 failed: 1,200 refused, 3 other; 1,203 never online) · "
+	if got := progressLine(r, prev, cur); !strings.Contains(got, want) {
+		t.Errorf("missing %q in %q", want, got)
+	}
+}
+
+func TestGrouped(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 123456: "123,456", 1234567: "1,234,567", -4998: "-4,998"} {
+		if got := grouped(n); got != want {
+			t.Errorf("grouped(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -29,6 +29,10 @@ func (e *LoginError) Error() string {
 	return fmt.Sprintf("login of %s refused: CONNACK code %d %s%s", e.User, e.Code, e.Code, hint)
 }
 
+// Unwrap makes a refusal engine.ErrLoginRefused to the engine: counted as
+// refused, not retried.
+func (e *LoginError) Unwrap() error { return engine.ErrLoginRefused }
+
 // dial connects user u: its session, the TCP connection, CONNECT and
 // nothing else until the CONNACK.
 func (d *Driver) dial(ctx context.Context, u uint32, h engine.Handler) (*conn, error) {

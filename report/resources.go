@@ -1,0 +1,117 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+// resourceSections is the OpenIM report's resource tables: the target's
+// parts with a Total row, whatever else ran on the host in a line of its
+// own, then the generator and the observability stack.
+func (r *Report) resourceSections() []section {
+	sec := section{Title: "Server resources"}
+	if r.Series == nil || len(r.Series.Resources) == 0 {
+		sec.Paras = append(sec.Paras, "No Prometheus data for this run: the resource tables and the charts are "+
+			"unavailable; everything above comes from summary.json.")
+		return []section{sec}
+	}
+	sec.Paras = append(sec.Paras, "CPU in % of one core, as the OpenIM report counts it (210 % = 2.1 cores); "+
+		"average and peak over the run, from process-exporter (or cAdvisor) through imbench:component_* rules.")
+	if c := r.Series.Coverage; c > 0 && c < 0.9 {
+		sec.Paras = append(sec.Paras, fmt.Sprintf("Incomplete: these figures rest on %s %% of the run; "+
+			"Prometheus has no samples for the rest.", dec(c*100, 0)))
+	}
+	head := []string{"Process", "CPU avg", "CPU peak", "Memory avg", "Memory peak"}
+	target := table{Head: head}
+	side := table{Head: head}
+	var tot Resource
+	var host []string
+	for _, x := range r.Series.Resources {
+		switch x.Role {
+		case "target":
+			target.Rows = append(target.Rows, resourceRow(x, processName(x)))
+			tot.CPUAvg += x.CPUAvg
+			tot.CPUPeak += x.CPUPeak
+			tot.RSSAvg += x.RSSAvg
+			tot.RSSPeak += x.RSSPeak
+		case "other":
+			host = append(host, fmt.Sprintf("%s (CPU avg %s, memory avg %s)", processName(x), pct(x.CPUAvg), bytesText(x.RSSAvg)))
+		case "generator":
+			side.Rows = append(side.Rows, resourceRow(x, r.generatorName(x)))
+		default:
+			side.Rows = append(side.Rows, resourceRow(x, processName(x)))
+		}
+	}
+	if len(target.Rows) == 0 {
+		sec.Paras = append(sec.Paras, "No process of the target was seen (a remote target is measured on its own host).")
+	} else {
+		target.Rows = append(target.Rows, []string{"Total", pct(tot.CPUAvg), pct(tot.CPUPeak) + " (sum of peaks)",
+			bytesText(tot.RSSAvg), bytesText(tot.RSSPeak) + " (sum of peaks)"})
+		sec.Tables = append(sec.Tables, target)
+	}
+	// Under the table: a section's paragraphs come before its tables.
+	var beside section
+	if len(host) > 0 {
+		beside.Paras = append(beside.Paras, "Also on this host, not part of the target (not in its table or Total): "+
+			strings.Join(host, ", ")+".")
+	}
+	if runs := r.otherRunsText(); runs != "" {
+		beside.Paras = append(beside.Paras, "Other runs were under way during this one (they pushed figures to the same "+
+			"Prometheus): "+runs+". Where they ran on this host or against this target, their load is in these figures too.")
+	}
+	gen := section{Title: "Load generator and observability", Tables: []table{side},
+		Paras: []string{"imbench is the load generator: a saturated generator invalidates a benchmark (keep it under 80 % of its machine).",
+			r.generatorSource()}}
+	if len(beside.Paras) == 0 {
+		return []section{sec, gen}
+	}
+	return []section{sec, beside, gen}
+}
+
+func resourceRow(x Resource, name string) []string {
+	return []string{name, cpuText(x.CPUAvg, x.Processes), pct(x.CPUPeak), bytesText(x.RSSAvg), bytesText(x.RSSPeak)}
+}
+
+// generatorName marks a generator row that is not this run's alone.
+func (r *Report) generatorName(x Resource) string {
+	if !r.Series.GeneratorOwn && len(r.Series.OtherRuns) > 0 {
+		return processName(x) + " (every run's on this host)"
+	}
+	return processName(x)
+}
+
+// generatorSource says what the generator row counts.
+func (r *Report) generatorSource() string {
+	if r.Series.GeneratorOwn {
+		return "The imbench row is this run's own processes: the CPU and memory each of them pushed with the run's id."
+	}
+	if len(r.Series.OtherRuns) > 0 {
+		return "The imbench row is every process named imbench on this host (process-exporter's group): " +
+			"the other runs' generators are in it."
+	}
+	return "The imbench row is every process named imbench on this host (process-exporter's group)."
+}
+
+func (r *Report) otherRunsText() string {
+	var parts []string
+	for _, o := range r.Series.OtherRuns {
+		parts = append(parts, fmt.Sprintf("%s (target %s)", o.RunID, o.Target))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func processName(x Resource) string {
+	if x.Processes > 1 {
+		return fmt.Sprintf("%s (%s processes)", x.Component, num(x.Processes))
+	}
+	return x.Component
+}
+
+// cpuText adds the per-process share when several processes share a
+// component, as the seed's "27%*8".
+func cpuText(v, procs float64) string {
+	if procs > 1 {
+		return fmt.Sprintf("%s (%s × %s)", pct(v), pct(v/procs), num(procs))
+	}
+	return pct(v)
+}

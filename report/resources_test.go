@@ -1,0 +1,92 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/imbench/imbench/internal/summary"
+)
+
+// Only the target's process groups are the server: a real WuKongIM that
+// happened to run on the host while the run used the reference target is
+// named apart, in neither the table nor its Total, nor in the target's CPU
+// around an outage.
+func TestServerTableCountsOnlyTheTarget(t *testing.T) {
+	s := sampleSeries()
+	s.Resources = []Resource{
+		{Component: "imbench-target", Role: "target", Processes: 1, CPUAvg: 120, CPUPeak: 180, RSSAvg: 200 << 20, RSSPeak: 260 << 20},
+		{Component: "wukongim", Role: "other", Processes: 1, CPUAvg: 12, CPUPeak: 30, RSSAvg: 300 << 20, RSSPeak: 320 << 20},
+		{Component: "imbench", Role: "generator", Processes: 1, CPUAvg: 40, CPUPeak: 60, RSSAvg: 100 << 20, RSSPeak: 120 << 20},
+	}
+	for i := range s.Charts {
+		if s.Charts[i].Title == "CPU per component" {
+			s.Charts[i].Lines = []Line{line("imbench-target", 100), line("wukongim", 70), line("imbench", 400)}
+		}
+	}
+	sum := sampleSummary()
+	w := summary.Outage{Start: t0.Add(20 * time.Second), End: t0.Add(21 * time.Second), Dropped: 10, Reconnects: 10}
+	w.Finish()
+	sum.Outages = &summary.Outages{Windows: []summary.Outage{w}}
+	md := (&Report{Summary: sum, Series: s}).Markdown()
+	server := md[strings.Index(md, "## Server resources"):strings.Index(md, "## Load generator")]
+	for _, want := range []string{
+		"| imbench-target | 120 % | 180 % | 200 MiB | 260 MiB |",
+		"| Total | 120 % | 180 % (sum of peaks) | 200 MiB | 260 MiB (sum of peaks) |",
+		"Also on this host, not part of the target (not in its table or Total): wukongim (CPU avg 12 %, memory avg 300 MiB).",
+	} {
+		if !strings.Contains(server, want) {
+			t.Errorf("server resources lack %q:\n%s", want, server)
+		}
+	}
+	if strings.Contains(server, "| wukongim") || strings.Contains(server, "| imbench |") {
+		t.Errorf("the server table holds a process that is not the target's:\n%s", server)
+	}
+	if !strings.Contains(md[strings.Index(md, "## Load generator"):], "| imbench | 40 % | 60 % | 100 MiB | 120 MiB |") {
+		t.Errorf("the generator row is missing:\n%s", md)
+	}
+	if !strings.Contains(md, "| 100 % peak |") {
+		t.Errorf("the target's CPU around the outage counts another process:\n%s", md)
+	}
+}
+
+// The generator row is this run's own processes when the runner pushed
+// their CPU and memory; without them it is the host's imbench group, and
+// says so when other runs' generators are in it.
+func TestGeneratorRowIsThisRunsOwn(t *testing.T) {
+	host := map[string][4]float64{"imbench-target": {120, 180, 200 << 20, 260 << 20}, "imbench": {90, 150, 300 << 20, 400 << 20}}
+	always := func(time.Time) bool { return true }
+	own := &fakeProm{started: t0.Add(-time.Hour), up: always, groups: host, own: &[4]float64{40, 60, 100 << 20, 120 << 20},
+		otherRuns: map[string]string{"r2": "wukongim"}}
+	s := own.fetch(t)
+	md := (&Report{Summary: sampleSummary(), Series: s}).Markdown()
+	for _, want := range []string{
+		"| imbench | 40 % | 60 % | 100 MiB | 120 MiB |",
+		"The imbench row is this run's own processes",
+		"Other runs were under way during this one (they pushed figures to the same Prometheus): r2 (target wukongim).",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+	if !s.GeneratorOwn || s.Queries["generator_cpu_avg"] == "" {
+		t.Errorf("own generator figures not recorded: %+v", s)
+	}
+
+	shared := &fakeProm{started: t0.Add(-time.Hour), up: always, groups: host, otherRuns: map[string]string{"r2": "wukongim"}}
+	md = (&Report{Summary: sampleSummary(), Series: shared.fetch(t)}).Markdown()
+	for _, want := range []string{
+		"| imbench (every run's on this host) | 90 % | 150 % | 300 MiB | 400 MiB |",
+		"the other runs' generators are in it",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+
+	alone := &fakeProm{started: t0.Add(-time.Hour), up: always, groups: host}
+	md = (&Report{Summary: sampleSummary(), Series: alone.fetch(t)}).Markdown()
+	if !strings.Contains(md, "| imbench | 90 % | 150 % | 300 MiB | 400 MiB |") || strings.Contains(md, "Other runs were") {
+		t.Errorf("a run alone on the host:\n%s", md)
+	}
+}
