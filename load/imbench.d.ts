@@ -15,7 +15,9 @@ declare module 'imbench' {
      * pushed_after_pull, not_attempted, corrupted, unexpected, room_missed,
      * connect_errors, disconnects, reconnects, logins, login_failures,
      * login_retries, never_online) take count and rate, deliveries' counters also
-     * {conv_type:single|group|room}; integrity takes rate; e2e_latency,
+     * {conv_type:single|group|room}, and deliveries, duplicates and
+     * out_of_order {inflight:N}: the classes whose senders had N messages in
+     * flight (1: each send waits for its acknowledgement); integrity takes rate; e2e_latency,
      * ack_latency and login_time (ms) take avg, med, max and p(N);
      * e2e_avg|p50|p95|p99|max and ack_* take value.
      * { lost: ['count==0'], e2e_p99: ['value<1000'] }

@@ -66,7 +66,9 @@ func metrics(a, b *Report) []metric {
 		{name: "Send failures", worse: +1, get: fromSummary(func(s summary.Summary) float64 { return float64(s.Messages.SendFailed) })},
 		{name: "Deliveries expected", get: fromSummary(func(s summary.Summary) float64 { return float64(s.Deliveries.Expected) })},
 		{name: "Deliveries received", get: fromSummary(func(s summary.Summary) float64 { return float64(s.Deliveries.Received) })},
-		{name: "Integrity", unit: "%", worse: -1, floor: 0.00005, get: fromSummary(func(s summary.Summary) float64 { return s.Integrity * 100 })},
+		{name: "Integrity", unit: "%", worse: -1, floor: 0.00005, get: func(r *Report) (float64, bool) {
+			return r.Summary.Integrity * 100, r.Summary.Deliveries.Expected > 0 // none owed: no integrity to compare
+		}},
 		count("Lost", func(d summary.DeliveriesSummary) int64 { return d.Lost }),
 		count("Duplicates", func(d summary.DeliveriesSummary) int64 { return d.Duplicates }),
 		count("Out of order", func(d summary.DeliveriesSummary) int64 { return d.OutOfOrder }),

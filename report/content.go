@@ -79,6 +79,9 @@ func (r *Report) resultsTable() table {
 		num(float64(d.Pushed)), num(float64(d.ByPull))))
 	add("Message Integrity", integrity(s))
 	add("Duplicates / Out of Order", duplicatesText(d))
+	if t := summary.OrderText(d.ByClass); t != "" {
+		add("Order by pacing", t)
+	}
 	add("Average Latency", fmt.Sprintf("%s seconds", dec(s.Latency.E2E.Avg/1000, 3)))
 	add("Maximum Latency", fmt.Sprintf("%s seconds", dec(s.Latency.E2E.Max/1000, 3)))
 	add("Connections", fmt.Sprintf("%s connect errors, %s disconnects, %s reconnects",
@@ -95,7 +98,7 @@ func integrity(s summary.Summary) string {
 	d := s.Deliveries
 	switch {
 	case d.Expected == 0:
-		return "n/a (no deliveries were expected)"
+		return summary.IntegrityText(s)
 	case d.Lost == 0 && d.Corrupted == 0:
 		return "100 % (all messages delivered)"
 	}

@@ -44,7 +44,7 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 	out.Users = UsersSummary{Registered: parts[0].Users.Registered, PlannedOnline: parts[0].Users.PlannedOnline,
 		PlannedLate: parts[0].Users.PlannedLate}
 	out.ServerCores = parts[0].ServerCores
-	out.Messages = MessagesSummary{Planned: parts[0].Messages.Planned, PlannedRate: parts[0].Messages.PlannedRate, Closed: parts[0].Messages.Closed,
+	out.Messages = MessagesSummary{Planned: parts[0].Messages.Planned, PlannedRate: parts[0].Messages.PlannedRate, Closed: parts[0].Messages.Closed, Burst: parts[0].Messages.Burst,
 		ByType: map[string]int64{}}
 	out.Deliveries = DeliveriesSummary{ByType: map[string]DeliveriesByType{}}
 	out.Generator = GeneratorSummary{}
@@ -147,6 +147,14 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 				d.LostSample = append(d.LostSample, l)
 			}
 		}
+		for i, c := range pd.ByClass {
+			if i >= len(d.ByClass) {
+				d.ByClass = append(d.ByClass, DeliveriesByClass{Class: c.Class, Kind: c.Kind, InFlight: c.InFlight})
+			}
+			d.ByClass[i].Received += c.Received
+			d.ByClass[i].Duplicates += c.Duplicates
+			d.ByClass[i].OutOfOrder += c.OutOfOrder
+		}
 		for k, v := range pd.ByType {
 			t := d.ByType[k]
 			t.Expected += v.Expected
@@ -196,10 +204,10 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 		out.Messages.PerSecond = make([]int64, last-firstSec+1)
 		for s, v := range perSec {
 			out.Messages.PerSecond[s-firstSec] = v
-			out.Messages.PeakPerSecond = max(out.Messages.PeakPerSecond, v)
 		}
 	}
 	out.Messages.AvgPerSecond = AvgRate(out.Messages.Sent, out.Messages.FirstSendMs, out.Messages.LastSendMs)
+	out.Messages.PeakPerSecond = PeakRate(out.Messages)
 	out.Outages = MergeOutages(outages)
 	if err := checkRanges(out.Generator.UserRanges, out.Users.Registered, len(missing) > 0); err != nil {
 		return out, err
@@ -228,10 +236,7 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 	if out.Logins != nil {
 		out.Logins.SetPerLogin()
 	}
-	out.Integrity = 0
-	if out.Deliveries.Expected > 0 {
-		out.Integrity = math.Round(float64(out.Deliveries.Expected-out.Deliveries.Lost)/float64(out.Deliveries.Expected)*1e6) / 1e6
-	}
+	out.Integrity = IntegrityOf(out.Deliveries.Expected, out.Deliveries.Lost)
 	if spread := lastStart.Sub(out.StartedAt); spread > 2*time.Second {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("the %d k6 processes disagree on when the run started by %s: "+
 			"their clocks differ or they started apart, and cross-process latencies are off by as much", len(parts), spread.Round(time.Millisecond)))

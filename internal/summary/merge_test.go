@@ -32,7 +32,8 @@ func TestMergeAddsUpExactly(t *testing.T) {
 		p.StartedAt, p.EndedAt = t0.Add(time.Duration(i)*100*time.Millisecond), t0.Add(time.Minute+time.Duration(i)*time.Second)
 		p.Users.Registered = 30
 		p.Messages.Sent, p.Messages.PerSecondStart, p.Messages.PerSecond = 100, t0.Unix()+int64(i), []int64{40, 60}
-		p.Messages.FirstSendMs, p.Messages.LastSendMs = t0.UnixMilli(), t0.UnixMilli()+3000
+		// Each part's own seconds: the first send at the start of its first, the last late in its second.
+		p.Messages.FirstSendMs, p.Messages.LastSendMs = t0.UnixMilli()+int64(i)*1000, t0.UnixMilli()+int64(i)*1000+1999
 		p.Deliveries.Expected, p.Deliveries.Received = 1000, 1000
 		p.Deliveries.Lost = []int64{5, -5, 2}[i] // a process's own figure need not add up; the sum does
 		p.Generator.UserRanges = [][2]uint32{{uint32(10 * i), uint32(10*i + 10)}}
@@ -46,9 +47,13 @@ func TestMergeAddsUpExactly(t *testing.T) {
 	if m.Messages.Sent != 300 || m.Deliveries.Expected != 3000 || m.Deliveries.Lost != 2 || m.Integrity != 0.999333 {
 		t.Fatalf("sums: %+v %+v integrity %v", m.Messages, m.Deliveries, m.Integrity)
 	}
-	// seconds t0, t0+1, t0+2, t0+3 get 40, 100, 100, 60
+	// seconds t0, t0+1, t0+2, t0+3 get 40, 100, 100, 60; the last, 999 ms
+	// of sending, joins the one before it: 160 in 1.999 s
 	if m.Messages.PeakPerSecond != 100 || len(m.Messages.PerSecond) != 4 || m.Messages.PerSecond[0] != 40 {
 		t.Fatalf("per second %v peak %d", m.Messages.PerSecond, m.Messages.PeakPerSecond)
+	}
+	if m.Messages.AvgPerSecond != 74.77 { // 299 intervals over 3.999 s
+		t.Fatalf("average %v", m.Messages.AvgPerSecond)
 	}
 	want := LatencyOf(all)
 	if m.Latency.E2E != want {

@@ -59,33 +59,42 @@ func wukongimTable(s Summary) *SeedTable {
 }
 
 func wildfireTable(s Summary) *SeedTable {
-	t := &SeedTable{Title: "As the Wildfire report has it (内容 | 结果)"}
+	if s.Messages.Planned == 0 && s.Messages.Sent == 0 {
+		return wildfireHoldTable(s)
+	}
+	t := &SeedTable{Title: wildfireTitle}
 	add := func(k, v string) { t.Rows = append(t.Rows, [2]string{k, v}) }
-	cores := "unknown: set IM_SERVER_CORES"
-	if s.ServerCores > 0 {
-		cores = fmt.Sprintf("%d cores, the target's machine (%s)", s.ServerCores, s.Target)
+	// The report's 2.2 sends to receivers online and names its rows 收发
+	// (send and receive); its other tests, 发送 (send).
+	verb, en, count, what := "发送", "Send", fmt.Sprint(s.Messages.Sent), "Messages sent"
+	if sendsAndReceives(s) {
+		verb, en, what = "收发", "Send-and-receive", "Messages sent and received"
+		count = fmt.Sprintf("%d sent, %d received by their receivers online", s.Messages.Sent, s.Deliveries.Received)
 	}
 	rate := s.perSecond(s.Messages.Sent)
-	add("服务资源 Server resources", cores)
-	add("发送条数 Messages sent", fmt.Sprint(s.Messages.Sent))
+	add("服务资源 Server resources", wildfireCores(s))
+	add(verb+"条数 "+what, count)
 	add("成功率 Success rate", successText(s))
-	add("发送时间 Sending time", fmt.Sprintf("%.1f s", s.sendingSeconds()))
-	add("发送速率 Send rate", fmt.Sprintf("%.0f/s", rate))
+	add(verb+"时间 "+en+" time", fmt.Sprintf("%.1f s", s.sendingSeconds()))
+	add(verb+"速率 "+en+" rate", fmt.Sprintf("%.0f/s", rate))
 	r := s.Deliveries.Rooms
 	if s.ServerCores > 0 {
 		c := float64(s.ServerCores)
-		add("单核速率 Per-core rate", fmt.Sprintf("%.2f/s", rate/c))
-		if r != nil { // the report multiplies the per-core rate by the room's members
+		switch {
+		case r != nil: // the report multiplies the per-core rate by the room's members
+			add("单核速率 Per-core rate", fmt.Sprintf("%.2f/s", rate/c))
 			add("单核广播和拉取速率 Per-core broadcast and pull rate", fmt.Sprintf("%.0f/s (%d deliveries received by members present)",
 				s.perSecond(r.Received)/c, r.Received))
-		} else {
-			add("单核分发速率 Per-core dispatch rate", fmt.Sprintf("%.0f/s (%d dispatches: every member of each message's conversation)",
-				s.perSecond(s.Messages.Dispatches)/c, s.Messages.Dispatches))
+		default:
+			add(verb+"单核速率 Per-core rate", fmt.Sprintf("%.2f/s", rate/c))
+			if verb == "发送" { // 2.2 has no dispatch row
+				add(verb+"单核分发速率 Per-core dispatch rate", fmt.Sprintf("%.0f/s (%d dispatches: every member of each message's conversation)",
+					s.perSecond(s.Messages.Dispatches)/c, s.Messages.Dispatches))
+			}
 		}
 	}
 	if r != nil {
-		add("观察者接收 Received by members (a chatroom may drop)", fmt.Sprintf("%d of %d deliveries to members present when sent, %.2f%% missed (%d)",
-			r.Received, r.Expected, r.MissRate*100, r.Missed))
+		add("观察者接收 Received by members (a chatroom may drop)", RoomsText(r))
 	}
 	if w := s.Deliveries.Watchers; w != nil {
 		who := "the watching client"
@@ -95,9 +104,62 @@ func wildfireTable(s Summary) *SeedTable {
 		add("观察者 Watcher (the report: 肉眼无法察觉, no loss seen by eye)",
 			fmt.Sprintf("%d of %d deliveries received by %s, %d missing", w.Received, w.Expected, who, w.Expected-w.Received))
 	}
-	add("发送延迟 Send latency", fmt.Sprintf("acknowledged in %.1f ms on average; delivered in %.1f ms (p99 %.1f)",
+	add(verb+"延迟 "+en+" latency", fmt.Sprintf("acknowledged in %.1f ms on average; delivered in %.1f ms (p99 %.1f)",
 		s.Latency.Ack.Avg, s.Latency.E2E.Avg, s.Latency.E2E.P99))
 	return t
+}
+
+const wildfireTitle = "As the Wildfire report has it (内容 | 结果)"
+
+func wildfireCores(s Summary) string {
+	if s.ServerCores > 0 {
+		return fmt.Sprintf("%d cores, the target's machine (%s)", s.ServerCores, s.Target)
+	}
+	return "unknown: set IM_SERVER_CORES"
+}
+
+// sendsAndReceives tells the report's 收发 test (2.2) from its 发送 ones:
+// one-to-one messages whose receivers are online to get them, and no
+// watching client standing in for receivers that are not.
+func sendsAndReceives(s Summary) bool {
+	d := s.Deliveries
+	_, single := d.ByType["single"]
+	return single && len(d.ByType) == 1 && d.Rooms == nil && d.Watchers == nil && d.Expected > 0
+}
+
+// serverOnline says where the server's own count of users online is: the
+// summary has the generator's only.
+const serverOnline = "not in summary.json: the server's own gauge in Prometheus, wildfire_online_users " +
+	"(wildfire-exporter; the reference target's imbench_target_wildfire_online_users), the dashboard's Online users panel"
+
+// wildfireHoldTable is the report's 1. 单机百万长连接测试: users connect and
+// stay online, no drops, nothing sent.
+func wildfireHoldTable(s Summary) *SeedTable {
+	t := &SeedTable{Title: wildfireTitle}
+	add := func(k, v string) { t.Rows = append(t.Rows, [2]string{k, v}) }
+	u := s.Users
+	add("服务资源 Server resources", wildfireCores(s))
+	add("长连接数 Connections held", fmt.Sprintf("%d users online at once (the peak), of %d due to log in; %d logins",
+		u.OnlinePeak, u.PlannedOnline, u.Logins))
+	add("保持时间 Held for", fmt.Sprintf("%.1f s from the first login to the last close, logging in and closing included",
+		s.EndedAt.Sub(s.StartedAt).Seconds()))
+	add("掉线 Drops (the report: 无掉线, none)", dropsText(u))
+	add("服务端在线数 Online by the server's count", serverOnline)
+	add("CPU利用率 CPU usage (the report: 十核左右, about ten cores)", resourcesElsewhere)
+	return t
+}
+
+// dropsText counts the connections the server ended and the users who
+// never got online.
+func dropsText(u UsersSummary) string {
+	text := fmt.Sprintf("%d disconnects, %d reconnects", u.Disconnects, u.Reconnects)
+	if u.Disconnects == 0 {
+		text = "none (0 disconnects)"
+	}
+	if u.ConnectErrors > 0 || u.NeverOnline > 0 {
+		text += fmt.Sprintf("; %d connect errors, %d users never online", u.ConnectErrors, u.NeverOnline)
+	}
+	return text
 }
 
 // successText is acknowledged over sent and whether every expected
@@ -107,7 +169,11 @@ func successText(s Summary) string {
 	if m.Sent == 0 {
 		return "n/a (nothing sent)"
 	}
-	return fmt.Sprintf("%.4g%% acknowledged (%d of %d); %s", float64(m.Acked)/float64(m.Sent)*100, m.Acked, m.Sent, IntegrityText(s))
+	delivered := IntegrityText(s)
+	if r := s.Deliveries.Rooms; s.Deliveries.Expected == 0 && r != nil && r.Integrity != nil {
+		delivered = fmt.Sprintf("chatrooms: %.4g%% of deliveries to members present arrived", *r.Integrity*100)
+	}
+	return fmt.Sprintf("%.4g%% acknowledged (%d of %d); %s", float64(m.Acked)/float64(m.Sent)*100, m.Acked, m.Sent, delivered)
 }
 
 // String renders the table as Markdown.

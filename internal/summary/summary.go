@@ -33,8 +33,11 @@ type Summary struct {
 	Groups      GroupsSummary     `json:"groups"`
 	Messages    MessagesSummary   `json:"messages"`
 	Deliveries  DeliveriesSummary `json:"deliveries"`
-	Integrity   float64           `json:"integrity"`
-	Latency     struct {
+	// Integrity is the share of expected deliveries that arrived: absent
+	// from summary.json when none was expected (a chatroom's have their own,
+	// Deliveries.Rooms).
+	Integrity float64 `json:"integrity"`
+	Latency   struct {
 		E2E LatencySummary `json:"e2e"`
 		Ack LatencySummary `json:"ack"`
 	} `json:"latency_ms"`
@@ -165,6 +168,7 @@ type MessagesSummary struct {
 	AvgPerSecond   float64          `json:"avg_per_second"`
 	PlannedRate    float64          `json:"planned_rate"`            // of the open classes
 	Closed         bool             `json:"closed_pacing,omitempty"` // some classes send as fast as acknowledged
+	Burst          bool             `json:"burst_pacing,omitempty"`  // some open classes send each second's messages at its start
 	MaxSendLagMs   float64          `json:"max_send_lag_ms"`
 	PerSecond      []int64          `json:"per_second"`
 	PerSecondStart int64            `json:"per_second_start"`
@@ -201,7 +205,8 @@ type DeliveriesSummary struct {
 	PushedAfterPull int64                       `json:"pushed_after_pull,omitempty"`
 	LostSample      []LostDelivery              `json:"lost_sample,omitempty"`
 	ByType          map[string]DeliveriesByType `json:"by_type"`
-	Rooms           *RoomsSummary               `json:"rooms,omitempty"` // not in the figures above
+	ByClass         []DeliveriesByClass         `json:"by_class,omitempty"` // the workload's classes that send, in its order
+	Rooms           *RoomsSummary               `json:"rooms,omitempty"`    // not in the figures above
 	Watchers        *WatchersSummary            `json:"watchers,omitempty"`
 }
 
@@ -221,14 +226,40 @@ type RoomsSummary struct {
 	Missed     int64   `json:"missed"`
 	MissRate   float64 `json:"miss_rate"`
 	BeforeJoin int64   `json:"before_join"` // arrived at members who joined after it was sent
+	// Integrity is the share of those expected that arrived, (expected −
+	// missed) / expected; absent when none was expected.
+	Integrity *float64 `json:"integrity,omitempty"`
 }
 
-// SetRate computes the miss rate.
+// SetRate computes the miss rate and the integrity.
 func (r *RoomsSummary) SetRate() {
-	r.MissRate = 0
+	r.MissRate, r.Integrity = 0, nil
 	if r.Expected > 0 {
 		r.MissRate = math.Round(float64(r.Missed)/float64(r.Expected)*1e6) / 1e6
+		r.Integrity = new(IntegrityOf(r.Expected, r.Missed))
 	}
+}
+
+// IntegrityOf is the share of expected deliveries that were not lost, to
+// six decimals (0 when none was expected).
+func IntegrityOf(expected, lost int64) float64 {
+	if expected <= 0 {
+		return 0
+	}
+	return math.Round(float64(expected-lost)/float64(expected)*1e6) / 1e6
+}
+
+// DeliveriesByClass is one class of the workload: its arrivals, and how
+// its senders paced them, which decides the order a server keeps.
+type DeliveriesByClass struct {
+	Class int    `json:"class"` // 1 for the workload's first class
+	Kind  string `json:"kind"`  // pairs, groups, chatroom, integration
+	// InFlight is how many messages a sender had unacknowledged at most:
+	// 1 when each send waited for its acknowledgement (open pacing too).
+	InFlight   int   `json:"in_flight"`
+	Received   int64 `json:"received"`
+	Duplicates int64 `json:"duplicates"`
+	OutOfOrder int64 `json:"out_of_order"`
 }
 
 type DeliveriesByType struct {
@@ -288,6 +319,9 @@ func (s Summary) Table() string {
 		s.Messages.Sent, s.Messages.Acked, s.Messages.SendFailed, d.Received, d.Pushed, d.ByPull))
 	row("Message Integrity", IntegrityText(s))
 	row("Duplicates / Out of order", fmt.Sprintf("%d / %d", d.Duplicates, d.OutOfOrder))
+	if t := OrderText(d.ByClass); t != "" {
+		row("Order by pacing", t)
+	}
 	if d.PushedAfterPull > 0 {
 		row("Pushed after pull", fmt.Sprintf("%d (pulled after a seq gap or at login, then pushed as well: the push was late; not duplicates)", d.PushedAfterPull))
 	}
@@ -296,8 +330,7 @@ func (s Summary) Table() string {
 			u.NeverOnline, d.NotAttempted))
 	}
 	if r := d.Rooms; r != nil {
-		row("Chatrooms", fmt.Sprintf("%d of %d deliveries to members present at sending arrived, %.2f%% missed (%d); %d sent before a member joined",
-			r.Received, r.Expected, r.MissRate*100, r.Missed, r.BeforeJoin))
+		row("Chatrooms", fmt.Sprintf("%s; %d sent before a member joined", RoomsText(r), r.BeforeJoin))
 	}
 	e := s.Latency.E2E
 	row("Average Latency", fmt.Sprintf("%.3f seconds", e.Avg/1000))
@@ -321,8 +354,16 @@ func (s Summary) Table() string {
 	return b.String()
 }
 
-// PlannedText says what rate was planned.
+// PlannedText says what rate was planned, and how it was paced.
 func PlannedText(m MessagesSummary) string {
+	s := plannedRateText(m)
+	if m.Burst {
+		s += ", each second's messages in one burst"
+	}
+	return s
+}
+
+func plannedRateText(m MessagesSummary) string {
 	switch {
 	case m.Planned == 0:
 		return "no messages planned"
@@ -355,6 +396,10 @@ func LoginFailuresText(u UsersSummary) string {
 func IntegrityText(s Summary) string {
 	d := s.Deliveries
 	switch {
+	case d.Expected == 0 && d.Rooms != nil:
+		return "n/a: no one-to-one or group delivery was expected; chatrooms: " + RoomsText(d.Rooms)
+	case d.Expected == 0 && s.Messages.Sent == 0:
+		return "n/a (no message was sent)"
 	case d.Expected == 0:
 		return "n/a (no deliveries were expected)"
 	case d.Lost == 0 && d.Corrupted == 0:
@@ -362,6 +407,47 @@ func IntegrityText(s Summary) string {
 	}
 	return fmt.Sprintf("%.4f%% (%d of %d expected deliveries lost, %d corrupted)%s",
 		s.Integrity*100, d.Lost, d.Expected, d.Corrupted, notAttemptedText(s))
+}
+
+// RoomsText is the chatrooms' own integrity: deliveries to the members
+// present when each message was sent, and what they missed.
+func RoomsText(r *RoomsSummary) string {
+	if r.Integrity == nil {
+		return "no delivery to a member present was expected"
+	}
+	return fmt.Sprintf("%.4g%% (%d of %d deliveries to members present at sending arrived, %.2f%% missed: %d)",
+		*r.Integrity*100, r.Expected-r.Missed, r.Expected, r.MissRate*100, r.Missed)
+}
+
+// OrderText says, class by class, whether the order held and how the
+// class's senders paced ("" for fewer than two classes, whose order the
+// totals say): "in order (5000 deliveries) when each send waits for its
+// ack (class 1, pairs); 41 of 5000 out of order with 16 in flight (class
+// 2, pairs)".
+func OrderText(classes []DeliveriesByClass) string {
+	if len(classes) < 2 {
+		return ""
+	}
+	parts := make([]string, 0, len(classes))
+	for _, c := range classes {
+		var b strings.Builder
+		if c.OutOfOrder == 0 {
+			fmt.Fprintf(&b, "in order (%d deliveries)", c.Received)
+		} else {
+			fmt.Fprintf(&b, "%d of %d out of order", c.OutOfOrder, c.Received)
+		}
+		if c.InFlight <= 1 {
+			b.WriteString(" when each send waits for its ack")
+		} else {
+			fmt.Fprintf(&b, " with %d in flight", c.InFlight)
+		}
+		if c.Duplicates > 0 {
+			fmt.Fprintf(&b, ", %d duplicates", c.Duplicates)
+		}
+		fmt.Fprintf(&b, " (class %d, %s)", c.Class, c.Kind)
+		parts = append(parts, b.String())
+	}
+	return strings.Join(parts, "; ")
 }
 
 // notAttemptedText says what the integrity leaves out: deliveries to users

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"runtime"
@@ -46,15 +47,14 @@ func (r *Run) BuildSummary() summary.Summary {
 	m := summary.MessagesSummary{Planned: p.Planned(), Sent: verify.Sum(t.Sent), Acked: verify.Sum(t.Acked),
 		SendFailed: verify.Sum(t.SendFailed), PlannedRate: p.Rate, PerSecond: perSec, PerSecondStart: start,
 		ByType: map[string]int64{}, Dispatches: t.Dispatched}
-	for _, v := range perSec {
-		m.PeakPerSecond = max(m.PeakPerSecond, v)
-	}
 	if first, last := r.Shared.Meter().Span(); !first.IsZero() {
 		m.FirstSendMs, m.LastSendMs = first.UnixMilli(), last.UnixMilli()
 	}
 	m.AvgPerSecond = summary.AvgRate(m.Sent, m.FirstSendMs, m.LastSendMs)
+	m.PeakPerSecond = summary.PeakRate(m)
 	for _, st := range p.Streams {
 		m.Closed = m.Closed || !st.Open()
+		m.Burst = m.Burst || st.Burst
 	}
 	for _, sess := range r.Shared.Sessions() {
 		m.MaxSendLagMs = math.Max(m.MaxSendLagMs, float64(sess.MaxSendLag().Microseconds())/1000)
@@ -78,6 +78,7 @@ func (r *Run) BuildSummary() summary.Summary {
 			PushedAfterPull: t.PushedAfterPull[k], Received: t.Pushed[k] + t.Pulled[k],
 			Duplicates: t.Duplicates[k], OutOfOrder: t.OutOfOrder[k], Lost: rec.Lost[k]}
 	}
+	d.ByClass = byClass(p, t.ByClass)
 	if len(p.Rooms) > 0 {
 		r := verify.RoomIndex
 		d.Rooms = &summary.RoomsSummary{Expected: t.Expected[r], Received: t.Pushed[r] + t.Pulled[r], Missed: rec.Lost[r],
@@ -88,9 +89,7 @@ func (r *Run) BuildSummary() summary.Summary {
 		d.Watchers = &summary.WatchersSummary{Users: w, Expected: t.WatchExpected, Received: t.WatchReceived}
 	}
 	s.Deliveries = d
-	if d.Expected > 0 {
-		s.Integrity = math.Round(float64(d.Expected-d.Lost)/float64(d.Expected)*1e6) / 1e6
-	}
+	s.Integrity = summary.IntegrityOf(d.Expected, d.Lost)
 
 	e2e, ack := latency.NewHistogram(), latency.NewHistogram()
 	var gen summary.GeneratorSummary
@@ -137,6 +136,33 @@ func (r *Run) BuildSummary() summary.Summary {
 	s.Generator = gen
 	s.Versions = versions(r.Opts.Version)
 	return s
+}
+
+// byClass is the arrivals of each class of the workload that sends, with
+// how its senders paced: InFlight at a time, or one (open pacing sends
+// each message after the previous one's acknowledgement).
+func byClass(p *plan.Plan, counts []verify.ClassTotals) []summary.DeliveriesByClass {
+	var w struct {
+		Classes []struct {
+			Kind string `json:"kind"`
+		} `json:"classes"`
+	}
+	_ = json.Unmarshal(p.Workload, &w) // the plan marshalled it: only the kinds are wanted
+	var out []summary.DeliveriesByClass
+	for i, st := range p.Streams {
+		if st.Total() == 0 && st.Until == 0 {
+			continue // sends nothing
+		}
+		c := summary.DeliveriesByClass{Class: i + 1, InFlight: max(st.InFlight, 1)}
+		if i < len(w.Classes) {
+			c.Kind = w.Classes[i].Kind
+		}
+		if i < len(counts) {
+			c.Received, c.Duplicates, c.OutOfOrder = counts[i].Received, counts[i].Duplicates, counts[i].OutOfOrder
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // loginCost sums what the sessions' logins cost.

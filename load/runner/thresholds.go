@@ -13,20 +13,27 @@ import (
 )
 
 // Thresholds are k6's, on the run's figures (summary.json, or the merge of
-// a split run's parts): a metric name, optionally {conv_type:X}, and
+// a split run's parts): a metric name, optionally a tag filter, and
 // expressions "<aggregation> <op> <number>". Counters take count and rate
 // (per second of the run); integrity takes rate; latencies (ms) take avg,
 // med, max and p(N); the *_avg/_p50/_p95/_p99/_max shorthands take value.
+// Tag filters: {conv_type:single|group|room} for the deliveries' counters;
+// {inflight:N} for deliveries, duplicates and out_of_order, summed over
+// the workload's classes whose senders had N messages in flight (1: each
+// send waits for its acknowledgement), so that a run may fail on disorder
+// with 1 in flight and report it with 16.
 type threshold struct {
-	metric, filter string // filter: a conv_type, or ""
-	agg            string
-	op             string
-	bound          float64
-	src            string
+	metric    string
+	filterKey string // conv_type, inflight, or ""
+	filter    string // its value
+	agg       string
+	op        string
+	bound     float64
+	src       string
 }
 
 var exprRE = regexp.MustCompile(`^\s*(count|rate|value|avg|max|med|p\(\s*[0-9]+(?:\.[0-9]+)?\s*\))\s*(<=|>=|===|==|!=|<|>)\s*(-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)\s*$`)
-var nameRE = regexp.MustCompile(`^([a-z0-9_]+)(?:\{conv_type:(single|group|room)\})?$`)
+var nameRE = regexp.MustCompile(`^([a-z0-9_]+)(?:\{(?:conv_type:(single|group|room)|inflight:([1-9][0-9]*))\})?$`)
 
 // counters read from a summary, with their per-conv_type reading where the
 // summary has one.
@@ -54,6 +61,14 @@ var counters = map[string]struct {
 	"never_online":      {func(s *summary.Summary) float64 { return float64(s.Users.NeverOnline) }, nil},
 	"not_attempted":     {func(s *summary.Summary) float64 { return float64(s.Deliveries.NotAttempted) }, func(d summary.DeliveriesByType) float64 { return float64(d.NotAttempted) }},
 	"pushed_after_pull": {func(s *summary.Summary) float64 { return float64(s.Deliveries.PushedAfterPull) }, func(d summary.DeliveriesByType) float64 { return float64(d.PushedAfterPull) }},
+}
+
+// classCounters are the counters the summary keeps per workload class,
+// which {inflight:N} reads.
+var classCounters = map[string]func(c summary.DeliveriesByClass) float64{
+	"deliveries":   func(c summary.DeliveriesByClass) float64 { return float64(c.Received) },
+	"duplicates":   func(c summary.DeliveriesByClass) float64 { return float64(c.Duplicates) },
+	"out_of_order": func(c summary.DeliveriesByClass) float64 { return float64(c.OutOfOrder) },
 }
 
 // trends are latencies with a histogram in the summary.
@@ -95,7 +110,13 @@ func parseThreshold(name, expr string) (threshold, error) {
 	if err != nil {
 		return threshold{}, fmt.Errorf("threshold %s %q: %v", name, expr, err)
 	}
-	t := threshold{metric: nm[1], filter: nm[2], agg: strings.ReplaceAll(m[1], " ", ""), op: m[2], bound: bound, src: expr}
+	t := threshold{metric: nm[1], agg: strings.ReplaceAll(m[1], " ", ""), op: m[2], bound: bound, src: expr}
+	switch {
+	case nm[2] != "":
+		t.filterKey, t.filter = "conv_type", nm[2]
+	case nm[3] != "":
+		t.filterKey, t.filter = "inflight", nm[3]
+	}
 	if strings.HasPrefix(t.agg, "p(") {
 		if q, _ := strconv.ParseFloat(t.agg[2:len(t.agg)-1], 64); q > 100 {
 			return t, fmt.Errorf("threshold %s %q: p(N) takes 0 ≤ N ≤ 100", name, expr)
@@ -107,8 +128,12 @@ func parseThreshold(name, expr string) (threshold, error) {
 	switch {
 	case isCounter:
 		ok = t.agg == "count" || t.agg == "rate"
-		if t.filter != "" && counters[t.metric].byType == nil {
+		if t.filterKey == "conv_type" && counters[t.metric].byType == nil {
 			return t, fmt.Errorf("threshold %s: %s has no per-conv_type figure", name, t.metric)
+		}
+		if t.filterKey == "inflight" && classCounters[t.metric] == nil {
+			return t, fmt.Errorf("threshold %s: %s has no per-class figure (inflight takes %s)", name, t.metric,
+				strings.Join(slices.Sorted(maps.Keys(classCounters)), ", "))
 		}
 	case t.metric == "integrity":
 		ok = t.agg == "rate" || t.agg == "value"
@@ -120,8 +145,8 @@ func parseThreshold(name, expr string) (threshold, error) {
 	if !ok {
 		return t, fmt.Errorf("threshold %s %q: %s does not take %s", name, expr, t.metric, t.agg)
 	}
-	if t.filter != "" && !isCounter {
-		return t, fmt.Errorf("threshold %s: only counters are kept per conv_type", name)
+	if t.filterKey != "" && !isCounter {
+		return t, fmt.Errorf("threshold %s: only counters are kept per %s", name, t.filterKey)
 	}
 	return t, nil
 }
@@ -162,10 +187,16 @@ func CheckThresholds(th map[string]Expressions, s *summary.Summary) ([]Threshold
 func (t threshold) value(s *summary.Summary) (float64, bool, error) {
 	if c, ok := counters[t.metric]; ok {
 		v := c.all(s)
-		if t.filter != "" {
+		switch t.filterKey {
+		case "conv_type":
 			v = c.byType(s.Deliveries.ByType[t.filter])
 			if t.metric == "sent" {
 				v = float64(s.Messages.ByType[t.filter])
+			}
+		case "inflight":
+			var found bool
+			if v, found = t.inFlight(s); !found {
+				return 0, false, nil // no class paced so: no samples, as k6's submetric without any
 			}
 		}
 		if t.agg == "rate" {
@@ -203,6 +234,18 @@ func (t threshold) value(s *summary.Summary) (float64, bool, error) {
 	}
 	_, stat, _ := strings.Cut(t.metric, "_")
 	return map[string]float64{"avg": l.Avg, "p50": l.P50, "p95": l.P95, "p99": l.P99, "max": l.Max}[stat], true, nil
+}
+
+// inFlight sums the metric over the classes whose senders had the
+// filter's number of messages in flight; found is false when none had.
+func (t threshold) inFlight(s *summary.Summary) (v float64, found bool) {
+	n, _ := strconv.Atoi(t.filter)
+	for _, c := range s.Deliveries.ByClass {
+		if c.InFlight == n {
+			v, found = v+classCounters[t.metric](c), true
+		}
+	}
+	return v, found
 }
 
 func trendValue(h *latency.Histogram, agg string) (float64, bool, error) {

@@ -54,3 +54,38 @@ func cut(s string) (string, string, bool) {
 	}
 	return s, "", false
 }
+
+// {inflight:N} reads the classes whose senders had N messages in flight:
+// wukongim/ordering fails on disorder with 1 in flight and reports it with
+// 16.
+func TestThresholdsFilterByInFlight(t *testing.T) {
+	var s summary.Summary
+	s.Deliveries.OutOfOrder, s.Deliveries.Duplicates, s.Deliveries.Received = 41, 1, 10000
+	s.Deliveries.ByClass = []summary.DeliveriesByClass{{Class: 1, Kind: "pairs", InFlight: 1, Received: 5000},
+		{Class: 2, Kind: "pairs", InFlight: 16, Received: 5000, OutOfOrder: 41, Duplicates: 1}}
+	for expr, want := range map[string]bool{
+		"out_of_order{inflight:1} count==0": true, "out_of_order{inflight:16} count==0": false,
+		"out_of_order{inflight:16} count==41": true, "out_of_order count==0": false,
+		"duplicates{inflight:1} count==0": true, "duplicates{inflight:16} count<1": false,
+		"deliveries{inflight:1} count==5000": true,
+		"out_of_order{inflight:4} count>0":   true, // no class with 4 in flight: no samples
+	} {
+		metric, ex, _ := cut(expr)
+		rs, err := CheckThresholds(map[string]Expressions{metric: {ex}}, &s)
+		if err != nil || len(rs) != 1 || rs[0].Passed != want {
+			t.Errorf("%s: %+v %v, want passed=%v", expr, rs, err, want)
+		}
+	}
+	s.Deliveries.ByClass[0].OutOfOrder = 3 // disorder with 1 in flight fails the run
+	rs, err := CheckThresholds(map[string]Expressions{"out_of_order{inflight:1}": {"count==0"}}, &s)
+	if err != nil || rs[0].Passed || rs[0].Actual != 3 {
+		t.Fatalf("%+v %v", rs, err)
+	}
+	for _, bad := range []string{"lost{inflight:1} count==0", "e2e_latency{inflight:1} p(99)<1", "out_of_order{inflight:0} count==0",
+		"out_of_order{inflight:x} count==0", "out_of_order{in_flight:1} count==0"} {
+		metric, ex, _ := cut(bad)
+		if _, err := parseThreshold(metric, ex); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}

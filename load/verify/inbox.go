@@ -103,6 +103,9 @@ func (in *Inbox) conv(c uint32) *convIn {
 type Checker struct {
 	Run  []byte
 	Plan *plan.Plan
+
+	classOnce sync.Once
+	classOf   []uint16 // per conversation: its workload class (ClassOf)
 }
 
 // Receive classifies one arrival at inbox in, counts it into t and records
@@ -152,6 +155,7 @@ func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *
 		return BeforeJoin
 	}
 	k := KindIndex(ck.Plan.Convs[b.Conv].Kind)
+	cls := ck.classCounts(t, b.Conv)
 	if cv.from == nil {
 		cv.from = map[uint32]*senderIn{}
 	}
@@ -177,6 +181,7 @@ func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *
 			}
 		}
 		t.Duplicates[k].Add(1)
+		cls.Duplicates.Add(1)
 		return Duplicate
 	}
 	if a.Pulled && a.Seq > 0 {
@@ -186,7 +191,9 @@ func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *
 	if !a.Pulled && n < s.maxN {
 		out = OutOfOrder
 		t.OutOfOrder[k].Add(1)
+		cls.OutOfOrder.Add(1)
 	}
+	cls.Received.Add(1)
 	s.maxN = max(s.maxN, n)
 	if ck.Plan.IsWatcher(me) {
 		t.WatchReceived.Add(1)

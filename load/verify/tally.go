@@ -65,6 +65,8 @@ type Tally struct {
 	NeverOnline               atomic.Int64 // users due to log in whose every first-login attempt failed
 
 	E2E, Ack [Kinds]Latency
+
+	byClass byClass // arrivals by workload class (ByClass)
 }
 
 // Latency records one latency series: an HDR histogram (µs, 3 significant
@@ -122,6 +124,7 @@ type Totals struct {
 	NegativeE2E                             int64
 	LoginFailed, LoginRetried               [LoginCauses]int64
 	LoginsRetried, NeverOnline              int64
+	ByClass                                 []ClassTotals // by workload class (index into the plan's Streams)
 }
 
 // Add folds a tally into the totals.
@@ -137,6 +140,16 @@ func (t *Totals) Add(x *Tally) {
 		t.Duplicates[k] += x.Duplicates[k].Load()
 		t.OutOfOrder[k] += x.OutOfOrder[k].Load()
 		t.PushedAfterPull[k] += x.PushedAfterPull[k].Load()
+	}
+	byClass := x.ByClass()
+	for i := range byClass {
+		c := &byClass[i]
+		if i >= len(t.ByClass) {
+			t.ByClass = append(t.ByClass, make([]ClassTotals, i+1-len(t.ByClass))...)
+		}
+		t.ByClass[i].Received += c.Received.Load()
+		t.ByClass[i].Duplicates += c.Duplicates.Load()
+		t.ByClass[i].OutOfOrder += c.OutOfOrder.Load()
 	}
 	for i := 0; i < LoginCauses; i++ {
 		t.LoginFailed[i] += x.LoginFailed[i].Load()

@@ -83,7 +83,7 @@ for (const [name, sc] of [['stability', stability], ['reliability', reliability]
       p.rate === 650.5 && p.seconds >= 86399 && p.users === 102000 && p.immediate === 27301,
   });
 }
-check(ordering.plan, { 'wukongim/ordering: one pair': (p) => p.users === 2 && p.messages === 100000 });
+check(ordering.plan, { 'wukongim/ordering: two pairs, 1 and 16 in flight': (p) => p.users === 4 && p.messages === 200000 });
 check(singleSend.plan, {
   'wildfire/single-send: 10,000,000 messages, 999 of 1,000 receivers offline': (p) =>
     p.messages === 10000000 && p.users === 1200 && p.immediate === 201 && p.never === 999,

@@ -8,3 +8,8 @@
 
 // integrity fails the run (exit 99) on any lost or corrupted delivery.
 export const integrity = { lost: ['count==0'], corrupted: ['count==0'] };
+
+// inOrder fails the run on disorder or a duplicate among the deliveries
+// of classes whose senders waited for each acknowledgement (1 in flight);
+// with more in flight, they are reported per class, not a failure.
+export const inOrder = { 'out_of_order{inflight:1}': ['count==0'], 'duplicates{inflight:1}': ['count==0'] };

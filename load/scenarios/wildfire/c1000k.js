@@ -2,7 +2,10 @@
 // one server holds a million users online for 30 minutes and more, no
 // drops. SCALE=1 is a million users (more than one k6 process holds: run
 // it with SEGMENTS, see the README's Distributed runs); the default 0.002
-// holds 2,000 for IM_HOLD (default 60s; the report: 30m).
+// holds 2,000 for IM_HOLD (default 60s; the report: 30m). Its table has
+// the report's rows: connections held (the generator's peak online), for
+// how long, the drops; the server's own online count is its gauge in
+// Prometheus (wildfire_online_users), not in summary.json.
 // size: 2,000 users for 60 s | SCALE=1: a million users
 import im from 'imbench';
 import { sizeKnobs, count } from '../lib/env.js';

@@ -1,0 +1,38 @@
+package summary
+
+import (
+	"strings"
+	"testing"
+)
+
+// wukongim/ordering's two ways of rapid sending read as the finding: in
+// order when each send waits for its ack, N of M out of order with 16 in
+// flight; a merge of processes adds the classes' counts.
+func TestOrderReadsByPacing(t *testing.T) {
+	classes := []DeliveriesByClass{{Class: 1, Kind: "pairs", InFlight: 1, Received: 2500},
+		{Class: 2, Kind: "pairs", InFlight: 16, Received: 2500, OutOfOrder: 41, Duplicates: 2}}
+	var parts []Summary
+	for i := range 2 {
+		var p Summary
+		p.RunID, p.Users.Registered = "r", 4
+		p.Generator.UserRanges = [][2]uint32{{uint32(2 * i), uint32(2*i + 2)}}
+		p.Deliveries.ByClass = classes
+		p.Deliveries.OutOfOrder, p.Deliveries.Duplicates = 41, 2
+		parts = append(parts, p)
+	}
+	m, err := Merge(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "in order (5000 deliveries) when each send waits for its ack (class 1, pairs); " +
+		"82 of 5000 out of order with 16 in flight, 4 duplicates (class 2, pairs)"
+	if got := OrderText(m.Deliveries.ByClass); got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+	if table := m.Table(); !strings.Contains(table, "| Order by pacing        | "+want+" |") || !strings.Contains(table, "| 4 / 82 |") {
+		t.Fatalf("table:\n%s", table)
+	}
+	if OrderText(classes[:1]) != "" {
+		t.Fatal("one class: the totals say it")
+	}
+}
