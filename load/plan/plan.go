@@ -48,6 +48,7 @@ const (
 // Conv is a conversation: two friends, a group, or a chatroom.
 type Conv struct {
 	Kind  ConvKind
+	Class uint16    // the workload class that made it: its index in Plan.Streams
 	Peers [2]uint32 // Single: the two users, lower index first
 	Group int32     // Group: index into Plan.Groups; Room: into Plan.Rooms
 }

@@ -95,6 +95,9 @@ func (w Workload) classes() ([]Class, error) {
 	if len(w.Classes) == 0 {
 		return nil, errors.New("a workload needs at least one class")
 	}
+	if len(w.Classes) > math.MaxUint16 {
+		return nil, fmt.Errorf("a workload has at most %d classes, not %d", math.MaxUint16, len(w.Classes))
+	}
 	var out []Class
 	var errs []error
 	for i, raw := range w.Classes {
@@ -175,10 +178,14 @@ func (w Workload) Build() (*Plan, error) {
 		p.Prefix = w.RunID + "_"
 	}
 	var base uint32
-	for _, c := range classes {
+	for i, c := range classes {
+		first := len(p.Convs)
 		s, err := c.build(b, base)
 		if err != nil {
 			return nil, err
+		}
+		for j := first; j < len(p.Convs); j++ {
+			p.Convs[j].Class = uint16(i)
 		}
 		s.index()
 		p.Streams = append(p.Streams, s)

@@ -103,9 +103,6 @@ func (in *Inbox) conv(c uint32) *convIn {
 type Checker struct {
 	Run  []byte
 	Plan *plan.Plan
-
-	classOnce sync.Once
-	classOf   []uint16 // per conversation: its workload class (ClassOf)
 }
 
 // Receive classifies one arrival at inbox in, counts it into t and records
