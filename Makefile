@@ -4,6 +4,7 @@
 #   make run-scenario [SCENARIO=openim/test1] [TARGET=reference|openim|wukongim|wildfire] [SCALE=0.5] [RATE=] [DURATION=] [VUS=] [SEGMENTS=] [PROTOCOL=] [QUIET=1]
 #   make report [RUN=<run id>]       results/<run>/report.md and report.html (run-scenario writes them too)
 #   make compare A=<run id> B=<run id> [THRESHOLD=10]   exit 3 when B is worse than A
+#   make clean-target [RUN=<run id>] [TARGET=]   remove a run's users, groups and chatrooms from its target (a run does at its end unless IM_KEEP=1); without RUN, list the runs that may have left some
 #   make bench [ONLY=density,baseline,delivery,distributed,flat] [RATES=50,400] [FLAT=10m] [PROTOCOLS=wukongim,wildfire]   generator figures, results/bench/*.json
 #   make scenarios                   every scenario, what it reproduces and its purpose
 #   make soak [SOAK=1h] [SOAK_RATE=400]   wukongim/stability for SOAK: generator RSS slope per hour
@@ -41,7 +42,7 @@ GO_SOURCES := go.mod go.sum $(shell find . -name '*.go' -not -name '*_test.go' -
 PROTOC_GEN_GO_VERSION := v1.36.11
 PROMETHEUS_VERSION    := 3.10.0
 
-.PHONY: help up down status scenarios run-scenario soak report compare bench test fuzz chaos tools stack-tools apt proto check-proto fmt-check generate promtool-test
+.PHONY: help up down status scenarios run-scenario soak report compare clean-target bench test fuzz chaos tools stack-tools apt proto check-proto fmt-check generate promtool-test
 
 help:
 	@sed -n '/^$$/q;p' Makefile | sed 's/^# \{0,1\}//'
@@ -140,6 +141,14 @@ report: $(BIN)/imbench
 
 compare: $(BIN)/imbench
 	@$(BIN)/imbench compare -a '$(A)' -b '$(B)' $(if $(THRESHOLD),-threshold '$(THRESHOLD)')
+
+# What a run made on its target (users, groups, chatrooms), removed through
+# the target's admin API, for a run killed before its end, kept (IM_KEEP=1)
+# or split (SEGMENTS): its results/<RUN>/setup.json names the ids. The
+# target is the run's unless TARGET is given; IM_SECRET and IM_<NAME>_URL as
+# for run-scenario.
+clean-target: $(BIN)/imbench
+	@$(BIN)/imbench clean-target $(if $(RUN),-run '$(RUN)') $(if $(filter-out file,$(origin TARGET)),-target '$(TARGET)')
 
 ## Tests -----------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/imbench/imbench/internal/catalog"
+	"github.com/imbench/imbench/load/runner"
 )
 
 func toolsDir(t *testing.T) string {
@@ -401,6 +402,10 @@ func TestSegmentsAddUpToOneProcess(t *testing.T) {
 	r := imbench(t, env, "run", "-scenario", "openim/test1", "-scale", "0.25", "-rate", "100", "-segments", "3", "-results", results)
 	if r.code != 0 {
 		t.Fatalf("segments: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	// Merged, the split run removes what it made, as one process does.
+	if _, err := os.Stat(filepath.Join(results, "latest", runner.TeardownFile)); err != nil || !strings.Contains(r.stdout, "imbench: removed from") {
+		t.Fatalf("the split run did not clean up (%v):\n%s\n%s", err, r.stdout, r.stderr)
 	}
 	raw, err := os.ReadFile(filepath.Join(results, "latest", "summary.json"))
 	if err != nil {

@@ -27,6 +27,7 @@ const usage = `usage: imbench <command> [flags]
   report    write results/<run>/report.md and report.html: imbench report [-run ID] [-refresh]
   merge     merge a split run's parts: imbench merge -run ID -segments N [-results results]
   compare   compare two runs: imbench compare -a ID -b ID [-threshold 10]; exit 3 if B is worse
+  clean-target  remove a run's users, groups and chatrooms from its target: imbench clean-target -run ID
   bench     measure the generator: imbench bench [-only density,baseline,delivery,distributed,flat]
   generate  rewrite the files made from code (dashboards/*.json, exporters/process-exporter.yml)
 `
@@ -61,6 +62,8 @@ func main() {
 		code, err = cmdMerge(os.Args[2:])
 	case "compare":
 		err = cmdCompare(os.Args[2:])
+	case "clean-target":
+		code, err = cmdCleanTarget(os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return

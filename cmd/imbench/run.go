@@ -219,6 +219,9 @@ func parseRun(args []string) (*runConfig, error) {
 		return nil, badinput.Errorf("target %s needs its admin secret in IM_SECRET", p.Name)
 	}
 	env["IM_TARGET"], env["IM_PROTOCOL"] = p.Name, rc.protocol
+	if v := os.Getenv("IM_KEEP"); v != "" {
+		env["IM_KEEP"] = v // the compose runner sees only what this passes
+	}
 	if cores := serverCores(p); cores > 0 {
 		env["IM_SERVER_CORES"] = strconv.Itoa(cores)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/imbench/imbench/internal/badinput"
 	"github.com/imbench/imbench/internal/live"
+	"github.com/imbench/imbench/internal/profile"
 	"github.com/imbench/imbench/internal/summary"
 	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/runner"
@@ -106,10 +108,12 @@ func runSegments(rc *runConfig) (int, error) {
 		}
 	}
 	stopLive()
-	c, err := mergeAndFinish(rc.script, rc.runnerConfig(obs).Env, rc.runID, dir, n, rc.noThresholds)
+	env := rc.runnerConfig(obs).Env
+	c, err := mergeAndFinish(rc.script, env, rc.runID, dir, n, rc.noThresholds)
 	if err != nil {
 		return max(code, 1), err
 	}
+	removeCreated(rc, env, dir)
 	return finishRun(rc, obs, dir, max(code, c))
 }
 
@@ -182,4 +186,26 @@ func mergeSegments(dir string, n int) (summary.Summary, error) {
 		return merged, err
 	}
 	return merged, os.WriteFile(filepath.Join(dir, "summary.json"), append(raw, '\n'), 0o644)
+}
+
+// removeCreated ends a split run as a whole run ends: what it made on the
+// target goes, unless IM_KEEP=1 keeps it. Like a run's own teardown, a
+// failure is said and never changes the run's exit code.
+func removeCreated(rc *runConfig, env map[string]string, dir string) {
+	later := "make clean-target RUN=" + rc.runID + " removes them"
+	if env["IM_KEEP"] == "1" {
+		fmt.Printf("imbench: IM_KEEP=1: the run's users and groups stay on %s; %s\n", rc.target.Name, later)
+		return
+	}
+	profiles, err := profile.Load("targets")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "imbench: clean-up:", err)
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	getenv := func(k string) string { return env[k] }
+	if _, err := cleanTarget(ctx, dir, rc.target.Name, profiles, getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintf(os.Stderr, "imbench: clean-up: %v; %s\n", err, later)
+	}
 }

@@ -144,7 +144,7 @@ func messages(p *Plan) []Msg {
 	return out
 }
 
-// The seed's Test 2 sample (k6/scenarios/openim/test2.js): -u 100 -su 3
+// The seed's Test 2 sample (load/scenarios/openim/test2.js): -u 100 -su 3
 // -lgr 0.8 -lg 0 -cg 4 -cgm 5 -sm 100 -gm 100 -msgitv 1500, every online
 // user sending. The report: 170,800 sampled messages at a peak of 54/s.
 func TestIntegrationReproducesSeedTest2Sample(t *testing.T) {

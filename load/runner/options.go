@@ -200,6 +200,7 @@ type RunOptions struct {
 	StormAt        string        // after sending began, the target drops every connection at once
 	StormURL       string        // where to ask for it (the reference target's POST /fault/storm)
 	Progress       time.Duration // progress lines this often; 0: none
+	Keep           bool          // IM_KEEP=1: the run's users, groups and chatrooms stay on the target at its end
 }
 
 // RunOptionsFromEnv reads the run's tuning from its environment (the
@@ -240,6 +241,13 @@ func RunOptionsFromEnv(env map[string]string, so ScenarioOptions) (RunOptions, e
 		} else {
 			o.LoginRetries = n
 		}
+	}
+	switch raw := env["IM_KEEP"]; raw {
+	case "", "0":
+	case "1":
+		o.Keep = true
+	default:
+		errs = append(errs, fmt.Errorf("IM_KEEP must be 1 (keep what the run created on the target) or 0, got %q", raw))
 	}
 	whole("IM_VUS", &o.VUs)
 	whole("IM_SERVER_CORES", &o.ServerCores)

@@ -22,6 +22,7 @@ type Run struct {
 	Target    engine.Target
 	Protocol  engine.Spec
 	Opts      RunOptions
+	proto     engine.Protocol // the target as its protocol reads it: what removes the run's users at its end
 	Driver    engine.Driver
 	Shared    *engine.Shared
 	Setup     engine.SetupReport
@@ -30,6 +31,10 @@ type Run struct {
 	StartAt   time.Time
 	StartedAt time.Time
 	log       *slog.Logger
+	setupOnly bool // the setup of a split run, whose end is elsewhere
+	// parentCleans: the setup of a run split on this machine, whose parent
+	// removes what the run made once its segments end.
+	parentCleans bool
 
 	progress *progress // progress lines, when this process prints them
 	storm    *storm    // a reconnect storm asked of the target, when stormAt is set
@@ -68,8 +73,8 @@ func open(ctx context.Context, p *plan.Plan, t engine.Target, o RunOptions, seg 
 	if err != nil {
 		return nil, err
 	}
-	run := &Run{ID: p.RunID, Plan: p, Target: t, Protocol: spec, Opts: o, Driver: d, StartedAt: time.Now(),
-		StartAt: startAt, Segments: seg.Count, log: log}
+	run := &Run{ID: p.RunID, Plan: p, Target: t, Protocol: spec, Opts: o, proto: proto, Driver: d, StartedAt: time.Now(),
+		StartAt: startAt, Segments: seg.Count, log: log, setupOnly: setupOnly}
 	if seg.Split() {
 		run.Segment = seg.Interval()
 	}

@@ -116,6 +116,7 @@ func Prepare(ctx context.Context, cfg Config) (*Prepared, error) {
 		closeLog()
 		return nil, err
 	}
+	run.parentCleans = cfg.SetupOnly && cfg.SplitInto > 0 // SEGMENTS=n: the process that split the run removes them
 	log.Info(fmt.Sprintf("%s on %s (%s): %d users, %d groups, %d friendships, %d messages at %.0f msg/s",
 		p.Name, t.Name, t.System, p.Users, len(p.Groups), len(p.Friends), p.Planned(), p.Rate))
 	return &Prepared{cfg: cfg, Script: sc, Run: run, log: log, closeLog: closeLog}, nil
@@ -144,6 +145,11 @@ func (pr *Prepared) Execute(ctx context.Context) int {
 		hold, _ = time.ParseDuration(pr.Script.Options.Hold)
 	}
 	if !cfg.Segment.Split() || cfg.SetupOnly {
+		if err := writeSetup(run); err != nil {
+			fmt.Fprintln(cfg.Stderr, "imbench:", err)
+			return ExitFailed
+		}
+		defer run.teardown(ctx, cfg.Stdout, cfg.Stderr)
 		progress := func(msg string) { pr.log.Info("setup: " + msg) }
 		var err error
 		if run.Setup, err = run.Driver.Setup(ctx, progress); err != nil {
@@ -235,12 +241,12 @@ func (pr *Prepared) Execute(ctx context.Context) int {
 	return code
 }
 
-// SetupFile is what a setup-only process leaves for the merge of the run's
-// segments: what it registered.
+// SetupFile is the run's setup record (SetupRecord): what it makes on its
+// target, and for the merge of a split run's segments what it registered.
 const SetupFile = "setup.json"
 
 func writeSetup(run *Run) error {
-	raw, _ := json.Marshal(run.Setup)
+	raw, _ := json.Marshal(run.setupRecord())
 	if err := os.MkdirAll(run.resultDir(), 0o755); err != nil {
 		return err
 	}
@@ -334,7 +340,7 @@ func writeOutput(dir, name, content string) error {
 	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
 		return fmt.Errorf("%q: files go into the run's folder", name)
 	}
-	if clean == "summary.json" || clean == SetupFile || strings.HasPrefix(clean, "summary-") {
+	if clean == "summary.json" || clean == SetupFile || clean == TeardownFile || strings.HasPrefix(clean, "summary-") {
 		return fmt.Errorf("%q is the runner's own file", name)
 	}
 	f := filepath.Join(dir, clean)

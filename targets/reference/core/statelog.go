@@ -14,7 +14,8 @@ import (
 
 // The state log (Config.StateLog) is one append-only file of every change a
 // client could observe after a restart: users, friendships, tokens, groups
-// and their members, chatroom members, and each acknowledged message. New
+// and their members, chatroom members, deletions of users, groups and
+// chatrooms, and each acknowledged message. New
 // replays it, so a restarted core has the same accounts and tokens, the
 // same members, every message pullable and each conversation's seq going
 // on after its last. What it does not keep: connections, faults' held
@@ -51,6 +52,9 @@ const (
 	recUserToken
 	recSetToken
 	recMessage
+	recDeleteUser
+	recDismissGroup
+	recDeleteRoom
 )
 
 const (
@@ -163,6 +167,12 @@ func (c *Core) apply(body []byte) error {
 		c.mu.Unlock()
 	case recSetToken:
 		err = c.SetToken(d.str(), d.int(), d.str())
+	case recDeleteUser:
+		err = c.DeleteUser(d.str())
+	case recDismissGroup:
+		err = c.DismissGroup(d.str())
+	case recDeleteRoom:
+		err = c.DeleteRoom(d.str())
 	case recMessage:
 		m := &Message{Conv: ConvKey{Kind: Kind(d.byte()), ID: d.str(), Peer: d.str()},
 			Sender: d.str(), ClientID: d.str(), Seq: d.varint(), Time: d.varint(), System: d.byte() == 1, Payload: d.bytes()}

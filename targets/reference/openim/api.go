@@ -61,6 +61,7 @@ func NewAPI(c *core.Core, m *Metrics) *API {
 	a.route("/friend/import_friend", adminOnly, a.importFriend)
 	a.route("/group/create_group", anyToken, a.createGroup)
 	a.route("/group/invite_user_to_group", anyToken, a.invite)
+	a.route("/group/dismiss_group", anyToken, a.dismissGroup)
 	a.route("/msg/send_msg", adminOnly, a.sendMsg)
 	a.route("/msg/get_server_time", anyToken, func(*http.Request, caller, []byte) (any, error) {
 		return map[string]int64{"serverTime": time.Now().UnixMilli()}, nil

@@ -36,6 +36,9 @@ func (f *FrontEnd) API() http.Handler {
 		wire.PathGroupCreate:    a.groupCreate,
 		wire.PathGroupMemberAdd: a.groupMemberAdd,
 		wire.PathChatroomCreate: a.chatroomCreate,
+		wire.PathUserDestroy:    a.userDestroy,
+		wire.PathGroupDismiss:   a.groupDismiss,
+		wire.PathChatroomDel:    a.chatroomDel,
 	}
 	return a
 }

@@ -1,0 +1,118 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/imbench/imbench/load/plan"
+)
+
+// Created names, by id, what a run makes on a target: its users, its
+// groups and its chatrooms. A runner records it before setup, so a run
+// killed at any point leaves it behind for `imbench clean-target`.
+type Created struct {
+	Prefix string   `json:"prefix"`           // every id the run made begins with it
+	Users  int      `json:"users"`            // the users are UserID(0) … UserID(Users-1)
+	Groups []string `json:"groups,omitempty"` // group ids
+	Rooms  []string `json:"rooms,omitempty"`  // chatroom ids (created at setup or at the first join)
+}
+
+// CreatedBy is what plan p's setup and its users' joins make.
+func CreatedBy(p *plan.Plan) Created {
+	c := Created{Prefix: p.Prefix, Users: p.Users}
+	for g := range p.Groups {
+		c.Groups = append(c.Groups, p.GroupID(int32(g)))
+	}
+	for r := range p.Rooms {
+		c.Rooms = append(c.Rooms, p.RoomID(int32(r)))
+	}
+	return c
+}
+
+// UserID is the id of the run's user i, as its plan named it.
+func (c Created) UserID(i int) string { return (&plan.Plan{Prefix: c.Prefix}).UserID(uint32(i)) }
+
+// UserIDs lists the run's users.
+func (c Created) UserIDs() []string {
+	out := make([]string, c.Users)
+	for i := range out {
+		out[i] = c.UserID(i)
+	}
+	return out
+}
+
+// Remover is a Protocol whose system's admin API can delete some of what a
+// run created.
+type Remover interface {
+	// Remove deletes c's chatrooms, groups and users where the system's
+	// admin API offers it. What is already gone counts as removed, so a
+	// second Remove of the same run succeeds. The error holds one line per
+	// kind of thing that failed.
+	Remove(ctx context.Context, c Created) (Removal, error)
+}
+
+// Removal is what Remove deleted, and what the system keeps whatever is
+// asked of its API.
+type Removal struct {
+	Users  int      `json:"users"`
+	Groups int      `json:"groups"`
+	Rooms  int      `json:"rooms"`
+	Kept   []string `json:"kept,omitempty"` // one line each: what stays, and why
+}
+
+// maxRemoveFailures stops a removal that keeps failing (a server gone, a
+// secret refused) before it has tried every id, each failure possibly a
+// request timeout.
+const maxRemoveFailures = 50
+
+// RemoveEach deletes ids with del, at most parallel at a time, and returns
+// how many it deleted. Its error is one line: how many of what failed, and
+// the first failure. It stops once maxRemoveFailures have failed or ctx ends.
+func RemoveEach(ctx context.Context, what string, ids []string, parallel int, del func(ctx context.Context, id string) error) (int, error) {
+	var (
+		done, failed atomic.Int64
+		mu           sync.Mutex
+		first        error
+		wg           sync.WaitGroup
+	)
+	next := make(chan string)
+	for range max(parallel, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for id := range next {
+				if err := del(ctx, id); err != nil {
+					if failed.Add(1) == 1 {
+						mu.Lock()
+						first = err
+						mu.Unlock()
+					}
+					continue
+				}
+				done.Add(1)
+			}
+		}()
+	}
+	tried := 0
+	for _, id := range ids {
+		if ctx.Err() != nil || failed.Load() >= maxRemoveFailures {
+			break
+		}
+		next <- id
+		tried++
+	}
+	close(next)
+	wg.Wait()
+	n, f := int(done.Load()), int(failed.Load())
+	switch {
+	case f > 0 && tried < len(ids):
+		return n, fmt.Errorf("%s: %d of %d not removed, stopped after %d failures; the first: %v", what, len(ids)-n, len(ids), f, first)
+	case f > 0:
+		return n, fmt.Errorf("%s: %d of %d not removed; the first failure: %v", what, f, len(ids), first)
+	case tried < len(ids):
+		return n, fmt.Errorf("%s: %d of %d not removed: %v", what, len(ids)-n, len(ids), ctx.Err())
+	}
+	return n, nil
+}

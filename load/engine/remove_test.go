@@ -1,0 +1,90 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/imbench/imbench/load/engine"
+	"github.com/imbench/imbench/load/plan"
+)
+
+// Every id is tried once; the failures are one line: how many, of what,
+// and the first.
+func TestRemoveEachCountsAndReportsInOneLine(t *testing.T) {
+	ids := []string{"a", "b", "c", "d", "e"}
+	var mu sync.Mutex
+	tried := map[string]int{}
+	n, err := engine.RemoveEach(context.Background(), "groups", ids, 3, func(_ context.Context, id string) error {
+		mu.Lock()
+		tried[id]++
+		mu.Unlock()
+		if id == "c" {
+			return errors.New("code 248 no right")
+		}
+		return nil
+	})
+	if n != 4 || len(tried) != 5 {
+		t.Fatalf("removed %d, tried %v", n, tried)
+	}
+	for id, k := range tried {
+		if k != 1 {
+			t.Errorf("%s tried %d times", id, k)
+		}
+	}
+	if err == nil || err.Error() != "groups: 1 of 5 not removed; the first failure: code 248 no right" {
+		t.Fatalf("error %v", err)
+	}
+	if n, err := engine.RemoveEach(context.Background(), "users", nil, 4, nil); n != 0 || err != nil {
+		t.Fatalf("nothing to remove: %d %v", n, err)
+	}
+}
+
+// A server that refuses everything is not asked for every id: the removal
+// stops after a bounded number of failures and says so.
+func TestRemoveEachStopsWhenEverythingFails(t *testing.T) {
+	ids := make([]string, 10000)
+	for i := range ids {
+		ids[i] = fmt.Sprint(i)
+	}
+	var calls atomic.Int64
+	n, err := engine.RemoveEach(context.Background(), "users", ids, 4, func(context.Context, string) error {
+		calls.Add(1)
+		return errors.New("connection refused")
+	})
+	if n != 0 || calls.Load() > 100 {
+		t.Fatalf("removed %d after %d calls", n, calls.Load())
+	}
+	if err == nil || !strings.Contains(err.Error(), "users: 10000 of 10000 not removed, stopped after") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// A record names the ids the plan's setup and joins use.
+func TestCreatedNamesThePlansIDs(t *testing.T) {
+	p, err := plan.Workload{Name: "t/created", Prefix: "r1_", BodySize: 64, Classes: []json.RawMessage{
+		json.RawMessage(`{"kind":"groups","groups":2,"members":3,"allOnline":true,"rate":1,"messages":1}`),
+		json.RawMessage(`{"kind":"chatroom","members":3,"rate":1,"messages":1}`),
+	}}.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := engine.CreatedBy(p)
+	ids := c.UserIDs()
+	if c.Users != p.Users || len(ids) != p.Users || len(c.Groups) != 2 || len(c.Rooms) != 1 {
+		t.Fatalf("created %+v of a plan of %d users", c, p.Users)
+	}
+	for i, id := range ids {
+		if id != p.UserID(uint32(i)) {
+			t.Fatalf("user %d: %s, the plan's %s", i, id, p.UserID(uint32(i)))
+		}
+	}
+	if c.Groups[1] != p.GroupID(1) || c.Rooms[0] != p.RoomID(0) || !strings.HasPrefix(c.Rooms[0], "r1_") {
+		t.Fatalf("groups %v rooms %v", c.Groups, c.Rooms)
+	}
+}

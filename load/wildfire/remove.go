@@ -1,0 +1,79 @@
+package wildfire
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/imbench/imbench/load/engine"
+	wire "github.com/imbench/imbench/wire/wildfire"
+)
+
+// The admin API's deletions in im-server 1.2.4 (common/.../pojos:
+// InputDestroyUser, InputDismissGroup, InputDestoryChatroom).
+type (
+	destroyUserReq struct {
+		UserID string `json:"userId"`
+	}
+	dismissGroupReq struct {
+		Operator string `json:"operator"`
+		GroupID  string `json:"group_id"`
+	}
+	destroyChatroomReq struct {
+		ChatroomID string `json:"chatroomId"`
+	}
+)
+
+// DestroyUser is /admin/user/destroy: the server drops the user's
+// sessions, messages, friends and groups and marks the user deleted. It
+// answers before that work is done, and answers 0 for any user id.
+func (a *Admin) DestroyUser(ctx context.Context, id string) error {
+	_, err := call[json.RawMessage](ctx, a, wire.PathUserDestroy, destroyUserReq{UserID: id})
+	return err
+}
+
+// DismissGroup is /admin/group/del. An admin call skips the owner check;
+// operator sends the dismissal's notification. A group already gone is
+// 253, which counts as dismissed.
+func (a *Admin) DismissGroup(ctx context.Context, id, operator string) error {
+	_, err := call[json.RawMessage](ctx, a, wire.PathGroupDismiss, dismissGroupReq{Operator: operator, GroupID: id})
+	var ae *APIError
+	if errors.As(err, &ae) && ae.Code == wire.CodeNotExist {
+		return nil
+	}
+	return err
+}
+
+// DestroyChatroom is /admin/chatroom/del: the chatroom's members are
+// cleared and it is marked ended (state 2); any id is answered 0.
+func (a *Admin) DestroyChatroom(ctx context.Context, id string) error {
+	_, err := call[json.RawMessage](ctx, a, wire.PathChatroomDel, destroyChatroomReq{ChatroomID: id})
+	return err
+}
+
+var _ engine.Remover = (*protocol)(nil)
+
+// Remove ends the run's chatrooms, dismisses its groups, then destroys its
+// users (in that order: a dismissal names one of them as its operator).
+func (p *protocol) Remove(ctx context.Context, c engine.Created) (engine.Removal, error) {
+	a := newAdmin(p.cfg)
+	var rm engine.Removal
+	var errs []error
+	var err error
+	rm.Rooms, err = engine.RemoveEach(ctx, "chatrooms", c.Rooms, p.cfg.Parallel, a.DestroyChatroom)
+	errs = append(errs, err)
+	operator := c.UserID(0)
+	rm.Groups, err = engine.RemoveEach(ctx, "groups", c.Groups, p.cfg.Parallel, func(ctx context.Context, id string) error {
+		return a.DismissGroup(ctx, id, operator)
+	})
+	errs = append(errs, err)
+	rm.Users, err = engine.RemoveEach(ctx, "users", c.UserIDs(), p.cfg.Parallel, a.DestroyUser)
+	errs = append(errs, err)
+	if c.Users > 0 {
+		rm.Kept = append(rm.Kept, "Wildfire keeps a destroyed user's row, marked deleted, its profile cleared")
+	}
+	if len(c.Rooms) > 0 {
+		rm.Kept = append(rm.Kept, "Wildfire keeps a deleted chatroom's row, marked ended, without members")
+	}
+	return rm, errors.Join(errs...)
+}

@@ -1,0 +1,88 @@
+package wildfire_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/imbench/imbench/load/engine"
+	"github.com/imbench/imbench/load/plan"
+	"github.com/imbench/imbench/load/verify"
+	"github.com/imbench/imbench/targets/reference/core"
+	"github.com/imbench/imbench/targets/reference/reftest"
+)
+
+// closeWatch is a handler that only tells when its connection ends.
+type closeWatch chan bool
+
+func (closeWatch) Arrive(verify.Arrival)                        {}
+func (w closeWatch) Closed(_ engine.Conn, _ error, kicked bool) { w <- kicked }
+
+// A run's teardown leaves the target with none of its users, groups or
+// chatrooms, the connection of a user still logged in kicked; asked again
+// (clean-target after a teardown), it succeeds and removes nothing new.
+func TestRemoveLeavesNoneOfTheRun(t *testing.T) {
+	tg := reftest.StartWildfire(t, core.Faults{}, reftest.WFOptions{KickDelay: 50 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p, err := plan.Workload{Name: "wildfire/remove", Prefix: "rm_", BodySize: 64, Classes: []json.RawMessage{
+		json.RawMessage(`{"kind":"groups","groups":2,"members":4,"allOnline":true,"rate":1,"messages":1}`),
+		json.RawMessage(`{"kind":"chatroom","members":3,"rate":1,"messages":1}`),
+	}}.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgt := engine.Target{Name: "reference", System: "wildfire",
+		Endpoints: map[string]string{"wildfire_admin": tg.AdminURL, "wildfire_mqtt": tg.MQTTAddr},
+		Options:   map[string]any{"secret": tg.Secret}}
+	_, proto, err := tgt.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := proto.Driver(p, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Setup(ctx, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	users, groups, rooms := tg.Core.Census(p.Prefix)
+	if users != p.Users || groups != 2 || rooms != 1 {
+		t.Fatalf("after setup: %d users %d groups %d rooms", users, groups, rooms)
+	}
+	watch := make(closeWatch, 1)
+	if _, err := d.Connect(ctx, 0, watch); err != nil {
+		t.Fatal(err)
+	}
+
+	rm, err := proto.(engine.Remover).Remove(ctx, engine.CreatedBy(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rm.Users != p.Users || rm.Groups != 2 || rm.Rooms != 1 || len(rm.Kept) != 2 {
+		t.Fatalf("removal %+v", rm)
+	}
+	if users, groups, rooms := tg.Core.Census(p.Prefix); users+groups+rooms != 0 {
+		t.Fatalf("after the removal: %d users %d groups %d rooms", users, groups, rooms)
+	}
+	select {
+	case kicked := <-watch:
+		if !kicked {
+			t.Fatal("the destroyed user's connection closed without a kick")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the destroyed user's connection is still open")
+	}
+	for i := 0; tg.Front.OnlineUsers() != 0; i++ {
+		if i == 100 {
+			t.Fatalf("%d users online", tg.Front.OnlineUsers())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	again, err := proto.(engine.Remover).Remove(ctx, engine.CreatedBy(p))
+	if err != nil || again.Groups != 2 {
+		t.Fatalf("a second removal: %+v %v", again, err)
+	}
+}

@@ -1,0 +1,104 @@
+package wildfire
+
+import (
+	"errors"
+
+	"github.com/imbench/imbench/targets/reference/core"
+	wire "github.com/imbench/imbench/wire/wildfire"
+)
+
+// The deletions of the real server's admin API (im-server 1.2.4 action/
+// admin DestroyUserAction, DismissGroupAction, DestoryChatroomAction),
+// with their bodies (pojos InputDestroyUser, InputDismissGroup,
+// InputDestoryChatroom). Where the real server keeps a row marked deleted,
+// dismissed or ended, this one forgets it.
+type (
+	destroyUserReq struct {
+		UserID string `json:"userId"`
+	}
+	dismissGroupReq struct {
+		Operator string `json:"operator"`
+		GroupID  string `json:"group_id"`
+	}
+	destroyChatroomReq struct {
+		ChatroomID string `json:"chatroomId"`
+	}
+)
+
+// userDestroy is /admin/user/destroy: 251 without a userId, else 0 for
+// any id, as the real server answers before it does the work. The user's
+// sessions and feed go, then the user, whose connections are kicked.
+func (a *api) userDestroy(body []byte) (any, wire.ErrorCode) {
+	var req destroyUserReq
+	if code := decode(body, &req); code != wire.CodeSuccess {
+		return nil, code
+	}
+	if req.UserID == "" {
+		return nil, wire.CodeInvalidParameter
+	}
+	a.f.forgetUser(req.UserID)
+	if err := a.f.c.DeleteUser(req.UserID); err != nil && !errors.Is(err, core.ErrUnknownUser) {
+		return nil, apiCode(err)
+	}
+	return nil, wire.CodeSuccess
+}
+
+// groupDismiss is /admin/group/del: 251 without a group_id or an
+// operator, 253 for a group that does not exist. An admin call skips the
+// owner check; the real server's dismissal notification is not sent.
+func (a *api) groupDismiss(body []byte) (any, wire.ErrorCode) {
+	var req dismissGroupReq
+	if code := decode(body, &req); code != wire.CodeSuccess {
+		return nil, code
+	}
+	if req.GroupID == "" || req.Operator == "" {
+		return nil, wire.CodeInvalidParameter
+	}
+	if err := a.f.c.DismissGroup(req.GroupID); err != nil {
+		return nil, apiCode(err)
+	}
+	return nil, wire.CodeSuccess
+}
+
+// chatroomDel is /admin/chatroom/del: 251 without a chatroomId, else 0,
+// for a chatroom that does not exist too.
+func (a *api) chatroomDel(body []byte) (any, wire.ErrorCode) {
+	var req destroyChatroomReq
+	if code := decode(body, &req); code != wire.CodeSuccess {
+		return nil, code
+	}
+	if req.ChatroomID == "" {
+		return nil, wire.CodeInvalidParameter
+	}
+	a.f.mu.Lock()
+	delete(a.f.rooms, req.ChatroomID)
+	a.f.mu.Unlock()
+	if err := a.f.c.DeleteRoom(req.ChatroomID); err != nil && !errors.Is(err, core.ErrUnknownGroup) {
+		return nil, apiCode(err)
+	}
+	return nil, wire.CodeSuccess
+}
+
+// forgetUser drops user's sessions, so their clients cannot log in again,
+// and its feed with what it held (the core kicks the connections).
+func (f *FrontEnd) forgetUser(user string) {
+	f.mu.Lock()
+	for _, s := range f.byUser[user] {
+		delete(f.sessions, s.clientID)
+	}
+	delete(f.byUser, user)
+	fd := f.feeds[user]
+	delete(f.feeds, user)
+	f.mu.Unlock()
+	if fd == nil {
+		return
+	}
+	held := 0
+	fd.mu.Lock()
+	for t := range fd.q {
+		held += len(fd.q[t].msgs)
+		fd.q[t].msgs = nil // a pull of a connection still open trims nothing more
+	}
+	fd.mu.Unlock()
+	f.Metrics.trimmed(held)
+}
