@@ -56,6 +56,8 @@ func main() {
 		err = cmdBench(os.Args[2:])
 	case "bench-baseline-hold": // not in the usage: the bench's baseline (internal/bench/baseline_client.go)
 		err = cmdBenchBaselineHold(os.Args[2:])
+	case "bench-floor": // not in the usage: the bench's floor (internal/bench/floor.go)
+		err = cmdBenchFloor(os.Args[2:])
 	case "report":
 		err = cmdReport(os.Args[2:])
 	case "merge":

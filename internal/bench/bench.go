@@ -11,7 +11,9 @@
 //	             CPU per user of each and their ratio (baseline.go)
 //	delivery     generator CPU per verified delivery, each at a fixed message
 //	             rate (light and heavy: the cost per delivery falls as more
-//	             of them share a wake-up)
+//	             of them share a wake-up), over the floor: a bare client
+//	             (`imbench bench-floor`, floor.go) reading and acknowledging
+//	             the same pushes, measured the same way right after
 //	distributed  100,000 users over execution-segment processes and a target
 //	             spread over a core and gateway processes
 //	flat         generator RSS, open files, threads and goroutines over a long run at a
@@ -255,6 +257,10 @@ func printBench(r *benchResult) {
 	delivery := func(d *deliveryResult) {
 		fmt.Printf("| generator CPU per verified delivery, %s | %.2f µs (%d deliveries at %.0f msg/s × %d members); profile %s |\n",
 			d.Protocol, d.CPUMicrosPerDeliv, d.Deliveries, d.Rate, d.Users-1, d.CPUProfile)
+		if f := d.Floor; f != nil {
+			fmt.Printf("| floor: bare client CPU per delivery, %s | %.2f µs (%d deliveries at %.0f msg/s; read %d of %d pushes); generator ÷ floor %.1f× |\n",
+				d.Protocol, f.CPUMicrosPerDeliv, f.Deliveries, d.Rate, f.PushesRead, f.PushesWritten, d.OverFloor)
+		}
 	}
 	if d := r.Density; d != nil {
 		density("openim", d)
