@@ -85,6 +85,9 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 		u.Kicks += p.Users.Kicks
 		u.NeverOnline += p.Users.NeverOnline
 		u.OnlineAfterRetry += p.Users.OnlineAfterRetry
+		if h := p.Users.HeldSeconds; h > 0 && (u.HeldSeconds == 0 || h < u.HeldSeconds) {
+			u.HeldSeconds = h
+		}
 		for _, c := range []struct {
 			dst **LoginCauses
 			src *LoginCauses

@@ -141,8 +141,12 @@ func wildfireHoldTable(s Summary) *SeedTable {
 	add("服务资源 Server resources", wildfireCores(s))
 	add("长连接数 Connections held", fmt.Sprintf("%d users online at once (the peak), of %d due to log in; %d logins",
 		u.OnlinePeak, u.PlannedOnline, u.Logins))
-	add("保持时间 Held for", fmt.Sprintf("%.1f s from the first login to the last close, logging in and closing included",
-		s.EndedAt.Sub(s.StartedAt).Seconds()))
+	held := fmt.Sprintf("%.1f s from the first login to the last close, logging in and closing included",
+		s.EndedAt.Sub(s.StartedAt).Seconds())
+	if u.HeldSeconds > 0 {
+		held = fmt.Sprintf("%.1f s with every user online (the hold); ", u.HeldSeconds) + held
+	}
+	add("保持时间 Held for", held)
 	add("掉线 Drops (the report: 无掉线, none)", dropsText(u))
 	add("服务端在线数 Online by the server's count", serverOnline)
 	add("CPU利用率 CPU usage (the report: 十核左右, about ten cores)", resourcesElsewhere)

@@ -139,4 +139,8 @@ func TestWildfireHoldRows(t *testing.T) {
 	if got := s.SeedTable().String(); !strings.Contains(got, "| 掉线 Drops (the report: 无掉线, none) | 3 disconnects, 3 reconnects |") {
 		t.Errorf("drops:\n%s", got)
 	}
+	s.Users.HeldSeconds = 60.02
+	if got := s.SeedTable().String(); !strings.Contains(got, "| 保持时间 Held for | 60.0 s with every user online (the hold); 63.5 s from the first login") {
+		t.Errorf("the hold itself:\n%s", got)
+	}
 }

@@ -72,6 +72,9 @@ type UsersSummary struct {
 	LoginRetries  *LoginCauses `json:"login_retries,omitempty"`
 	// First logins that got online after a failed attempt.
 	OnlineAfterRetry int64 `json:"online_after_retry,omitempty"`
+	// An idle-holding run: how long its users were held online together,
+	// once all had logged in (a split run's: its shortest part).
+	HeldSeconds float64 `json:"held_seconds,omitempty"`
 }
 
 // LoginCauses counts login attempts by why they failed.

@@ -37,6 +37,7 @@ type Run struct {
 	parentCleans bool
 
 	progress *progress // progress lines, when this process prints them
+	held     heldSpan  // an idle-holding run: when its users were all online
 	storm    *storm    // a reconnect storm asked of the target, when stormAt is set
 
 	mu        sync.Mutex

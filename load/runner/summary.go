@@ -32,6 +32,7 @@ func (r *Run) BuildSummary() summary.Summary {
 		Disconnects: t.Disconnects, Reconnects: t.Reconnects, Kicks: t.Kicks}
 	s.Users.NeverOnline = int64(rec.NeverOnline)
 	s.Users.OnlineAfterRetry = t.LoginsRetried
+	s.Users.HeldSeconds = r.held.seconds()
 	if verify.Causes(t.LoginFailed) > 0 {
 		s.Users.LoginFailures = loginCauses(t.LoginFailed)
 		s.Users.LoginRetries = loginCauses(t.LoginRetried)

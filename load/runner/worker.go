@@ -82,7 +82,10 @@ func (w *worker) do(hold time.Duration) (err error) {
 // hold keeps the users online, heartbeating, once every worker's users are
 // online: an idle-holding test.
 func (w *worker) hold(d time.Duration) error {
-	if err := waitUntil(w.s.Context(), time.Now().Add(d)); err != nil {
+	from := time.Now()
+	err := waitUntil(w.s.Context(), from.Add(d))
+	w.run.held.add(from, time.Now())
+	if err != nil {
 		if f := w.failed(); f != nil {
 			return f
 		}
