@@ -293,7 +293,9 @@ func printBench(r *benchResult) {
 			f.GoroutinesFirst, f.GoroutinesLast, f.GoroutinesMax, f.GoroutineSlopePerHour)
 	}
 	if d := r.Distributed; d != nil {
-		fmt.Printf("| distributed | %d users held at once by %d generator processes, %d heartbeat timeouts, %d disconnects |\n",
-			d.UsersHeld, d.Processes, d.HeartbeatTimeouts, d.Disconnects)
+		fmt.Printf("| distributed | %d users held at once by %d generator processes and %d target gateways for %.0f s, online in %.0f s; "+
+			"%.0f B generator RSS and %.0f B target RSS per user; %d connect errors, %d never online, %d heartbeat timeouts, %d disconnects |\n",
+			d.UsersHeld, d.Processes, d.Gateways, d.HeldSeconds, d.SecondsToOnline, d.RSSPerUserBytes, d.TargetRSSPerUser,
+			d.ConnectErrors, d.NeverOnline, d.HeartbeatTimeouts, d.Disconnects)
 	}
 }

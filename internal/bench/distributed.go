@@ -16,9 +16,14 @@ type distributedResult struct {
 	Gateways          int     `json:"target_gateways"`
 	GeneratorRSSBytes int64   `json:"generator_rss_bytes"`
 	RSSPerUserBytes   float64 `json:"generator_rss_per_user_bytes"`
+	TargetRSSBytes    int64   `json:"target_rss_bytes"` // the core's and the gateways', at the peak
+	TargetRSSPerUser  float64 `json:"target_rss_per_user_bytes"`
 	HeartbeatTimeouts int64   `json:"heartbeat_timeouts"`
+	ConnectErrors     int64   `json:"connect_errors"`
+	NeverOnline       int64   `json:"never_online"`
 	Disconnects       int64   `json:"disconnects"`
 	SecondsToOnline   float64 `json:"seconds_to_online"`
+	HeldSeconds       float64 `json:"held_seconds"` // every user online together
 }
 
 // distributed holds total users at once: one run over procs execution
@@ -41,7 +46,7 @@ func (b *bench) distributed(total, procs int) (*distributedResult, error) {
 	}
 	online := func() int64 { return int64(metric([]string{bt.core}, "imbench_target_connections")) }
 	var peak int64
-	var rss int64
+	var rss, targetRSS int64
 	finished := false
 	for !finished {
 		select {
@@ -55,17 +60,21 @@ func (b *bench) distributed(total, procs int) (*distributedResult, error) {
 					res.SecondsToOnline = round2(time.Since(began).Seconds())
 				}
 				rss = max(rss, sumSamples(sampleEach(run.pids()), nil, time.Now()).rss)
+				targetRSS = max(targetRSS, sumSamples(sampleEach(bt.pids()), nil, time.Now()).rss)
 			}
 		}
 	}
 	res.UsersHeld = peak
 	res.GeneratorRSSBytes = rss
+	res.TargetRSSBytes = targetRSS
 	if peak > 0 {
 		res.RSSPerUserBytes = round2(float64(rss) / float64(peak))
+		res.TargetRSSPerUser = round2(float64(targetRSS) / float64(peak))
 	}
 	res.HeartbeatTimeouts = int64(metric(bt.metrics, "imbench_target_heartbeat_timeouts_total"))
 	if sum, rerr := summary.Load(filepath.Join(b.resultsDir, run.id, "summary.json")); rerr == nil {
-		res.Disconnects = sum.Users.Disconnects
+		res.Disconnects, res.ConnectErrors, res.NeverOnline = sum.Users.Disconnects, sum.Users.ConnectErrors, sum.Users.NeverOnline
+		res.HeldSeconds = sum.Users.HeldSeconds
 	}
 	return res, err
 }

@@ -51,6 +51,15 @@ func (bt *benchTarget) start(args ...string) error {
 	return nil
 }
 
+// pids are the target's processes.
+func (bt *benchTarget) pids() []int {
+	out := make([]int, 0, len(bt.procs))
+	for _, p := range bt.procs {
+		out = append(out, p.Process.Pid)
+	}
+	return out
+}
+
 func (bt *benchTarget) stop() {
 	for _, p := range bt.procs {
 		p.Process.Signal(syscall.SIGTERM)
