@@ -67,6 +67,26 @@ type convIn struct {
 	maxSeq   uint64
 	from     map[uint32]*senderIn
 	joinedUs int64 // chatroom: when this user joined (µs), 0 before
+	// The sender of the last arrival: a group's messages mostly come from
+	// the same few senders in a row, so most arrivals skip the map.
+	lastFrom uint32
+	lastS    *senderIn
+}
+
+func (cv *convIn) sender(u uint32) *senderIn {
+	if cv.lastS != nil && cv.lastFrom == u {
+		return cv.lastS
+	}
+	if cv.from == nil {
+		cv.from = map[uint32]*senderIn{}
+	}
+	s := cv.from[u]
+	if s == nil {
+		s = &senderIn{}
+		cv.from[u] = s
+	}
+	cv.lastFrom, cv.lastS = u, s
+	return s
 }
 
 type senderIn struct {
@@ -153,14 +173,7 @@ func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *
 	}
 	k := KindIndex(ck.Plan.Convs[b.Conv].Kind)
 	cls := ck.classCounts(t, b.Conv)
-	if cv.from == nil {
-		cv.from = map[uint32]*senderIn{}
-	}
-	s := cv.from[b.Sender]
-	if s == nil {
-		s = &senderIn{}
-		cv.from[b.Sender] = s
-	}
+	s := cv.sender(b.Sender)
 	n := uint64(b.N)
 	if !s.got.add(n) {
 		if a.Pulled {
