@@ -37,6 +37,7 @@ func cmdCleanTarget(args []string) (int, error) {
 		run     = flags.String("run", "", "the run's id, or its results folder (without it: the runs that may have left something, listed)")
 		results = flags.String("results", "results", "results folder")
 		target  = flags.String("target", "", "target profile (default: the run's)")
+		force   = flags.Bool("force", false, "remove ids named by the scenario's own prefix, not the run's")
 	)
 	if err := flags.Parse(args); err != nil {
 		return 0, badinput.Wrap(err)
@@ -54,7 +55,7 @@ func cmdCleanTarget(args []string) (int, error) {
 			return 0, nil
 		}
 		for _, l := range left {
-			fmt.Println("imbench: may have left its users and groups:", l)
+			fmt.Println("imbench: may have left its users and groups (or is still running):", l)
 		}
 		fmt.Println("imbench: make clean-target RUN=<id> (imbench clean-target -run <id>) removes one run's")
 		return 0, nil
@@ -69,13 +70,13 @@ func cmdCleanTarget(args []string) (int, error) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	return cleanTarget(ctx, dir, *target, profiles, os.Getenv, os.Stdout, os.Stderr)
+	return cleanTarget(ctx, dir, *target, *force, profiles, os.Getenv, os.Stdout, os.Stderr)
 }
 
 // cleanTarget removes what the run of folder dir made on its target (the
 // profile named, or the run's). Any failure is exit 1: the removal was
 // asked for.
-func cleanTarget(ctx context.Context, dir, name string, profiles map[string]profile.Profile, getenv func(string) string,
+func cleanTarget(ctx context.Context, dir, name string, force bool, profiles map[string]profile.Profile, getenv func(string) string,
 	stdout, stderr io.Writer) (int, error) {
 	rec, err := runner.ReadSetup(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -86,6 +87,10 @@ func cleanTarget(ctx context.Context, dir, name string, profiles map[string]prof
 	}
 	if rec.Created == nil {
 		return 0, badinput.Errorf("%s: the run's setup record names no ids (an imbench older than clean-target wrote it)", filepath.Join(dir, runner.SetupFile))
+	}
+	if !rec.Created.OwnedBy(rec.RunID) && !force {
+		return 0, badinput.Errorf("run %s named its users with the scenario's prefix %q, not its own: they may be another run's; -force removes them",
+			rec.RunID, rec.Created.Prefix)
 	}
 	if name == "" {
 		name = rec.Target
@@ -108,7 +113,8 @@ func cleanTarget(ctx context.Context, dir, name string, profiles map[string]prof
 	}
 	for _, ep := range slices.Sorted(maps.Keys(t.Endpoints)) {
 		if was, used := rec.Endpoints[ep], t.Endpoints[ep]; was != "" && was != used {
-			fmt.Fprintf(stdout, "imbench: note: the run reached %s at %s; this goes to %s (%s sets it)\n", ep, was, used, profile.EnvName(ep))
+			fmt.Fprintf(stdout, "imbench: note: the run reached %s at %s; this goes to %s (%s sets it)\n", ep, was,
+				runner.WithoutUserinfo(used), profile.EnvName(ep))
 		}
 	}
 	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
@@ -132,8 +138,8 @@ func cleanTarget(ctx context.Context, dir, name string, profiles map[string]prof
 }
 
 // cleanEnv is the environment the runner reads a target from, for the
-// run's protocol: each endpoint from IM_<NAME>_URL, else the profile's,
-// else the one the run recorded; the secret and admin as `imbench run`
+// run's protocol: each endpoint from IM_<NAME>_URL, else the one the run
+// recorded (on its own target), else the profile's; the secret and admin as `imbench run`
 // takes them.
 func cleanEnv(rec runner.SetupRecord, name string, profiles map[string]profile.Profile, getenv func(string) string) (map[string]string, error) {
 	spec, err := engine.Lookup(rec.System)
@@ -147,12 +153,15 @@ func cleanEnv(rec runner.SetupRecord, name string, profiles map[string]profile.P
 	env := map[string]string{"IM_PROTOCOL": rec.System, "IM_TARGET": name, "IM_ENDPOINTS": strings.Join(spec.Endpoints, ","),
 		"IM_ALLOW_REMOTE": getenv("IM_ALLOW_REMOTE")}
 	for _, ep := range spec.Endpoints {
+		// Where the run went comes before the profile's default: a run
+		// pointed elsewhere is cleaned where it ran, not on the default
+		// server (which would answer "removed" for ids it never had).
 		v := getenv(profile.EnvName(ep))
-		if v == "" {
-			v = p.Endpoints[ep]
+		if v == "" && name == rec.Target {
+			v = rec.Endpoints[ep]
 		}
 		if v == "" {
-			v = rec.Endpoints[ep]
+			v = p.Endpoints[ep]
 		}
 		env[profile.EnvName(ep)] = v
 	}

@@ -59,12 +59,12 @@ export const plan = im.workload({ name: 'wildfire/kept', bodySize: 36, classes: 
 		}
 		return ""
 	}
-	if code, err := cleanTarget(context.Background(), dir, "", profiles, wrong, &out, &out); code == 0 && err == nil {
+	if code, err := cleanTarget(context.Background(), dir, "", false, profiles, wrong, &out, &out); code == 0 && err == nil {
 		t.Fatal("a refused clean-up succeeded")
 	}
 	out.Reset()
 	getenv := func(k string) string { return map[string]string{"IM_SECRET": tg.Secret}[k] }
-	code, err := cleanTarget(context.Background(), dir, "", profiles, getenv, &out, &out)
+	code, err := cleanTarget(context.Background(), dir, "", false, profiles, getenv, &out, &out)
 	if code != 0 || err != nil {
 		t.Fatalf("clean-target: exit %d %v\n%s", code, err, out.String())
 	}
@@ -76,5 +76,46 @@ export const plan = im.workload({ name: 'wildfire/kept', bodySize: 36, classes: 
 	}
 	if left, _ := leftovers(results); len(left) != 0 {
 		t.Fatalf("still listed after clean-target: %q", left)
+	}
+}
+
+// Ids a scenario named with its own prefix may be another run's: the run
+// keeps them, and clean-target removes them only with -force.
+func TestScenarioPrefixedUsersAreRemovedOnlyWithForce(t *testing.T) {
+	tg := reftest.StartWildfire(t, core.Faults{}, reftest.WFOptions{})
+	results := t.TempDir()
+	script := filepath.Join(t.TempDir(), "named.js")
+	if err := os.WriteFile(script, []byte(`import im from 'imbench';
+export const plan = im.workload({ name: 'wildfire/named', prefix: 'shared_', bodySize: 36, classes: [
+  { kind: 'groups', groups: 1, members: 3, allOnline: true, rate: 50, messages: 1 },
+]});
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"IM_PROTOCOL": "wildfire", "IM_ENDPOINTS": "wildfire_admin,wildfire_mqtt",
+		"IM_WILDFIRE_ADMIN_URL": tg.AdminURL, "IM_WILDFIRE_MQTT_URL": tg.MQTTAddr, "IM_SECRET": tg.Secret,
+		"IM_RESULTS_DIR": results, "IM_PROGRESS": "off", "IM_DRAIN_QUIET": "200ms"}
+	var out bytes.Buffer
+	pr, err := runner.Prepare(context.Background(), runner.Config{Script: script, Env: env, RunID: "named-run", NoThresholds: true, Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := pr.Execute(context.Background()); code != runner.ExitOK {
+		t.Fatalf("the run exited %d\n%s", code, out.String())
+	}
+	if users, _, _ := tg.Core.Census("shared_"); users != 3 || !strings.Contains(out.String(), `prefix "shared_", not the run's`) {
+		t.Fatalf("the run left %d of its 3 users; it said:\n%s", users, out.String())
+	}
+	dir := filepath.Join(results, "named-run")
+	getenv := func(k string) string { return map[string]string{"IM_SECRET": tg.Secret}[k] }
+	if _, err := cleanTarget(context.Background(), dir, "", false, map[string]profile.Profile{}, getenv, &out, &out); err == nil ||
+		!strings.Contains(err.Error(), "-force") {
+		t.Fatalf("clean-target without -force: %v", err)
+	}
+	if code, err := cleanTarget(context.Background(), dir, "", true, map[string]profile.Profile{}, getenv, &out, &out); code != 0 || err != nil {
+		t.Fatalf("clean-target -force: exit %d %v\n%s", code, err, out.String())
+	}
+	if users, groups, _ := tg.Core.Census("shared_"); users+groups != 0 {
+		t.Fatalf("after -force: %d users %d groups", users, groups)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -46,6 +47,7 @@ func runSegments(rc *runConfig) (int, error) {
 		if err == nil {
 			err = fmt.Errorf("exit %d", code)
 		}
+		removeCreated(rc, rc.runnerConfig(obs).Env, dir, false) // what the setup made before it failed
 		return 0, fmt.Errorf("setting the target up: %w", err)
 	}
 	fmt.Printf("imbench: run %s: %s on %s (%s), %d processes\n", rc.runID, rc.scenario, rc.target.Name, rc.where(), n)
@@ -86,8 +88,10 @@ func runSegments(rc *runConfig) (int, error) {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sig)
+	var interrupted atomic.Bool
 	go func() {
 		for s := range sig {
+			interrupted.Store(true)
 			for _, p := range procs {
 				p.Process.Signal(s)
 			}
@@ -110,10 +114,10 @@ func runSegments(rc *runConfig) (int, error) {
 	stopLive()
 	env := rc.runnerConfig(obs).Env
 	c, err := mergeAndFinish(rc.script, env, rc.runID, dir, n, rc.noThresholds)
+	removeCreated(rc, env, dir, interrupted.Load())
 	if err != nil {
 		return max(code, 1), err
 	}
-	removeCreated(rc, env, dir)
 	return finishRun(rc, obs, dir, max(code, c))
 }
 
@@ -189,12 +193,16 @@ func mergeSegments(dir string, n int) (summary.Summary, error) {
 }
 
 // removeCreated ends a split run as a whole run ends: what it made on the
-// target goes, unless IM_KEEP=1 keeps it. Like a run's own teardown, a
-// failure is said and never changes the run's exit code.
-func removeCreated(rc *runConfig, env map[string]string, dir string) {
+// target goes, unless IM_KEEP=1 keeps it or the run was interrupted. Like a
+// run's own teardown, a failure is said and never changes the exit code.
+func removeCreated(rc *runConfig, env map[string]string, dir string, interrupted bool) {
 	later := "make clean-target RUN=" + rc.runID + " removes them"
-	if env["IM_KEEP"] == "1" {
+	switch {
+	case env["IM_KEEP"] == "1":
 		fmt.Printf("imbench: IM_KEEP=1: the run's users and groups stay on %s; %s\n", rc.target.Name, later)
+		return
+	case interrupted:
+		fmt.Fprintf(os.Stderr, "imbench: interrupted: the run's users and groups stay on %s; %s\n", rc.target.Name, later)
 		return
 	}
 	profiles, err := profile.Load("targets")
@@ -205,7 +213,7 @@ func removeCreated(rc *runConfig, env map[string]string, dir string) {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	getenv := func(k string) string { return env[k] }
-	if _, err := cleanTarget(ctx, dir, rc.target.Name, profiles, getenv, os.Stdout, os.Stderr); err != nil {
+	if _, err := cleanTarget(ctx, dir, rc.target.Name, false, profiles, getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintf(os.Stderr, "imbench: clean-up: %v; %s\n", err, later)
 	}
 }

@@ -228,7 +228,8 @@ func (b *bench) runScenario(bt *benchTarget, scenario, protocol string, segments
 		"IM_WUKONGIM_WS_URL="+strings.Join(bt.wkWS, ","),
 		"IM_WILDFIRE_ADMIN_URL=http://"+bt.wfAdmin,
 		"IM_WILDFIRE_MQTT_URL=tcp://"+bt.wfMQTT,
-		"IM_SECRET="+bt.secret)
+		"IM_SECRET="+bt.secret,
+		"IM_KEEP=1") // each target is thrown away after its measurement: removing the users would only add to the profile
 	for _, k := range slices.Sorted(maps.Keys(env)) {
 		r.cmd.Env = append(r.cmd.Env, k+"="+env[k])
 	}

@@ -295,8 +295,10 @@ func (f *floor) sendAll() (int, error) {
 	return f.o.Messages, nil
 }
 
-// drain waits until every send is answered and no push has come for
-// floorQuiet, at most floorDrainMax.
+// drain waits until every send is answered, every receiver has had at
+// least each message once (a loaded machine may pause longer than
+// floorQuiet mid-stream) and no push has come for floorQuiet, at most
+// floorDrainMax.
 func (f *floor) drain(sent int64) error {
 	total := func() int64 {
 		var n int64
@@ -305,6 +307,7 @@ func (f *floor) drain(sent int64) error {
 		}
 		return n
 	}
+	least := sent * int64(f.o.Users-1)
 	deadline := time.Now().Add(floorDrainMax)
 	last, since := total(), time.Now()
 	for time.Now().Before(deadline) {
@@ -314,7 +317,7 @@ func (f *floor) drain(sent int64) error {
 		time.Sleep(floorPollEvery)
 		if n := total(); n != last {
 			last, since = n, time.Now()
-		} else if f.acked.Load() >= sent && time.Since(since) >= floorQuiet {
+		} else if f.acked.Load() >= sent && n >= least && time.Since(since) >= floorQuiet {
 			return nil
 		}
 	}

@@ -31,6 +31,12 @@ func CreatedBy(p *plan.Plan) Created {
 	return c
 }
 
+// OwnedBy reports whether the ids are the run's own: named by the run id,
+// as every run names them unless its scenario sets a prefix. Ids a
+// scenario named may be another run's, or a user's: nothing removes them
+// unasked.
+func (c Created) OwnedBy(runID string) bool { return c.Prefix == runID+"_" }
+
 // UserID is the id of the run's user i, as its plan named it.
 func (c Created) UserID(i int) string { return (&plan.Plan{Prefix: c.Prefix}).UserID(uint32(i)) }
 

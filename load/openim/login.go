@@ -33,8 +33,14 @@ func (e *LoginError) Error() string {
 }
 
 // Unwrap makes a refusal engine.ErrLoginRefused to the engine: counted as
-// refused, not retried.
-func (e *LoginError) Unwrap() error { return engine.ErrLoginRefused }
+// refused, not retried. The server's own failure (500) and a gateway at
+// its connection limit (1601) may take the login again: that is retried.
+func (e *LoginError) Unwrap() error {
+	if e.Code == wire.CodeServerInternal || e.Code == wire.CodeConnOverMax {
+		return nil
+	}
+	return engine.ErrLoginRefused
+}
 
 // loginURL is the gateway URL that logs uid in: the login is in the query
 // (openim.md §1.2). The SDK-faithful login's is the Go SDK's

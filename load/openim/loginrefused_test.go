@@ -56,3 +56,16 @@ func TestLoginRefusalsAreRefusedToTheEngine(t *testing.T) {
 		})
 	}
 }
+
+// The server's own failure and a full gateway may let the login in later:
+// they are not refusals, so the engine retries them.
+func TestTransientLoginErrorsAreRetried(t *testing.T) {
+	for _, code := range []int{500, 1601} {
+		if err := error(&openim.LoginError{User: "u", Code: code}); errors.Is(err, engine.ErrLoginRefused) {
+			t.Errorf("errCode %d is a refusal to the engine", code)
+		}
+	}
+	if err := error(&openim.LoginError{User: "u", Code: 1507}); !errors.Is(err, engine.ErrLoginRefused) {
+		t.Error("errCode 1507 is not a refusal")
+	}
+}

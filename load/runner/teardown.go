@@ -32,13 +32,13 @@ func (r *Run) setupRecord() SetupRecord {
 	c := engine.CreatedBy(r.Plan)
 	eps := make(map[string]string, len(r.Target.Endpoints))
 	for name, raw := range r.Target.Endpoints {
-		eps[name] = withoutUserinfo(raw)
+		eps[name] = WithoutUserinfo(raw)
 	}
 	return SetupRecord{SetupReport: r.Setup, RunID: r.ID, Target: r.Target.Name, System: r.Target.System, Endpoints: eps, Created: &c}
 }
 
-// withoutUserinfo drops any user:password@ of each comma-separated URL.
-func withoutUserinfo(raw string) string {
+// WithoutUserinfo drops any user:password@ of each comma-separated URL.
+func WithoutUserinfo(raw string) string {
 	parts := strings.Split(raw, ",")
 	for i, p := range parts {
 		if u, err := url.Parse(strings.TrimSpace(p)); err == nil && u.User != nil {
@@ -135,6 +135,10 @@ func (r *Run) teardown(ctx context.Context, stdout, stderr io.Writer) {
 		return
 	case ctx.Err() != nil:
 		fmt.Fprintf(stderr, "imbench: interrupted: the run's users and groups stay on %s; %s\n", r.Target.Name, later)
+		return
+	case !engine.CreatedBy(r.Plan).OwnedBy(r.ID):
+		fmt.Fprintf(stdout, "imbench: the scenario names its users with the prefix %q, not the run's: they stay on %s; "+
+			"imbench clean-target -run %s -force removes them\n", r.Plan.Prefix, r.Target.Name, run)
 		return
 	}
 	rm, ok := r.proto.(engine.Remover)

@@ -30,8 +30,14 @@ func (e *LoginError) Error() string {
 }
 
 // Unwrap makes a refusal engine.ErrLoginRefused to the engine: counted as
-// refused, not retried.
-func (e *LoginError) Unwrap() error { return engine.ErrLoginRefused }
+// refused, not retried. A server busy (3) or not the user's node (6) may
+// take the login again: that is retried.
+func (e *LoginError) Unwrap() error {
+	if e.Code == wire.ConnackServerUnavailable || e.Code == wire.ConnackUnexpectedNode {
+		return nil
+	}
+	return engine.ErrLoginRefused
+}
 
 // dial connects user u: its session, the TCP connection, CONNECT and
 // nothing else until the CONNACK.

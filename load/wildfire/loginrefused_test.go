@@ -11,6 +11,7 @@ import (
 	"github.com/imbench/imbench/load/wildfire"
 	"github.com/imbench/imbench/targets/reference/core"
 	"github.com/imbench/imbench/targets/reference/reftest"
+	wire "github.com/imbench/imbench/wire/wildfire"
 )
 
 // A CONNACK refusing a first login is a refusal to the engine: counted as
@@ -38,5 +39,18 @@ func TestRefusedFirstLoginIsNotRetried(t *testing.T) {
 	if tot.LoginFailed[engine.LoginRefused] != 1 || tot.LoginFailed[engine.LoginOther] != 0 ||
 		tot.LoginRetried[engine.LoginRefused]+tot.LoginRetried[engine.LoginOther] != 0 || tot.NeverOnline != 1 {
 		t.Fatalf("failed %v, retried %v, never online %d; want one refusal, no retry", tot.LoginFailed, tot.LoginRetried, tot.NeverOnline)
+	}
+}
+
+// A server busy or a login on the wrong node may succeed later: they are
+// not refusals, so the engine retries them.
+func TestTransientConnacksAreRetried(t *testing.T) {
+	for _, code := range []wire.ConnectReturnCode{wire.ConnackServerUnavailable, wire.ConnackUnexpectedNode} {
+		if err := error(&wildfire.LoginError{User: "u", Code: code}); errors.Is(err, engine.ErrLoginRefused) {
+			t.Errorf("CONNACK %d is a refusal to the engine", code)
+		}
+	}
+	if err := error(&wildfire.LoginError{User: "u", Code: wire.ConnackNotAuthorized}); !errors.Is(err, engine.ErrLoginRefused) {
+		t.Error("CONNACK 5 is not a refusal")
 	}
 }

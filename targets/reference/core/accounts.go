@@ -98,6 +98,10 @@ func (c *Core) userTokenLocked(t, userID string, device int) {
 	}
 	c.tokens[t] = &token{user: userID, device: device}
 	c.latest[key] = t
+	if u := c.users[userID]; u != nil {
+		u.tokens = append(u.tokens, t)
+		u.onDevice(device)
+	}
 }
 
 // SetToken makes t the token of (userID, device), registering the user when
@@ -122,6 +126,7 @@ func (c *Core) SetToken(userID string, device int, t string) error {
 		c.metrics.Counts.registered.Add(1)
 	}
 	c.chosen[key] = t
+	c.users[userID].onDevice(device)
 	return nil
 }
 

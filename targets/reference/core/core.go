@@ -64,6 +64,20 @@ type user struct {
 	friends map[string]bool
 	groups  map[string]bool
 	direct  map[ConvKey]*Conv // direct conversations with a first message
+	// What DeleteUser removes besides: the user tokens issued to it and the
+	// devices it holds a token on (issued or chosen), so that a deletion
+	// costs the user's own entries, not a pass over everyone's.
+	tokens  []string
+	devices []int
+}
+
+func (u *user) onDevice(d int) {
+	for _, x := range u.devices {
+		if x == d {
+			return
+		}
+	}
+	u.devices = append(u.devices, d)
 }
 
 func newUser(id string) *user {

@@ -7,8 +7,6 @@ import "strings"
 // its direct conversations with their history, and its feed mark. Groups
 // it owns stay with their other members. Its connections are kicked, as
 // Wildfire's /admin/user/destroy kicks them (told, then closed).
-// Tokens are found by a pass over all of them: a deletion costs as much as
-// the tokens the core holds.
 func (c *Core) DeleteUser(id string) error {
 	if id == c.cfg.AdminID {
 		return ErrBadArgs.With("the admin cannot be deleted")
@@ -44,20 +42,12 @@ func (c *Core) DeleteUser(id string) error {
 			delete(p.direct, k)
 		}
 	}
-	for t, tk := range c.tokens {
-		if tk.user == id {
-			delete(c.tokens, t)
-		}
+	for _, t := range u.tokens {
+		delete(c.tokens, t)
 	}
-	for k := range c.latest {
-		if k.user == id {
-			delete(c.latest, k)
-		}
-	}
-	for k := range c.chosen {
-		if k.user == id {
-			delete(c.chosen, k)
-		}
+	for _, d := range u.devices {
+		delete(c.latest, userDevice{id, d})
+		delete(c.chosen, userDevice{id, d})
 	}
 	if c.kept[id] {
 		delete(c.kept, id)
