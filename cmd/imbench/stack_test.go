@@ -349,9 +349,15 @@ func checkReport(t *testing.T, s *testStack, run string) {
 	}
 	// From Prometheus over the window, queried afresh.
 	window := fmt.Sprintf("%ds", int(r.Series.To.Sub(r.Series.From).Seconds()+0.999))
+	// The generator's row is this run's own processes, from the CPU each
+	// pushed with the run's id: the query the report stored.
+	own, _, _ := strings.Cut(r.Series.Queries["generator_cpu_avg"], " @ ")
+	if !r.Series.GeneratorOwn || own == "" {
+		t.Fatalf("the generator row is not the run's own series (queries %v)", r.Series.Queries)
+	}
 	for _, c := range []struct{ row, expr string }{
 		{"imbench-target", `100 * avg_over_time(imbench:component_cpu_cores{component="imbench-target"}[` + window + `])`},
-		{"imbench", `100 * avg_over_time(imbench:component_cpu_cores{component="imbench"}[` + window + `])`},
+		{"imbench", own},
 	} {
 		res, err := (report.Prom{URL: s.prom}).Instant(context.Background(), c.expr, r.Series.To)
 		if err != nil || len(res) != 1 {
