@@ -275,15 +275,28 @@ func (f *floor) heartbeat(period time.Duration) (stop func()) {
 }
 
 // sendAll has the first user send every message, evenly spaced at the
-// rate, and returns how many went out.
+// rate, and returns how many went out. At most one message per user is
+// unanswered at a time, as many as the generator's senders (one each)
+// keep in flight: a machine that cannot hold the rate falls behind the
+// schedule, as the generator does, rather than flood the server.
 func (f *floor) sendAll() (int, error) {
 	text := []byte(strings.Repeat("x", f.o.Body))
 	interval := time.Duration(float64(time.Second) / f.o.Rate)
 	start := time.Now()
 	sender := f.conns[0]
+	inFlight := int64(f.o.Users)
 	for n := range f.o.Messages {
 		if wait := time.Until(start.Add(time.Duration(n) * interval)); wait > 0 {
 			time.Sleep(wait)
+		}
+		for stuck := time.Now().Add(time.Minute); int64(n)-f.acked.Load() >= inFlight; {
+			if err := f.failed(); err != nil {
+				return n, err
+			}
+			if time.Now().After(stuck) {
+				return n, fmt.Errorf("%d sends unanswered for a minute", inFlight)
+			}
+			time.Sleep(100 * time.Microsecond)
 		}
 		if err := f.failed(); err != nil {
 			return n, err
