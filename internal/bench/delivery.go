@@ -39,6 +39,8 @@ func (b *bench) delivery(rate float64, protocol string) (*deliveryResult, error)
 	if err != nil {
 		return res, err
 	}
+	fmt.Printf("imbench bench: generator over %s at %g msg/s: %.2f µs per verified delivery (%d deliveries in the window)\n",
+		protocol, rate, res.CPUMicrosPerDeliv, res.Deliveries)
 	if res.Floor, err = b.measureFloor(protocol, rate, msgs*deliveryUsers); err != nil {
 		return res, fmt.Errorf("floor: %w", err)
 	}
