@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -32,13 +33,30 @@ type benchTarget struct {
 	secret  string
 }
 
+// handedOut are the addresses localAddr gave: a port closed for a process
+// to bind later may be the kernel's next answer too, and a target with many
+// gateways asks for dozens.
+var handedOut = struct {
+	sync.Mutex
+	m map[string]bool
+}{m: map[string]bool{}}
+
 func localAddr() string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	for range 1000 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			panic(err)
+		}
+		a := l.Addr().String()
+		l.Close()
+		if !handedOut.m[a] {
+			handedOut.m[a] = true
+			return a
+		}
 	}
-	defer l.Close()
-	return l.Addr().String()
+	panic("no loopback port left that was not handed out already")
 }
 
 func (bt *benchTarget) start(args ...string) error {
