@@ -16,8 +16,8 @@ func cmdBench(args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var (
 		users  = fs.Int("users", 0, "users for the single-process runs (0: the file limit allows)")
-		total  = fs.Int("total", 100000, "users of the distributed run")
-		procs  = fs.Int("procs", 6, "generator processes (execution segments) of the distributed run")
+		total  = fs.Int("total", 250000, "users of the distributed run")
+		procs  = fs.Int("procs", 14, "generator processes (execution segments) of the distributed run")
 		hold   = fs.Duration("hold", 60*time.Second, "how long users are held online (above the 30 s read deadline)")
 		only   = fs.String("only", "density,baseline,delivery,distributed,flat", "which measurements (stock: the old name of baseline)")
 		out    = fs.String("out", "results/bench", "where the JSON goes")
