@@ -1,12 +1,119 @@
 package verify
 
-import "sort"
+import (
+	"math/bits"
+	"sort"
+)
 
-// seqSet holds positive integers; it costs one word while they are contiguous
-// from 1, which is the normal state of both message numbers and server seqs.
+// seqSet holds positive integers; it costs two words while they are
+// contiguous from 1, which is the normal state of both message numbers and
+// server seqs. Members above a gap go in a bitmap that starts just above
+// the contiguous run (a map only for those far beyond it): a server that
+// pushes out of order costs a bit per number, not a map entry.
 type seqSet struct {
-	upTo  uint64              // 1..upTo are all present
-	above map[uint64]struct{} // present members greater than upTo+1
+	upTo  uint64     // 1..upTo are all present
+	above *seqWindow // present members greater than upTo+1, nil when none
+}
+
+// seqWindow holds the members above upTo: bit i of word j stands for
+// base+64j+i; members at or beyond base+64×windowWords go in far.
+type seqWindow struct {
+	base uint64
+	bits []uint64
+	n    int // members in bits and far
+	far  map[uint64]struct{}
+}
+
+const windowWords = 1024 // 65,536 numbers above the contiguous run
+
+func (w *seqWindow) has(x uint64) bool {
+	if x < w.base {
+		return false
+	}
+	if i := (x - w.base) / 64; i < windowWords {
+		return i < uint64(len(w.bits)) && w.bits[i]&(1<<((x-w.base)%64)) != 0
+	}
+	_, ok := w.far[x]
+	return ok
+}
+
+// set adds x (above upTo+1, not yet present).
+func (w *seqWindow) set(x uint64) {
+	w.n++
+	if i := (x - w.base) / 64; i < windowWords {
+		for uint64(len(w.bits)) <= i {
+			w.bits = append(w.bits, 0)
+		}
+		w.bits[i] |= 1 << ((x - w.base) % 64)
+		return
+	}
+	if w.far == nil {
+		w.far = map[uint64]struct{}{}
+	}
+	w.far[x] = struct{}{}
+}
+
+// take removes x if present and reports whether it was.
+func (w *seqWindow) take(x uint64) bool {
+	if !w.has(x) {
+		return false
+	}
+	w.n--
+	if i := (x - w.base) / 64; i < windowWords {
+		w.bits[i] &^= 1 << ((x - w.base) % 64)
+	} else {
+		delete(w.far, x)
+	}
+	return true
+}
+
+// slide drops the words wholly at or below upTo, moving what of far the
+// window then reaches into it.
+func (w *seqWindow) slide(upTo uint64) {
+	k := 0
+	for k < len(w.bits) && w.base+64*uint64(k+1) <= upTo+1 {
+		k++
+	}
+	switch {
+	case k == len(w.bits) && w.base != upTo+1: // every word passed: start again just above
+		w.bits, w.base = w.bits[:0], upTo+1
+	case k == 0 || k == len(w.bits):
+		return
+	default:
+		w.bits = append(w.bits[:0], w.bits[k:]...)
+		w.base += 64 * uint64(k)
+	}
+	for x := range w.far {
+		if (x-w.base)/64 < windowWords {
+			delete(w.far, x)
+			w.n--
+			w.set(x)
+		}
+	}
+}
+
+// each calls fn for the window's members ascending until it returns false.
+func (w *seqWindow) each(fn func(uint64) bool) bool {
+	for i, word := range w.bits {
+		for word != 0 {
+			b := uint64(bits.TrailingZeros64(word))
+			if !fn(w.base + 64*uint64(i) + b) {
+				return false
+			}
+			word &= word - 1
+		}
+	}
+	rest := make([]uint64, 0, len(w.far))
+	for x := range w.far {
+		rest = append(rest, x)
+	}
+	sort.Slice(rest, func(i, j int) bool { return rest[i] < rest[j] })
+	for _, x := range rest {
+		if !fn(x) {
+			return false
+		}
+	}
+	return true
 }
 
 // add inserts x and reports whether it was new.
@@ -16,21 +123,22 @@ func (s *seqSet) add(x uint64) bool {
 	}
 	if x != s.upTo+1 {
 		if s.above == nil {
-			s.above = map[uint64]struct{}{}
+			s.above = &seqWindow{base: s.upTo + 1}
 		}
-		s.above[x] = struct{}{}
+		s.above.set(x)
 		return true
 	}
 	s.upTo++
-	for len(s.above) > 0 {
-		if _, ok := s.above[s.upTo+1]; !ok {
-			break
-		}
-		delete(s.above, s.upTo+1)
+	if s.above == nil {
+		return true
+	}
+	for s.above.take(s.upTo + 1) {
 		s.upTo++
 	}
-	if len(s.above) == 0 {
+	if s.above.n == 0 {
 		s.above = nil
+	} else {
+		s.above.slide(s.upTo)
 	}
 	return true
 }
@@ -42,17 +150,21 @@ func (s *seqSet) has(x uint64) bool {
 	if x <= s.upTo {
 		return true
 	}
-	_, ok := s.above[x]
-	return ok
+	return s.above != nil && s.above.has(x)
 }
 
-func (s *seqSet) len() uint64 { return s.upTo + uint64(len(s.above)) }
+func (s *seqSet) len() uint64 {
+	if s.above == nil {
+		return s.upTo
+	}
+	return s.upTo + uint64(s.above.n)
+}
 
 // missing lists up to limit numbers in (upTo, max] that are absent, ascending.
 func (s *seqSet) missing(max uint64, limit int) []uint64 {
 	var out []uint64
 	for x := s.upTo + 1; x <= max && len(out) < limit; x++ {
-		if _, ok := s.above[x]; !ok {
+		if !s.has(x) {
 			out = append(out, x)
 		}
 	}
@@ -63,15 +175,21 @@ func (s *seqSet) missing(max uint64, limit int) []uint64 {
 func (s *seqSet) intersect(o *seqSet) uint64 {
 	m := min(s.upTo, o.upTo)
 	n := m
-	for x := range o.above { // present in o, in s's contiguous run above m
-		if x > m && x <= s.upTo {
-			n++
-		}
+	if o.above != nil {
+		o.above.each(func(x uint64) bool { // present in o, in s's contiguous run above m
+			if x > m && x <= s.upTo {
+				n++
+			}
+			return true
+		})
 	}
-	for x := range s.above {
-		if o.has(x) {
-			n++
-		}
+	if s.above != nil {
+		s.above.each(func(x uint64) bool {
+			if o.has(x) {
+				n++
+			}
+			return true
+		})
 	}
 	return n
 }
@@ -83,15 +201,8 @@ func (s *seqSet) each(fn func(uint64) bool) {
 			return
 		}
 	}
-	rest := make([]uint64, 0, len(s.above))
-	for x := range s.above {
-		rest = append(rest, x)
-	}
-	sort.Slice(rest, func(i, j int) bool { return rest[i] < rest[j] })
-	for _, x := range rest {
-		if !fn(x) {
-			return
-		}
+	if s.above != nil {
+		s.above.each(fn)
 	}
 }
 
