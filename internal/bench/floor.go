@@ -89,9 +89,24 @@ type floorBase struct {
 	pushes  atomic.Int64
 	pulled  atomic.Int64
 	closing atomic.Bool
+	frames  netloop.Frames // a framed protocol's: its frames, and what one read's frames answer
+	out     []byte
 }
 
 func (c *floorBase) base() *floorBase { return c }
+
+// feed hands one read's bytes to the connection's framer f and writes
+// what its frames appended to c.out (acks, pulls) in one write.
+func (c *floorBase) feed(b []byte, f netloop.Framer) error {
+	err := c.frames.Feed(b, f)
+	if len(c.out) > 0 {
+		if werr := c.st.Write(c.out, floorTimeout); err == nil {
+			err = werr
+		}
+		c.out = c.out[:0]
+	}
+	return err
+}
 
 // OnClose implements netloop.Handler's: a connection ends only when the
 // floor closes it.

@@ -10,7 +10,6 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/imbench/imbench/load/netloop"
 	"github.com/imbench/imbench/load/wildfire"
 	wire "github.com/imbench/imbench/wire/wildfire"
 	"github.com/imbench/imbench/wire/wildfire/pb"
@@ -128,8 +127,6 @@ type wildfireFloorConn struct {
 	uid    string
 	group  string
 	cipher *wire.Cipher
-	frames netloop.Frames
-	out    []byte // the pulls of one read
 
 	// The loop goroutine's: the newest number pulled and notified, and the
 	// pull under way.
@@ -142,16 +139,7 @@ type wildfireFloorConn struct {
 
 // OnData implements netloop.Handler: what one read calls for goes out in
 // one write.
-func (c *wildfireFloorConn) OnData(b []byte) error {
-	err := c.frames.Feed(b, c)
-	if len(c.out) > 0 {
-		if werr := c.st.Write(c.out, floorTimeout); err == nil {
-			err = werr
-		}
-		c.out = c.out[:0]
-	}
-	return err
-}
+func (c *wildfireFloorConn) OnData(b []byte) error { return c.feed(b, c) }
 
 // Frame implements netloop.Framer.
 func (c *wildfireFloorConn) Frame(stream []byte) (int, error) {

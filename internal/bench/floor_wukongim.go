@@ -12,7 +12,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/imbench/imbench/load/netloop"
 	"github.com/imbench/imbench/load/wukongim"
 	wire "github.com/imbench/imbench/wire/wukongim"
 )
@@ -116,26 +115,15 @@ func (p *wukongimFloor) login(ctx context.Context, i int) (floorConn, error) {
 
 type wukongimFloorConn struct {
 	floorBase
-	uid      string
-	group    string
-	version  uint8
-	cipher   *wire.Cipher // nil: the server runs without encryption
-	frames   netloop.Frames
-	recvacks []byte // of one read
+	uid     string
+	group   string
+	version uint8
+	cipher  *wire.Cipher // nil: the server runs without encryption
 }
 
 // OnData implements netloop.Handler: the RECVACKs of one read go out in
 // one write.
-func (c *wukongimFloorConn) OnData(b []byte) error {
-	err := c.frames.Feed(b, c)
-	if len(c.recvacks) > 0 {
-		if werr := c.st.Write(c.recvacks, floorTimeout); err == nil {
-			err = werr
-		}
-		c.recvacks = c.recvacks[:0]
-	}
-	return err
-}
+func (c *wukongimFloorConn) OnData(b []byte) error { return c.feed(b, c) }
 
 // Frame implements netloop.Framer.
 func (c *wukongimFloorConn) Frame(stream []byte) (int, error) {
@@ -150,7 +138,7 @@ func (c *wukongimFloorConn) Frame(stream []byte) (int, error) {
 			return 0, err
 		}
 		c.pushes.Add(1)
-		c.recvacks, err = wire.Recvack{Flags: r.Flags, MessageID: r.MessageID, MessageSeq: r.MessageSeq}.Append(c.recvacks, c.version)
+		c.out, err = wire.Recvack{Flags: r.Flags, MessageID: r.MessageID, MessageSeq: r.MessageSeq}.Append(c.out, c.version)
 		return n, err
 	case wire.TypeSendack:
 		a, err := wire.DecodeSendack(flags, body, c.version)
