@@ -9,26 +9,11 @@ import (
 	wire "github.com/imbench/imbench/wire/wildfire"
 )
 
-// The admin API's deletions in im-server 1.2.4 (common/.../pojos:
-// InputDestroyUser, InputDismissGroup, InputDestoryChatroom).
-type (
-	destroyUserReq struct {
-		UserID string `json:"userId"`
-	}
-	dismissGroupReq struct {
-		Operator string `json:"operator"`
-		GroupID  string `json:"group_id"`
-	}
-	destroyChatroomReq struct {
-		ChatroomID string `json:"chatroomId"`
-	}
-)
-
 // DestroyUser is /admin/user/destroy: the server drops the user's
 // sessions, messages, friends and groups and marks the user deleted. It
 // answers before that work is done, and answers 0 for any user id.
 func (a *Admin) DestroyUser(ctx context.Context, id string) error {
-	_, err := call[json.RawMessage](ctx, a, wire.PathUserDestroy, destroyUserReq{UserID: id})
+	_, err := call[json.RawMessage](ctx, a, wire.PathUserDestroy, wire.DestroyUserReq{UserID: id})
 	return err
 }
 
@@ -36,7 +21,7 @@ func (a *Admin) DestroyUser(ctx context.Context, id string) error {
 // operator sends the dismissal's notification. A group already gone is
 // 253, which counts as dismissed.
 func (a *Admin) DismissGroup(ctx context.Context, id, operator string) error {
-	_, err := call[json.RawMessage](ctx, a, wire.PathGroupDismiss, dismissGroupReq{Operator: operator, GroupID: id})
+	_, err := call[json.RawMessage](ctx, a, wire.PathGroupDismiss, wire.DismissGroupReq{Operator: operator, GroupID: id})
 	var ae *APIError
 	if errors.As(err, &ae) && ae.Code == wire.CodeNotExist {
 		return nil
@@ -47,7 +32,7 @@ func (a *Admin) DismissGroup(ctx context.Context, id, operator string) error {
 // DestroyChatroom is /admin/chatroom/del: the chatroom's members are
 // cleared and it is marked ended (state 2); any id is answered 0.
 func (a *Admin) DestroyChatroom(ctx context.Context, id string) error {
-	_, err := call[json.RawMessage](ctx, a, wire.PathChatroomDel, destroyChatroomReq{ChatroomID: id})
+	_, err := call[json.RawMessage](ctx, a, wire.PathChatroomDel, wire.DestroyChatroomReq{ChatroomID: id})
 	return err
 }
 

@@ -8,20 +8,9 @@ import (
 	wire "github.com/imbench/imbench/wire/wukongim"
 )
 
-// pathChannelDelete is v2's channel deletion (internal/api/channel.go
-// channelDelete, v2.1.2 to v2.2.5): {channel_id, channel_type}, answered
-// {"status":200}, for a channel that does not exist too; a person channel
-// is refused with 400.
-const pathChannelDelete = "/channel/delete"
-
-type channelDeleteReq struct {
-	ChannelID   string `json:"channel_id"`
-	ChannelType uint8  `json:"channel_type"`
-}
-
 // DeleteChannel disbands a group or live channel.
 func (a *API) DeleteChannel(ctx context.Context, id string, channelType uint8) error {
-	return a.call(ctx, pathChannelDelete, channelDeleteReq{ChannelID: id, ChannelType: channelType}, nil)
+	return a.call(ctx, wire.PathChannelDelete, wire.ChannelDeleteReq{ChannelID: id, ChannelType: channelType}, nil)
 }
 
 var _ engine.Remover = (*protocol)(nil)

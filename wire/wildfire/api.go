@@ -229,3 +229,19 @@ type HealthNode struct {
 		Space  int64 `json:"space"`
 	} `json:"disk"`
 }
+
+// The deletions' bodies: /admin/user/destroy, /admin/group/del (operator
+// and group_id required, else 251), /admin/chatroom/del. Source: pojos
+// InputDestroyUser.java, InputDismissGroup.java, InputDestoryChatroom.java.
+type (
+	DestroyUserReq struct {
+		UserID string `json:"userId"`
+	}
+	DismissGroupReq struct {
+		Operator string `json:"operator"`
+		GroupID  string `json:"group_id"`
+	}
+	DestroyChatroomReq struct {
+		ChatroomID string `json:"chatroomId"`
+	}
+)

@@ -37,10 +37,19 @@ const (
 	PathMessageSend        = "/message/send"
 	PathChannelMessageSync = "/channel/messagesync"
 	PathChannelMaxSeq      = "/channel/max_message_seq"
-	PathRoute              = "/route"
-	PathHealth             = "/health"
-	PathVarz               = "/varz"
+	// v2.1.2 to v2.2.5 internal/api/channel.go channelDelete: a person
+	// channel is refused (400); one that does not exist answers 200.
+	PathChannelDelete = "/channel/delete"
+	PathRoute         = "/route"
+	PathHealth        = "/health"
+	PathVarz          = "/varz"
 )
+
+// ChannelDeleteReq is /channel/delete's body (channel_model.go).
+type ChannelDeleteReq struct {
+	ChannelID   string `json:"channel_id"`
+	ChannelType uint8  `json:"channel_type"`
+}
 
 // Result is the envelope of answers without data (pkg/wkhttp/http.go
 // ResponseOK, ResponseError, ResponseStatus). Fields are in the order gin

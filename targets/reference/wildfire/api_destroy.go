@@ -8,28 +8,15 @@ import (
 )
 
 // The deletions of the real server's admin API (im-server 1.2.4 action/
-// admin DestroyUserAction, DismissGroupAction, DestoryChatroomAction),
-// with their bodies (pojos InputDestroyUser, InputDismissGroup,
-// InputDestoryChatroom). Where the real server keeps a row marked deleted,
-// dismissed or ended, this one forgets it.
-type (
-	destroyUserReq struct {
-		UserID string `json:"userId"`
-	}
-	dismissGroupReq struct {
-		Operator string `json:"operator"`
-		GroupID  string `json:"group_id"`
-	}
-	destroyChatroomReq struct {
-		ChatroomID string `json:"chatroomId"`
-	}
-)
+// admin DestroyUserAction, DismissGroupAction, DestoryChatroomAction).
+// Where the real server keeps a row marked deleted, dismissed or ended,
+// this one forgets it.
 
 // userDestroy is /admin/user/destroy: 251 without a userId, else 0 for
 // any id, as the real server answers before it does the work. The user's
 // sessions and feed go, then the user, whose connections are kicked.
 func (a *api) userDestroy(body []byte) (any, wire.ErrorCode) {
-	var req destroyUserReq
+	var req wire.DestroyUserReq
 	if code := decode(body, &req); code != wire.CodeSuccess {
 		return nil, code
 	}
@@ -47,7 +34,7 @@ func (a *api) userDestroy(body []byte) (any, wire.ErrorCode) {
 // operator, 253 for a group that does not exist. An admin call skips the
 // owner check; the real server's dismissal notification is not sent.
 func (a *api) groupDismiss(body []byte) (any, wire.ErrorCode) {
-	var req dismissGroupReq
+	var req wire.DismissGroupReq
 	if code := decode(body, &req); code != wire.CodeSuccess {
 		return nil, code
 	}
@@ -63,7 +50,7 @@ func (a *api) groupDismiss(body []byte) (any, wire.ErrorCode) {
 // chatroomDel is /admin/chatroom/del: 251 without a chatroomId, else 0,
 // for a chatroom that does not exist too.
 func (a *api) chatroomDel(body []byte) (any, wire.ErrorCode) {
-	var req destroyChatroomReq
+	var req wire.DestroyChatroomReq
 	if code := decode(body, &req); code != wire.CodeSuccess {
 		return nil, code
 	}

@@ -44,7 +44,7 @@ func newAPI(f *FrontEnd, c *core.Core) *api {
 		wire.PathChannel:            {http.MethodPost, a.channel},
 		wire.PathSubscriberAdd:      {http.MethodPost, a.subscriberAdd},
 		wire.PathSubscriberRemove:   {http.MethodPost, a.subscriberRemove},
-		pathChannelDelete:           {http.MethodPost, a.channelDelete},
+		wire.PathChannelDelete:      {http.MethodPost, a.channelDelete},
 		wire.PathChannelMessageSync: {http.MethodPost, a.messageSync},
 		wire.PathChannelMaxSeq:      {http.MethodGet, a.maxSeq},
 		wire.PathMessageSend:        {http.MethodPost, a.messageSend},

@@ -8,21 +8,12 @@ import (
 	wire "github.com/imbench/imbench/wire/wukongim"
 )
 
-// pathChannelDelete is the real server's channel deletion (v2.1.2 to
-// v2.2.5 internal/api/channel.go channelDelete).
-const pathChannelDelete = "/channel/delete"
-
-type channelDeleteReq struct {
-	ChannelID   string `json:"channel_id"`
-	ChannelType uint8  `json:"channel_type"`
-}
-
 // channelDelete is /channel/delete: a person channel is refused (400), a
 // channel that does not exist answered {"status":200}. The real server
 // marks the channel disbanded and keeps its subscribers and messages (its
 // store's clearing is empty); this one forgets the group or chatroom.
 func (a *api) channelDelete(_ *http.Request, body []byte) (any, error) {
-	var req channelDeleteReq
+	var req wire.ChannelDeleteReq
 	if err := decode(body, &req); err != nil {
 		return nil, err
 	}
