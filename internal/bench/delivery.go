@@ -21,6 +21,13 @@ type deliveryResult struct {
 	Lost              int64   `json:"lost"`
 	Integrity         float64 `json:"integrity"`
 	CPUProfile        string  `json:"cpu_profile"` // the generator's, for go tool pprof
+	// Over the same window: the rate of verified deliveries, and the
+	// reference target's CPU per delivery (the other half of this machine).
+	DeliveriesPerSec  float64 `json:"verified_deliveries_per_second"`
+	TargetMicrosPerDl float64 `json:"target_cpu_us_per_delivery"`
+	// End-to-end latency over the whole run, from its summary.
+	P50Ms float64 `json:"e2e_p50_ms"`
+	P99Ms float64 `json:"e2e_p99_ms"`
 	// The bare client's, measured the same way right after (floor_measure.go),
 	// and the generator's CPU per delivery over it.
 	Floor     *floorResult `json:"floor,omitempty"`
@@ -39,8 +46,8 @@ func (b *bench) delivery(rate float64, protocol string) (*deliveryResult, error)
 	if err != nil {
 		return res, err
 	}
-	fmt.Printf("imbench bench: generator over %s at %g msg/s: %.2f µs per verified delivery (%d deliveries in the window)\n",
-		protocol, rate, res.CPUMicrosPerDeliv, res.Deliveries)
+	fmt.Printf("imbench bench: generator over %s at %g msg/s: %.2f µs per verified delivery (%d deliveries in the window, %.0f/s; target %.2f µs each; e2e p50 %.1f ms, p99 %.1f ms)\n",
+		protocol, rate, res.CPUMicrosPerDeliv, res.Deliveries, res.DeliveriesPerSec, res.TargetMicrosPerDl, res.P50Ms, res.P99Ms)
 	if res.Floor, err = b.measureFloor(protocol, rate, msgs*deliveryUsers); err != nil {
 		return res, fmt.Errorf("floor: %w", err)
 	}
@@ -75,7 +82,7 @@ func (b *bench) generatorDelivery(rate float64, protocol string, msgs int) (*del
 		return nil, err
 	}
 	res := &deliveryResult{Protocol: protocol, Users: users, Rate: rate, CPUProfile: profile}
-	deliveries, cpu, werr := deliveryWindow(bt, run.pids, run.done)
+	w, werr := deliveryWindow(bt, run.pids, run.done)
 	rerr := <-run.done
 	if werr != nil {
 		if errors.Is(werr, errNoMessage) && rerr != nil {
@@ -83,15 +90,18 @@ func (b *bench) generatorDelivery(rate float64, protocol string, msgs int) (*del
 		}
 		return nil, werr
 	}
-	res.Deliveries, res.CPUSeconds = deliveries, cpu
+	res.Deliveries, res.CPUSeconds = w.deliveries, w.cpu
 	if res.Deliveries > 0 {
 		res.CPUMicrosPerDeliv = round2(res.CPUSeconds * 1e6 / float64(res.Deliveries))
+		res.TargetMicrosPerDl = round2(w.targetCPU * 1e6 / float64(res.Deliveries))
+		res.DeliveriesPerSec = round2(float64(res.Deliveries) / w.seconds)
 	}
 	if rerr != nil {
 		return res, rerr
 	}
 	if sum, err := summary.Load(filepath.Join(b.resultsDir, run.id, "summary.json")); err == nil {
 		res.Lost, res.Integrity = sum.Deliveries.Lost, sum.Integrity
+		res.P50Ms, res.P99Ms = sum.Latency.E2E.P50, sum.Latency.E2E.P99
 	}
 	return res, nil
 }
@@ -104,7 +114,7 @@ var errNoMessage = errors.New("no message was pushed")
 // target pushed meanwhile: every push but the sender's own copy. A push,
 // not a stored message, starts it: OpenIM's group creation stores a
 // notification while the users are still logging in.
-func deliveryWindow(bt *benchTarget, pids func() []int, done chan error) (deliveries int64, cpu float64, err error) {
+func deliveryWindow(bt *benchTarget, pids func() []int, done chan error) (w window, err error) {
 	const sentName, pushedName = "imbench_target_messages_stored_total", "imbench_target_pushes_total"
 	pushed := func() float64 { return metric(bt.metrics, pushedName) }
 	if !waitFor(5*time.Minute, func() bool {
@@ -116,14 +126,28 @@ func deliveryWindow(bt *benchTarget, pids func() []int, done chan error) (delive
 		}
 		return pushed() > 0
 	}) || pushed() == 0 {
-		return 0, 0, errNoMessage
+		return w, errNoMessage
 	}
 	time.Sleep(5 * time.Second)
 	var c [][]float64 // pushed and stored, at each sample
-	s1, s2, err := sampleWindow(pids(), 30*time.Second, func() { c = append(c, metrics(bt.metrics, pushedName, sentName)) })
+	var t []procSample
+	target := bt.pids()
+	s1, s2, err := sampleWindow(pids(), 30*time.Second, func() {
+		c = append(c, metrics(bt.metrics, pushedName, sentName))
+		t = append(t, sumSamples(sampleEach(target), nil, time.Now()))
+	})
 	if err != nil {
-		return 0, 0, err
+		return w, err
 	}
 	c1, c2 := c[0], c[1]
-	return int64((c2[0] - c1[0]) - (c2[1] - c1[1])), round6(s2.cpu - s1.cpu), nil
+	return window{deliveries: int64((c2[0] - c1[0]) - (c2[1] - c1[1])), cpu: round6(s2.cpu - s1.cpu),
+		targetCPU: round6(t[1].cpu - t[0].cpu), seconds: s2.at.Sub(s1.at).Seconds()}, nil
+}
+
+// window is what deliveryWindow measured: deliveries, the sampled
+// processes' CPU seconds and the target's over the same wall seconds.
+type window struct {
+	deliveries     int64
+	cpu, targetCPU float64
+	seconds        float64
 }

@@ -72,7 +72,7 @@ func (b *bench) measureFloor(protocol string, rate float64, messages int) (*floo
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	deliveries, cpu, werr := deliveryWindow(bt, func() []int { return []int{cmd.Process.Pid} }, done)
+	w, werr := deliveryWindow(bt, func() []int { return []int{cmd.Process.Pid} }, done)
 	if werr != nil && !errors.Is(werr, errNoMessage) {
 		cmd.Process.Kill()
 	}
@@ -90,7 +90,7 @@ func (b *bench) measureFloor(protocol string, rate float64, messages int) (*floo
 	if err != nil {
 		return nil, fmt.Errorf("bench-floor's report: %w", err)
 	}
-	res := &floorResult{Deliveries: deliveries, CPUSeconds: cpu, PushesRead: rep.Pushes, Pulled: rep.Pulled, Reader: rep.Reader,
+	res := &floorResult{Deliveries: w.deliveries, CPUSeconds: w.cpu, PushesRead: rep.Pushes, Pulled: rep.Pulled, Reader: rep.Reader,
 		CPUProfile: profile, PushesWritten: int64(metric(bt.metrics, "imbench_target_pushes_total"))}
 	if res.Deliveries > 0 {
 		res.CPUMicrosPerDeliv = round2(res.CPUSeconds * 1e6 / float64(res.Deliveries))
