@@ -5,7 +5,7 @@
 #   make report [RUN=<run id>]       results/<run>/report.md and report.html (run-scenario writes them too)
 #   make compare A=<run id> B=<run id> [THRESHOLD=10]   exit 3 when B is worse than A
 #   make clean-target [RUN=<run id>] [TARGET=]   remove a run's users, groups and chatrooms from its target (a run does at its end unless IM_KEEP=1); without RUN, list the runs that may have left some
-#   make bench [ONLY=density,baseline,delivery,distributed,flat] [RATES=50,400] [FLAT=10m] [PROTOCOLS=wukongim,wildfire]   generator figures, results/bench/*.json
+#   make bench [ONLY=density,baseline,delivery,distributed,flat] [RATES=50,400,1100,2000] [FLAT=10m] [PROTOCOLS=wukongim,wildfire]   generator figures, results/bench/*.json
 #   make scenarios                   every scenario, what it reproduces and its purpose
 #   make soak [SOAK=1h] [SOAK_RATE=400]   wukongim/stability for SOAK: generator RSS slope per hour
 #   make status | make down

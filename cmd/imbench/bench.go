@@ -21,7 +21,7 @@ func cmdBench(args []string) error {
 		hold   = fs.Duration("hold", 60*time.Second, "how long users are held online (above the 30 s read deadline)")
 		only   = fs.String("only", "density,baseline,delivery,distributed,flat", "which measurements (stock: the old name of baseline)")
 		out    = fs.String("out", "results/bench", "where the JSON goes")
-		rates  = fs.String("rates", "50,400", "messages per second of the delivery runs, one run each")
+		rates  = fs.String("rates", "50,400,1100,2000", "messages per second of the delivery runs, one run each")
 		flat   = fs.Duration("flat", 10*time.Minute, "how long the flat run sends (IM_DURATION)")
 		fRate  = fs.Float64("flat-rate", 400, "messages per second of the flat run's open classes (IM_RATE)")
 		fScen  = fs.String("flat-scenario", "openim/mix", "the flat run's workload: openim/mix or wukongim/stability")

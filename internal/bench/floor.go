@@ -91,21 +91,40 @@ type floorBase struct {
 	closing atomic.Bool
 	frames  netloop.Frames // a framed protocol's: its frames, and what one read's frames answer
 	out     []byte
+	hold    time.Duration // how long out may wait for later answers (the generator's ack delay); 0: none
 }
 
 func (c *floorBase) base() *floorBase { return c }
 
 // feed hands one read's bytes to the connection's framer f and writes
-// what its frames appended to c.out (acks, pulls) in one write.
+// what its frames appended to c.out (acks, pulls) in one write, at once or,
+// with hold, at the flush the loop calls then.
 func (c *floorBase) feed(b []byte, f netloop.Framer) error {
 	err := c.frames.Feed(b, f)
-	if len(c.out) > 0 {
-		if werr := c.st.Write(c.out, floorTimeout); err == nil {
+	switch {
+	case len(c.out) == 0:
+	case c.hold > 0:
+		c.st.FlushAfter(c.hold)
+	default:
+		if werr := c.write(); err == nil {
 			err = werr
 		}
-		c.out = c.out[:0]
 	}
 	return err
+}
+
+func (c *floorBase) write() error {
+	err := c.st.Write(c.out, floorTimeout)
+	c.out = c.out[:0]
+	return err
+}
+
+// Flush implements netloop.Flusher: what hold kept back, in one write (a
+// failed one ends the connection, and the floor with it).
+func (c *floorBase) Flush() {
+	if len(c.out) > 0 {
+		c.write()
+	}
 }
 
 // OnClose implements netloop.Handler's: a connection ends only when the

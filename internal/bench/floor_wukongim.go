@@ -19,10 +19,10 @@ import (
 // WuKongIM's floor: a binary WKProto TCP connection per user, logged in
 // with the X25519 key exchange as the generator logs in. A receiver
 // decodes each RECV's header and answers it with a RECVACK of its
-// messageID and messageSeq (the RECVACKs of one read in one write, as the
-// generator writes them); the payload stays encrypted. The sender encrypts
-// what it sends, as the server requires, and reads its SENDACKs. PONGs
-// and anything else are skipped.
+// messageID and messageSeq (held up to the generator's default ack delay
+// and written together, as the generator writes them); the payload stays
+// encrypted. The sender encrypts what it sends, as the server requires,
+// and reads its SENDACKs. PONGs and anything else are skipped.
 type wukongimFloor struct {
 	f   *floor
 	api *wukongim.API
@@ -109,7 +109,7 @@ func (p *wukongimFloor) login(ctx context.Context, i int) (floorConn, error) {
 		nc.Close()
 		return nil, err
 	}
-	c.f = p.f
+	c.f, c.hold = p.f, wukongim.DefaultAckDelay
 	return c, c.attach(nc, c, buf[n:])
 }
 
@@ -121,8 +121,7 @@ type wukongimFloorConn struct {
 	cipher  *wire.Cipher // nil: the server runs without encryption
 }
 
-// OnData implements netloop.Handler: the RECVACKs of one read go out in
-// one write.
+// OnData implements netloop.Handler: the RECVACKs go out with the flush.
 func (c *wukongimFloorConn) OnData(b []byte) error { return c.feed(b, c) }
 
 // Frame implements netloop.Framer.

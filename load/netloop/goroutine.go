@@ -84,6 +84,14 @@ func (c *goConn) Write(b []byte, timeout time.Duration) error {
 	return err
 }
 
+// FlushAfter flushes at once: the reader goroutine is blocked in Read
+// until the next bytes come, with no round to flush at.
+func (c *goConn) FlushAfter(time.Duration) {
+	if f, ok := c.h.(Flusher); ok {
+		f.Flush()
+	}
+}
+
 func (c *goConn) Close() error {
 	if c.closing.CompareAndSwap(false, true) {
 		return c.nc.Close()

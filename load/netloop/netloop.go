@@ -43,6 +43,18 @@ type Stream interface {
 	Write(b []byte, timeout time.Duration) error
 	// Close ends the connection; OnClose follows with ErrClosed.
 	Close() error
+	// FlushAfter has the handler, a Flusher, flushed about d from now on
+	// the goroutine that calls its OnData; a call while a flush is due
+	// changes nothing. Called only from OnData. Where no loop serves the
+	// connection (reader goroutines, bytes handed to Start) the flush is
+	// at once.
+	FlushAfter(d time.Duration)
+}
+
+// Flusher is a Handler that holds writes back to send several together
+// (acknowledgements, say): one write instead of one per message.
+type Flusher interface {
+	Flush()
 }
 
 var (

@@ -36,6 +36,14 @@ type poller struct {
 	mu      sync.Mutex
 	conns   map[int]*pollConn // by fd
 	running bool
+
+	// The loop goroutine's alone: connections to flush, in the order they
+	// asked (FlushAfter), and the monotonic ns of the next sweep and of
+	// the read deadline the loop parks with.
+	later     []*pollConn
+	head      int // later[:head] are done
+	nextSweep int64
+	deadline  int64
 }
 
 var (
@@ -93,6 +101,7 @@ type pollConn struct {
 	h       Handler
 	timeout int64 // ns; 0: none
 	last    int64 // monotonic ns of the last byte read; the poller's alone
+	flushAt int64 // monotonic ns a flush is due; 0: none; the poller's alone
 
 	wmu     sync.Mutex
 	why     error // the reason it is ending, once decided
@@ -175,7 +184,8 @@ func (p *poller) run() {
 	events := make([]unix.EpollEvent, 256)
 	ready := make([]*pollConn, len(events))
 	buf := make([]byte, 64<<10)
-	p.file.SetReadDeadline(time.Now().Add(sweepEvery))
+	p.nextSweep = monotonic() + int64(sweepEvery)
+	p.park()
 	for {
 		var n int
 		var werr error
@@ -188,8 +198,11 @@ func (p *poller) run() {
 		})
 		switch {
 		case errors.Is(err, os.ErrDeadlineExceeded):
-			p.sweep(monotonic())
-			p.file.SetReadDeadline(time.Now().Add(sweepEvery))
+			p.deadline = 0 // passed: park sets the next one
+			if now := monotonic(); now >= p.nextSweep {
+				p.sweep(now)
+				p.nextSweep = now + int64(sweepEvery)
+			}
 		case err != nil || werr != nil:
 			p.fail(fmt.Errorf("netloop: epoll_wait: %w", errors.Join(err, werr)))
 			return
@@ -207,6 +220,8 @@ func (p *poller) run() {
 				c.readReady(buf, now)
 			}
 		}
+		p.flushDue(now)
+		p.park()
 		p.mu.Lock()
 		if len(p.conns) == 0 {
 			p.running = false
@@ -214,6 +229,53 @@ func (p *poller) run() {
 			return
 		}
 		p.mu.Unlock()
+	}
+}
+
+// FlushAfter queues c for a flush d from now, unless one is due already.
+// Before the loop serves c (bytes handed to Start) it flushes at once.
+func (c *pollConn) FlushAfter(d time.Duration) {
+	f, ok := c.h.(Flusher)
+	switch {
+	case !ok:
+	case !c.started:
+		f.Flush()
+	case c.flushAt == 0:
+		c.flushAt = max(monotonic()+int64(d), 1)
+		c.p.later = append(c.p.later, c)
+	}
+}
+
+// flushDue flushes the connections whose time has come, in the order
+// they asked: with one delay for all, that is the order they fall due.
+func (p *poller) flushDue(now int64) {
+	for p.head < len(p.later) && p.later[p.head].flushAt <= now {
+		c := p.later[p.head]
+		p.later[p.head] = nil
+		p.head++
+		c.flushAt = 0
+		c.h.(Flusher).Flush()
+	}
+	switch {
+	case p.head == len(p.later):
+		p.later, p.head = p.later[:0], 0
+	case p.head >= 1024 && p.head >= len(p.later)/2:
+		n := copy(p.later, p.later[p.head:])
+		clear(p.later[n:])
+		p.later, p.head = p.later[:n], 0
+	}
+}
+
+// park sets the read deadline the loop waits with: the next sweep, or
+// the first flush due, whichever comes first.
+func (p *poller) park() {
+	want := p.nextSweep
+	if p.head < len(p.later) {
+		want = min(want, p.later[p.head].flushAt)
+	}
+	if want != p.deadline {
+		p.deadline = want
+		p.file.SetReadDeadline(epoch.Add(time.Duration(want)))
 	}
 }
 

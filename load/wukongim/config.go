@@ -24,7 +24,15 @@ type Config struct {
 	ReadTimeout time.Duration // silence after which a connection is dead
 	Parallel    int           // concurrent API calls during setup and sync
 	SourceAddrs []net.IP
+	// AckDelay is how long a received message's RECVACK may wait to go
+	// out with later ones; 0 writes each read's RECVACKs at its end.
+	AckDelay time.Duration
 }
+
+// DefaultAckDelay holds RECVACKs as WuKongIM's Android SDK paces them (one
+// every 100 ms after a read brought several), far inside the server's
+// retry interval (5 s on v2.1.2, wukongim.md §14).
+const DefaultAckDelay = 100 * time.Millisecond
 
 // Validate checks a config and fills defaults.
 func (c *Config) Validate() error {

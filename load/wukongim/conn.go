@@ -26,17 +26,21 @@ const closeWait = time.Second
 // conn is one user's connection. Bytes arrive through netloop (OnData,
 // OnClose), one call at a time on a loop goroutine.
 type conn struct {
-	d        *Driver
-	user     uint32
-	uid      string
-	h        engine.Handler
-	st       netloop.Stream
-	ws       bool           // frames travel in WebSocket binary messages
-	wsrd     ws.Reader      // the WebSocket layer, when ws
-	frames   netloop.Frames // a WKProto frame cut at a read's end
-	recvacks []byte         // RECVACKs of one read, written together after it
-	version  uint8
-	cipher   *wire.Cipher // nil: the server runs without encryption
+	d       *Driver
+	user    uint32
+	uid     string
+	h       engine.Handler
+	st      netloop.Stream
+	ws      bool           // frames travel in WebSocket binary messages
+	wsrd    ws.Reader      // the WebSocket layer, when ws
+	frames  netloop.Frames // a WKProto frame cut at a read's end
+	version uint8
+	cipher  *wire.Cipher // nil: the server runs without encryption
+
+	// RECVACKs not yet written: held up to the driver's ack delay and
+	// written together, one write for all (Flush).
+	rmu      sync.Mutex
+	recvacks []byte
 
 	seq    atomic.Uint32 // clientSeq of SENDs
 	amu    sync.Mutex
@@ -100,27 +104,53 @@ func (c *conn) Close(ended func(dropped bool)) {
 		c.st.Close()
 	})
 	c.cmu.Unlock()
+	c.Flush() // what was received is acknowledged before we leave
 	if c.write(wire.Disconnect{}) != nil {
 		c.st.Close()
 	}
 }
 
-// OnData implements netloop.Handler. The RECVACKs of what one read
-// brought go out in one write: a busy receiver acks a burst with one
-// syscall, not one per message.
+// OnData implements netloop.Handler. The RECVACKs of what it brought go
+// out with the next flush: at the read's end without an ack delay, else
+// up to that much later with those of the reads meanwhile.
 func (c *conn) OnData(b []byte) error {
 	err := c.read(b)
-	if len(c.recvacks) > 0 {
-		out := c.recvacks
-		if c.ws {
-			out = ws.AppendFrame(nil, ws.OpBinary, c.recvacks)
-		}
-		if werr := c.st.Write(out, c.d.cfg.Timeout); err == nil {
-			err = werr
-		}
-		c.recvacks = c.recvacks[:0]
+	c.rmu.Lock()
+	held := len(c.recvacks) > 0
+	c.rmu.Unlock()
+	switch {
+	case !held:
+	case c.d.cfg.AckDelay > 0:
+		c.st.FlushAfter(c.d.cfg.AckDelay)
+	default:
+		c.Flush()
 	}
 	return err
+}
+
+// queueRecvack holds a RECVACK for the next flush.
+func (c *conn) queueRecvack(a wire.Recvack) error {
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	var err error
+	c.recvacks, err = a.Append(c.recvacks, c.version)
+	return err
+}
+
+// Flush implements netloop.Flusher: the held RECVACKs in one write. A
+// failed write ends the connection (netloop's Write does that).
+func (c *conn) Flush() {
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	if len(c.recvacks) == 0 {
+		return
+	}
+	out := c.recvacks
+	if c.ws {
+		out = ws.AppendFrame(nil, ws.OpBinary, c.recvacks)
+	}
+	c.st.Write(out, c.d.cfg.Timeout)
+	c.recvacks = c.recvacks[:0]
 }
 
 func (c *conn) read(b []byte) error {

@@ -6,7 +6,7 @@ import (
 )
 
 // onRecv decrypts a RECV, hands it to the verifier and queues its
-// acknowledgement for the end of the read (with its header flags: a RECVACK with NoPersist set leaves the message
+// acknowledgement for the next flush (with its header flags: a RECVACK with NoPersist set leaves the message
 // in the server's retry queue, wukongim.md §3).
 func (c *conn) onRecv(flags uint8, body []byte) error {
 	r, err := wire.DecodeRecv(flags, body, c.version)
@@ -23,8 +23,7 @@ func (c *conn) onRecv(flags uint8, body []byte) error {
 		a.Parsed = verify.Parse(a.Text)
 		c.h.Arrive(a)
 	}
-	c.recvacks, err = wire.Recvack{Flags: r.Flags, MessageID: r.MessageID, MessageSeq: r.MessageSeq}.Append(c.recvacks, c.version)
-	return err
+	return c.queueRecvack(wire.Recvack{Flags: r.Flags, MessageID: r.MessageID, MessageSeq: r.MessageSeq})
 }
 
 // arrival resolves a message user u received to the plan; ok is false for

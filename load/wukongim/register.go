@@ -42,6 +42,7 @@ type Options struct {
 	Version     int      `json:"version"`     // protocol version asked for (default 5)
 	SourceAddrs []string `json:"sourceAddrs"` // local addresses to spread connections over
 	Timeout     string   `json:"timeout"`     // request and handshake timeout (default 10s)
+	AckDelay    string   `json:"ackDelay"`    // how long a RECVACK may wait for others (default 100ms; 0: each read's at its end)
 }
 
 type protocol struct{ cfg Config }
@@ -58,6 +59,9 @@ func open(t engine.Target) (engine.Protocol, error) {
 		return nil, err
 	}
 	if cfg.SourceAddrs, err = engine.ParseSourceAddrs(o.SourceAddrs); err != nil {
+		return nil, err
+	}
+	if cfg.AckDelay, err = parseAckDelay(o.AckDelay); err != nil {
 		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {
@@ -102,4 +106,18 @@ func hostPort(u *url.URL) string {
 		return net.JoinHostPort(u.Hostname(), "80")
 	}
 	return net.JoinHostPort(u.Hostname(), "5100")
+}
+
+func parseAckDelay(raw string) (time.Duration, error) {
+	if raw == "" {
+		return DefaultAckDelay, nil
+	}
+	d, err := time.ParseDuration(raw)
+	if raw == "0" {
+		d, err = 0, nil
+	}
+	if err != nil || d < 0 || d > time.Second {
+		return 0, fmt.Errorf("WuKongIM ackDelay %q: want a duration from 0 to 1s, such as 100ms", raw)
+	}
+	return d, nil
 }
