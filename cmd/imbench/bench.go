@@ -26,6 +26,7 @@ func cmdBench(args []string) error {
 		fRate  = fs.Float64("flat-rate", 400, "messages per second of the flat run's open classes (IM_RATE)")
 		fScen  = fs.String("flat-scenario", "openim/mix", "the flat run's workload: openim/mix or wukongim/stability")
 		protos = fs.String("protocols", "wukongim,wildfire", "other protocols whose density and delivery are measured too (empty: none)")
+		openim = fs.Bool("openim", true, "measure OpenIM's density and delivery (false: only -protocols')")
 	)
 	if err := fs.Parse(args); err != nil {
 		return badinput.Wrap(err)
@@ -63,7 +64,7 @@ func cmdBench(args []string) error {
 		}
 	}
 	return bench.Run(bench.Options{Users: *users, Total: *total, Procs: *procs, Hold: *hold, Want: want, Out: *out,
-		Rates: rateList, Flat: *flat, FlatRate: *fRate, FlatScenario: *fScen, Protocols: strings.Split(*protos, ",")})
+		Rates: rateList, Flat: *flat, FlatRate: *fRate, FlatScenario: *fScen, Protocols: strings.Split(*protos, ","), SkipOpenIM: !*openim})
 }
 
 // `imbench bench-baseline-hold`: the baseline the bench compares the

@@ -77,6 +77,7 @@ type Options struct {
 	FlatRate     float64         // messages per second of its open classes
 	FlatScenario string          // its workload (IsFlatScenario)
 	Protocols    []string        // other protocols whose density and delivery are measured too
+	SkipOpenIM   bool            // leave OpenIM's density and delivery out
 }
 
 // Run takes the measurements o wants, writes them as JSON under o.Out and
@@ -104,7 +105,7 @@ func Run(o Options) error {
 	fmt.Printf("imbench bench: open files %d (hard limit), ephemeral ports %s\n", lim.Max, res.Limits["net.ipv4.ip_local_port_range"])
 	b := &bench{hold: o.Hold, out: o.Out, resultsDir: filepath.Join(o.Out, "runs")}
 	var err error
-	if o.Want["density"] {
+	if o.Want["density"] && !o.SkipOpenIM {
 		if res.Density, err = b.holdOurs(o.Users, "openim"); err != nil {
 			return fmt.Errorf("density: %w", err)
 		}
@@ -116,7 +117,7 @@ func Run(o Options) error {
 		}
 	}
 	res.Ratio = baselineRatio(res.Density, res.Baseline)
-	if o.Want["delivery"] {
+	if o.Want["delivery"] && !o.SkipOpenIM {
 		for _, r := range o.Rates {
 			d, err := b.delivery(r, "openim")
 			if err != nil {

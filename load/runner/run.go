@@ -118,7 +118,17 @@ func (r *Run) phaseAt(phase string) time.Time {
 	login := r.loginWindow()
 	send := r.StartAt.Add(login)
 	sent := send.Add(r.Plan.Duration()).Add(r.sendMargin())
-	return map[string]time.Time{"login": r.StartAt, "send": send, "sent": sent, "late": sent.Add(login)}[phase]
+	switch phase {
+	case "login":
+		return r.StartAt
+	case "send":
+		return send
+	case "sent":
+		return sent
+	case "late":
+		return sent.Add(login)
+	}
+	return time.Time{}
 }
 
 // loginWindow allows 500 logins a second per process, plus 10 s.
@@ -137,12 +147,12 @@ func (r *Run) sendMargin() time.Duration {
 	return 15 * time.Second
 }
 
-// reconciled computes the reconciliation once; fresh is true the first time.
-func (r *Run) reconciled() (verify.Reconciliation, bool) {
+// reconciled computes the reconciliation once.
+func (r *Run) reconciled() verify.Reconciliation {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.reconcile != nil {
-		return *r.reconcile, false
+		return *r.reconcile
 	}
 	in, out := map[uint32]*verify.Inbox{}, map[uint32]*verify.Outbox{}
 	for _, s := range r.Shared.Sessions() {
@@ -153,7 +163,7 @@ func (r *Run) reconciled() (verify.Reconciliation, bool) {
 	rec := verify.Reconcile(r.Plan, r.Shared.Totals().Expected, in, out, 20)
 	r.reconcile = &rec
 	r.endedAt = time.Now()
-	return rec, true
+	return rec
 }
 
 func (r *Run) resultDir() string { return filepath.Join(r.Opts.ResultsDir, r.ID) }

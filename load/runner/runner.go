@@ -199,7 +199,7 @@ func (pr *Prepared) Execute(ctx context.Context) int {
 		}()
 	}
 	wg.Wait()
-	rec, _ := run.reconciled()
+	rec := run.reconciled()
 	run.progress.Stop()
 	run.metrics.finish(rec)
 

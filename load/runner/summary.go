@@ -16,7 +16,7 @@ import (
 
 // BuildSummary assembles the run's summary from its tallies.
 func (r *Run) BuildSummary() summary.Summary {
-	rec, _ := r.reconciled()
+	rec := r.reconciled()
 	t := r.Shared.Totals()
 	p := r.Plan
 	s := summary.Summary{RunID: r.ID, Scenario: p.Name, Purpose: p.Purpose, System: r.Target.System, Target: r.Target.Name,
