@@ -31,6 +31,8 @@ type SetupReport struct {
 // Handler receives a connection's traffic. Calls come from the connection's
 // reader goroutine, one at a time per connection.
 type Handler interface {
+	// Arrive takes one message a connection received. a.Text may alias a
+	// buffer the driver reuses: it is valid only until Arrive returns.
 	Arrive(a verify.Arrival)
 	// Closed is called once when connection c ends other than by Close;
 	// kicked is true when the server replaced it with another login.

@@ -61,7 +61,6 @@ func (c *conn) arrivals(msgs map[string]*pb.PullMsgs, pulled, recover bool) []ve
 				Conv:     cv,
 				Seq:      uint64(max(m.Seq, 0)),
 				Sender:   c.d.plan.ParseUserID(m.SendID),
-				Text:     wire.ContentText(m.Content),
 				CreateMs: m.CreateTime,
 				Pulled:   pulled,
 				GapFill:  recover,
@@ -70,6 +69,11 @@ func (c *conn) arrivals(msgs map[string]*pb.PullMsgs, pulled, recover bool) []ve
 				// group created, invitation): it takes a seq and is no
 				// message of the run.
 				Notice: m.ContentType >= notificationBegin && m.ContentType <= notificationEnd,
+			}
+			// Only a notice's seq counts: its content, JSON that is no
+			// text message's, is not read.
+			if !a.Notice {
+				a.Text = wire.ContentText(m.Content)
 			}
 			if !pulled && !a.Notice {
 				a.Parsed = verify.Parse(a.Text)

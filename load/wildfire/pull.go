@@ -3,12 +3,10 @@ package wildfire
 import (
 	"errors"
 	"fmt"
-
-	"google.golang.org/protobuf/proto"
+	"sync"
 
 	"github.com/imbench/imbench/load/verify"
 	wire "github.com/imbench/imbench/wire/wildfire"
-	"github.com/imbench/imbench/wire/wildfire/pb"
 )
 
 // feed is one pull type's state on a connection: the numbers notified and
@@ -67,43 +65,60 @@ func (c *conn) pull(t int32) {
 	f.waiters = nil
 	c.fmu.Unlock()
 	id := c.d.heads[t][c.user].Load()
-	plain, err := proto.Marshal(&pb.PullMessageRequest{Id: proto.Int64(id), Type: proto.Int32(t)})
-	if err == nil {
-		err = c.request(wire.TopicPullMessage, plain, func(a wire.Puback, err error) { c.pulled(t, id, a, err) })
-	}
-	if err != nil {
+	var buf [24]byte
+	plain := wire.AppendPullRequest(buf[:0], id, t)
+	if err := c.request(wire.TopicPullMessage, plain, func(a wire.Puback, err error) { c.pulled(t, id, a, err) }); err != nil {
 		c.endChain(t, err)
 	}
+}
+
+// pullScratch is one answer's decrypted result, what was read of it and
+// its arrivals, whose texts alias the result: nothing keeps an arrival's
+// Text once Arrive returns, and the next answer reuses it all.
+type pullScratch struct {
+	plain    []byte
+	res      wire.PullResult
+	arrivals []verify.Arrival
+}
+
+var pullScratches = sync.Pool{New: func() any { return new(pullScratch) }}
+
+// read decrypts an MP's answer and reads the result in place.
+func (s *pullScratch) read(ciph *wire.Cipher, a wire.Puback) error {
+	if !a.Code.OK() {
+		return fmt.Errorf("MP refused: code %d %s", a.Code, a.Code)
+	}
+	plain, err := a.AppendResult(s.plain[:0], ciph, wire.HourNow())
+	if err != nil {
+		return err
+	}
+	s.plain = plain
+	return s.res.Decode(plain)
 }
 
 // pulled classifies what a pull brought and goes on while the server has
 // more (current < head) or more was notified meanwhile.
 func (c *conn) pulled(t int32, id int64, a wire.Puback, err error) {
-	var res pb.PullMessageResult
-	if err == nil && !a.Code.OK() {
-		err = fmt.Errorf("MP refused: code %d %s", a.Code, a.Code)
-	}
+	s := pullScratches.Get().(*pullScratch)
+	defer pullScratches.Put(s)
 	if err == nil {
-		var raw []byte
-		if raw, err = a.Result(c.s.cipher, wire.HourNow()); err == nil {
-			err = proto.Unmarshal(raw, &res)
-		}
+		err = s.read(c.s.cipher, a)
 	}
 	if err != nil {
 		c.endChain(t, fmt.Errorf("pull of %s: %w", c.uid, err))
 		return
 	}
-	msgs, cur, head := res.GetMessage(), res.GetCurrent(), res.GetHead()
+	msgs, cur, head := s.res.Messages, s.res.Current, s.res.Head
 	consecutive := cur-id == int64(len(msgs))
-	arrivals := make([]verify.Arrival, 0, len(msgs))
+	arrivals := s.arrivals[:0]
 	c.fmu.Lock()
 	f := &c.feeds[t]
-	for i, m := range msgs {
-		seq := m.GetMessageId()
+	for i := range msgs {
+		seq := msgs[i].MessageID
 		if consecutive {
 			seq = id + 1 + int64(i)
 		}
-		a, ok := c.d.arrival(c.user, m)
+		a, ok := c.d.arrival(c.user, &msgs[i])
 		if !ok {
 			continue
 		}
@@ -159,6 +174,7 @@ func (c *conn) pulled(t int32, id int64, a wire.Puback, err error) {
 	for _, a := range arrivals {
 		c.h.Arrive(a)
 	}
+	s.arrivals = arrivals
 	for _, w := range waiters {
 		w(nil)
 	}
@@ -234,26 +250,24 @@ func (c *conn) MaxSeqs(func(map[uint32]uint64, error)) error { return errHeadSyn
 
 // arrival resolves a pulled message to the plan; ok is false for a
 // conversation that is not the plan's. Wildfire carries no create time of
-// the sender's: the body's own is the only one.
-func (d *Driver) arrival(u uint32, m *pb.Message) (verify.Arrival, bool) {
-	from := m.GetFromUser()
-	cv := m.GetConversation()
+// the sender's: the body's own is the only one. The verifier parses the text.
+func (d *Driver) arrival(u uint32, m *wire.PulledMessage) (verify.Arrival, bool) {
 	var conv uint32
-	switch cv.GetType() {
+	switch m.ConvType {
 	case wire.ConvGroup:
-		g, ok := d.groupOf[cv.GetTarget()]
+		g, ok := d.groupOf[string(m.ConvTarget)]
 		if !ok {
 			return verify.Arrival{}, false
 		}
 		conv = g
 	case wire.ConvChatroom:
-		r, ok := d.roomOf[cv.GetTarget()]
+		r, ok := d.roomOf[string(m.ConvTarget)]
 		if !ok {
 			return verify.Arrival{}, false
 		}
 		conv = r
 	case wire.ConvPrivate:
-		peer := d.plan.ParseUserID(from)
+		peer := d.plan.ParseUserID(string(m.FromUser))
 		if peer < 0 {
 			return verify.Arrival{}, false
 		}
@@ -265,6 +279,5 @@ func (d *Driver) arrival(u uint32, m *pb.Message) (verify.Arrival, bool) {
 	default:
 		return verify.Arrival{}, false
 	}
-	text := []byte(m.GetContent().GetSearchableContent())
-	return verify.Arrival{Conv: conv, Sender: d.plan.ParseUserID(from), Text: text, Parsed: verify.Parse(text)}, true
+	return verify.Arrival{Conv: conv, Sender: d.plan.ParseUserID(string(m.FromUser)), Text: m.Text}, true
 }

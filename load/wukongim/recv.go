@@ -1,29 +1,49 @@
 package wukongim
 
 import (
+	"sync"
+
 	"github.com/imbench/imbench/load/verify"
 	wire "github.com/imbench/imbench/wire/wukongim"
 )
 
+// plainBufs hold a RECV's plaintext while the verifier reads it: an
+// arrival's Text is not kept once Arrive returns.
+var plainBufs = sync.Pool{New: func() any { return new([]byte) }}
+
 // onRecv decrypts a RECV, hands it to the verifier and queues its
-// acknowledgement for the next flush (with its header flags: a RECVACK with NoPersist set leaves the message
-// in the server's retry queue, wukongim.md §3).
+// acknowledgement for the next flush (with its header flags: a RECVACK with
+// NoPersist set leaves the message in the server's retry queue,
+// wukongim.md §3). The RECV is read in place, decrypted into a reused
+// buffer and parsed by the verifier itself: no allocation per message in
+// the steady state.
 func (c *conn) onRecv(flags uint8, body []byte) error {
-	r, err := wire.DecodeRecv(flags, body, c.version)
+	r, err := wire.DecodeRecvView(flags, body, c.version)
 	if err != nil {
 		return err
 	}
-	payload := r.Payload
-	if c.cipher != nil {
-		if payload, err = c.cipher.Decrypt(r.Payload); err != nil {
-			payload = r.Payload // corrupted on the way: the verifier counts it
-		}
-	}
-	if a, ok := c.d.arrival(c.user, r.ChannelID, r.ChannelType, r.FromUID, r.MessageSeq, payload); ok {
-		a.Parsed = verify.Parse(a.Text)
+	bp := plainBufs.Get().(*[]byte)
+	defer plainBufs.Put(bp)
+	payload := c.plaintext(bp, r.Payload)
+	if a, ok := c.d.arrival(c.user, string(r.ChannelID), r.ChannelType, string(r.FromUID), r.MessageSeq, payload); ok {
 		c.h.Arrive(a)
 	}
 	return c.queueRecvack(wire.Recvack{Flags: r.Flags, MessageID: r.MessageID, MessageSeq: r.MessageSeq})
+}
+
+// plaintext decrypts payload into *buf, or returns it as it is when the
+// server runs without encryption or it does not decrypt (corrupted on the
+// way: the verifier counts it).
+func (c *conn) plaintext(buf *[]byte, payload []byte) []byte {
+	if c.cipher == nil {
+		return payload
+	}
+	plain, err := c.cipher.AppendDecrypt((*buf)[:0], payload)
+	if err != nil {
+		return payload
+	}
+	*buf = plain
+	return plain
 }
 
 // arrival resolves a message user u received to the plan; ok is false for

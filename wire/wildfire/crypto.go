@@ -157,26 +157,10 @@ func (c *Cipher) AppendEncrypt(dst []byte, h Hour, data []byte) []byte {
 // all four bytes little-endian as a Java int. Like the server it refuses a
 // plaintext of 4 bytes or fewer (ErrEmptyPlaintext).
 func (c *Cipher) Open(ct []byte) (data []byte, h Hour, err error) {
-	n := len(ct)
-	if n == 0 || n%aes.BlockSize != 0 {
-		return nil, 0, ErrCipherText
+	if err := checkCipherText(ct); err != nil {
+		return nil, 0, err
 	}
-	out := make([]byte, n)
-	cipher.NewCBCDecrypter(c.block, c.iv[:]).CryptBlocks(out, ct)
-	pad := int(out[n-1])
-	if pad == 0 || pad > aes.BlockSize {
-		return nil, 0, ErrPadding
-	}
-	for _, b := range out[n-pad:] {
-		if int(b) != pad {
-			return nil, 0, ErrPadding
-		}
-	}
-	out = out[:n-pad]
-	if len(out) <= 4 {
-		return nil, 0, ErrEmptyPlaintext
-	}
-	return out[4:], Hour(binary.LittleEndian.Uint32(out)), nil
+	return c.openInto(make([]byte, len(ct)), ct)
 }
 
 // Decrypt is Open plus the server's ±24 h check against now (§3.1).
@@ -189,6 +173,75 @@ func (c *Cipher) Decrypt(ct []byte, now Hour) ([]byte, error) {
 		return nil, err
 	}
 	return data, nil
+}
+
+// AppendDecrypt appends Decrypt(ct, now) to dst, growing it at most once: a
+// receiver that reuses dst decrypts without allocating. On error dst comes
+// back unchanged. ct must not overlap dst's spare capacity.
+func (c *Cipher) AppendDecrypt(dst, ct []byte, now Hour) ([]byte, error) {
+	if err := checkCipherText(ct); err != nil {
+		return dst, err
+	}
+	start := len(dst)
+	dst = slices.Grow(dst, len(ct))
+	data, h, err := c.openInto(dst[start:start+len(ct)], ct)
+	if err == nil {
+		err = CheckHour(h, now)
+	}
+	if err != nil {
+		return dst[:start], err
+	}
+	return append(dst[:start], data...), nil // drops the prefix: the copy moves down
+}
+
+func checkCipherText(ct []byte) error {
+	if len(ct) == 0 || len(ct)%aes.BlockSize != 0 {
+		return ErrCipherText
+	}
+	return nil
+}
+
+// openInto decrypts ct into out, as long as ct, and returns the data after
+// the prefix (aliasing out) and the prefix's hour.
+func (c *Cipher) openInto(out, ct []byte) (data []byte, h Hour, err error) {
+	c.decryptCBC(out, ct)
+	out, err = unpad(out)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(out) <= 4 {
+		return nil, 0, ErrEmptyPlaintext
+	}
+	return out[4:], Hour(binary.LittleEndian.Uint32(out)), nil
+}
+
+// decryptCBC decrypts whole blocks of ct into out, last block first so that
+// out may be ct itself. By hand, since cipher.NewCBCDecrypter allocates per
+// call.
+func (c *Cipher) decryptCBC(out, ct []byte) {
+	for i := len(ct) - aes.BlockSize; i >= 0; i -= aes.BlockSize {
+		prev := c.iv[:]
+		if i > 0 {
+			prev = ct[i-aes.BlockSize : i]
+		}
+		blk := out[i : i+aes.BlockSize]
+		c.block.Decrypt(blk, ct[i:i+aes.BlockSize])
+		subtle.XORBytes(blk, blk, prev)
+	}
+}
+
+// unpad strips PKCS#5 padding.
+func unpad(b []byte) ([]byte, error) {
+	pad := int(b[len(b)-1])
+	if pad == 0 || pad > aes.BlockSize {
+		return nil, ErrPadding
+	}
+	for _, v := range b[len(b)-pad:] {
+		if int(v) != pad {
+			return nil, ErrPadding
+		}
+	}
+	return b[:len(b)-pad], nil
 }
 
 // DES token core (§3.2): DES-CBC, PKCS#5, this key and IV, base64 (std).

@@ -174,6 +174,14 @@ func (a Puback) Result(c *Cipher, now Hour) ([]byte, error) {
 	return c.Decrypt(a.Data, now)
 }
 
+// AppendResult appends Result(c, now) to dst (see Cipher.AppendDecrypt).
+func (a Puback) AppendResult(dst []byte, c *Cipher, now Hour) ([]byte, error) {
+	if len(a.Data) == 0 {
+		return dst, nil
+	}
+	return c.AppendDecrypt(dst, a.Data, now)
+}
+
 // AppendResponse appends a server's PUBACK for packetID with code and, when
 // result is not empty, result encrypted by c at hour h, growing dst once.
 func AppendResponse(dst []byte, packetID uint16, code ErrorCode, c *Cipher, h Hour, result []byte) ([]byte, error) {

@@ -111,17 +111,20 @@ func (r *reader) u64() uint64 {
 }
 
 // str reads a uint16-prefixed string whose length GoProto reads as int16.
-func (r *reader) str() string {
+func (r *reader) str() string { return string(r.strBytes()) }
+
+// strBytes is str without the copy: the string's bytes in the body.
+func (r *reader) strBytes() []byte {
 	v := r.take(2)
 	if v == nil {
-		return ""
+		return nil
 	}
 	n := int16(binary.BigEndian.Uint16(v))
 	if n < 0 {
 		r.err, r.b = ErrBadString, nil
-		return ""
+		return nil
 	}
-	return string(r.take(int(n)))
+	return r.take(int(n))
 }
 
 // rest returns the remaining bytes: a payload has no length prefix.

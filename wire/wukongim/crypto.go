@@ -6,6 +6,7 @@ import (
 	"crypto/ecdh"
 	"crypto/md5"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -152,26 +153,61 @@ func (c *Cipher) AppendEncrypt(dst, plain []byte) []byte {
 // Bad base64, a length that is not a positive multiple of 16 and bad
 // padding are errors.
 func (c *Cipher) Decrypt(b64 []byte) ([]byte, error) {
-	out := make([]byte, base64.StdEncoding.DecodedLen(len(b64)))
-	n, err := base64.StdEncoding.Decode(out, b64)
+	out, err := c.AppendDecrypt(nil, b64)
 	if err != nil {
-		return nil, ErrBadBase64
+		return nil, err
 	}
-	out = out[:n]
+	return out, nil
+}
+
+// AppendDecrypt appends Decrypt(b64) to dst, growing it at most once: a
+// receiver that reuses dst decrypts without allocating. On error dst comes
+// back unchanged. b64 must not overlap dst's spare capacity.
+func (c *Cipher) AppendDecrypt(dst, b64 []byte) ([]byte, error) {
+	start, size := len(dst), base64.StdEncoding.DecodedLen(len(b64))
+	dst = slices.Grow(dst, size)
+	n, err := base64.StdEncoding.Decode(dst[start:start+size], b64)
+	if err != nil {
+		return dst[:start], ErrBadBase64
+	}
 	if n == 0 || n%aes.BlockSize != 0 {
-		return nil, ErrCipherText
+		return dst[:start], ErrCipherText
 	}
-	cipher.NewCBCDecrypter(c.block, c.iv[:]).CryptBlocks(out, out)
-	pad := int(out[n-1])
+	plain, err := unpad(c.decryptCBC(dst[start : start+n]))
+	if err != nil {
+		return dst[:start], err
+	}
+	return dst[:start+len(plain)], nil
+}
+
+// decryptCBC decrypts whole blocks in place, last block first, so that the
+// ciphertext block each one is chained to is still there. By hand, since
+// cipher.NewCBCDecrypter allocates per call.
+func (c *Cipher) decryptCBC(b []byte) []byte {
+	for i := len(b) - aes.BlockSize; i >= 0; i -= aes.BlockSize {
+		blk := b[i : i+aes.BlockSize]
+		c.block.Decrypt(blk, blk)
+		prev := c.iv[:]
+		if i > 0 {
+			prev = b[i-aes.BlockSize : i]
+		}
+		subtle.XORBytes(blk, blk, prev)
+	}
+	return b
+}
+
+// unpad strips PKCS#7 padding.
+func unpad(b []byte) ([]byte, error) {
+	pad := int(b[len(b)-1])
 	if pad == 0 || pad > aes.BlockSize {
 		return nil, ErrPadding
 	}
-	for _, b := range out[n-pad:] {
-		if int(b) != pad {
+	for _, v := range b[len(b)-pad:] {
+		if int(v) != pad {
 			return nil, ErrPadding
 		}
 	}
-	return out[:n-pad], nil
+	return b[:len(b)-pad], nil
 }
 
 // MsgKey is the msgKey of a sign string (§4.5, §4.6): the lowercase hex

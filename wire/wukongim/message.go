@@ -212,33 +212,73 @@ func (m *Recv) AppendSign(dst []byte) []byte {
 
 // DecodeRecv decodes a RECV body at the negotiated version.
 func DecodeRecv(flags uint8, body []byte, version uint8) (Recv, error) {
+	v, err := DecodeRecvView(flags, body, version)
+	if err != nil {
+		return Recv{}, err
+	}
+	return v.Recv(), nil
+}
+
+// RecvView is a RECV decoded without copying: its byte fields alias the
+// body, so it is valid only while the body is. A receiver that reads each
+// RECV once, and keeps none of it, decodes with no allocation.
+type RecvView struct {
+	Flags       uint8
+	Setting     uint8
+	MsgKey      []byte
+	FromUID     []byte
+	ChannelID   []byte
+	ChannelType uint8
+	Expire      uint32
+	ClientMsgNo []byte
+	StreamFlag  uint8
+	StreamNo    []byte
+	StreamID    uint64
+	MessageID   int64
+	MessageSeq  uint32
+	Timestamp   int32
+	Topic       []byte
+	Payload     []byte
+}
+
+// DecodeRecvView is DecodeRecv into a view of body (see RecvView).
+func DecodeRecvView(flags uint8, body []byte, version uint8) (RecvView, error) {
 	r := reader{b: body}
-	m := Recv{Flags: flags}
+	m := RecvView{Flags: flags}
 	m.Setting = r.u8()
-	m.MsgKey = r.str()
-	m.FromUID = r.str()
-	m.ChannelID = r.str()
+	m.MsgKey = r.strBytes()
+	m.FromUID = r.strBytes()
+	m.ChannelID = r.strBytes()
 	m.ChannelType = r.u8()
 	if version >= 3 {
 		m.Expire = r.u32()
 	}
-	m.ClientMsgNo = r.str()
+	m.ClientMsgNo = r.strBytes()
 	if streamFields(version, m.Setting) {
 		m.StreamFlag = r.u8()
-		m.StreamNo = r.str()
+		m.StreamNo = r.strBytes()
 		m.StreamID = r.u64()
 	}
 	m.MessageID = int64(r.u64())
 	m.MessageSeq = r.u32()
 	m.Timestamp = int32(r.u32())
 	if m.Setting&SettingTopic != 0 {
-		m.Topic = r.str()
+		m.Topic = r.strBytes()
 	}
 	m.Payload = r.rest()
 	if r.err != nil {
-		return Recv{}, decodeErr(TypeRecv, r.err)
+		return RecvView{}, decodeErr(TypeRecv, r.err)
 	}
 	return m, nil
+}
+
+// Recv copies the view's strings out of the body; Payload still aliases it.
+func (m *RecvView) Recv() Recv {
+	return Recv{Flags: m.Flags, Setting: m.Setting, MsgKey: string(m.MsgKey), FromUID: string(m.FromUID),
+		ChannelID: string(m.ChannelID), ChannelType: m.ChannelType, Expire: m.Expire,
+		ClientMsgNo: string(m.ClientMsgNo), StreamFlag: m.StreamFlag, StreamNo: string(m.StreamNo),
+		StreamID: m.StreamID, MessageID: m.MessageID, MessageSeq: m.MessageSeq, Timestamp: m.Timestamp,
+		Topic: string(m.Topic), Payload: m.Payload}
 }
 
 // Recvack acknowledges a RECV (12-byte body). Copy the RECV's flags into
