@@ -26,7 +26,7 @@ func cmdBench(args []string) error {
 		fRate  = fs.Float64("flat-rate", 400, "messages per second of the flat run's open classes (IM_RATE)")
 		fScen  = fs.String("flat-scenario", "openim/mix", "the flat run's workload: openim/mix or wukongim/stability")
 		protos = fs.String("protocols", "wukongim,wildfire", "other protocols whose density and delivery are measured too (empty: none)")
-		openim = fs.Bool("openim", true, "measure OpenIM's density and delivery (false: only -protocols')")
+		openim = fs.Bool("openim", true, "measure OpenIM's density, baseline and delivery (false: only -protocols'; flat and distributed are OpenIM's either way)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return badinput.Wrap(err)

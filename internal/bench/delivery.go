@@ -19,6 +19,8 @@ type deliveryResult struct {
 	CPUSeconds        float64 `json:"cpu_seconds"`
 	CPUMicrosPerDeliv float64 `json:"cpu_us_per_verified_delivery"`
 	Lost              int64   `json:"lost"`
+	Duplicates        int64   `json:"duplicates"`
+	Corrupted         int64   `json:"corrupted"`
 	Integrity         float64 `json:"integrity"`
 	CPUProfile        string  `json:"cpu_profile"` // the generator's, for go tool pprof
 	// Over the same window: the rate of verified deliveries, and the
@@ -101,6 +103,7 @@ func (b *bench) generatorDelivery(rate float64, protocol string, msgs int) (*del
 	}
 	if sum, err := summary.Load(filepath.Join(b.resultsDir, run.id, "summary.json")); err == nil {
 		res.Lost, res.Integrity = sum.Deliveries.Lost, sum.Integrity
+		res.Duplicates, res.Corrupted = sum.Deliveries.Duplicates, sum.Deliveries.Corrupted
 		res.P50Ms, res.P99Ms = sum.Latency.E2E.P50, sum.Latency.E2E.P99
 	}
 	return res, nil

@@ -103,7 +103,7 @@ func (c *floorBase) feed(b []byte, f netloop.Framer) error {
 	err := c.frames.Feed(b, f)
 	switch {
 	case len(c.out) == 0:
-	case c.hold > 0:
+	case c.hold > 0 && err == nil:
 		c.st.FlushAfter(c.hold)
 	default:
 		if werr := c.write(); err == nil {
@@ -192,7 +192,9 @@ func RunFloor(o FloorOptions) error {
 	case "openim":
 		p = newOpenIMFloor(f)
 	case "wukongim":
-		p = newWuKongIMFloor(f)
+		if p, err = newWuKongIMFloor(f); err != nil {
+			return err
+		}
 	case "wildfire":
 		p = newWildfireFloor(f)
 	default:

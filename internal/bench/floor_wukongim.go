@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strconv"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/imbench/imbench/internal/badinput"
 	"github.com/imbench/imbench/load/wukongim"
 	wire "github.com/imbench/imbench/wire/wukongim"
 )
@@ -19,17 +21,23 @@ import (
 // WuKongIM's floor: a binary WKProto TCP connection per user, logged in
 // with the X25519 key exchange as the generator logs in. A receiver
 // decodes each RECV's header and answers it with a RECVACK of its
-// messageID and messageSeq (held up to the generator's default ack delay
+// messageID and messageSeq (held up to the generator's ack delay
 // and written together, as the generator writes them); the payload stays
 // encrypted. The sender encrypts what it sends, as the server requires,
 // and reads its SENDACKs. PONGs and anything else are skipped.
 type wukongimFloor struct {
-	f   *floor
-	api *wukongim.API
+	f    *floor
+	api  *wukongim.API
+	hold time.Duration // the generator's ack delay: IM_ACK_DELAY, as its run reads it
 }
 
-func newWuKongIMFloor(f *floor) *wukongimFloor {
-	return &wukongimFloor{f: f, api: &wukongim.API{Base: f.o.API, Token: f.o.Secret, HTTP: &http.Client{Timeout: 2 * floorTimeout}}}
+func newWuKongIMFloor(f *floor) (*wukongimFloor, error) {
+	hold, err := wukongim.ParseAckDelay(os.Getenv("IM_ACK_DELAY"))
+	if err != nil {
+		return nil, badinput.Errorf("%v", err)
+	}
+	return &wukongimFloor{f: f, api: &wukongim.API{Base: f.o.API, Token: f.o.Secret, HTTP: &http.Client{Timeout: 2 * floorTimeout}},
+		hold: hold}, nil
 }
 
 func (p *wukongimFloor) token(uid string) string {
@@ -109,7 +117,7 @@ func (p *wukongimFloor) login(ctx context.Context, i int) (floorConn, error) {
 		nc.Close()
 		return nil, err
 	}
-	c.f, c.hold = p.f, wukongim.DefaultAckDelay
+	c.f, c.hold = p.f, p.hold
 	return c, c.attach(nc, c, buf[n:])
 }
 

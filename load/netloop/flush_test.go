@@ -131,3 +131,56 @@ func TestFlushAfterHoldsWritesForOneFlush(t *testing.T) {
 		})
 	}
 }
+
+// closer asks for a flush on every read and notes a flush after OnClose.
+type closer struct {
+	*collector
+	st    Stream
+	late  atomic.Bool
+	ended atomic.Bool
+}
+
+func (c *closer) OnData(b []byte) error {
+	c.st.FlushAfter(200 * time.Millisecond)
+	return c.collector.OnData(b)
+}
+
+func (c *closer) OnClose(err error) {
+	c.ended.Store(true)
+	c.collector.OnClose(err)
+}
+
+func (c *closer) Flush() {
+	if c.ended.Load() {
+		c.late.Store(true)
+	}
+}
+
+// A connection that ends while a flush is due gets none after OnClose,
+// neither from its loop nor from the next one a new connection starts
+// (with one loop, as IMBENCH_NETLOOP_LOOPS=1 or two cores give).
+func TestNoFlushAfterClose(t *testing.T) {
+	bye := server(t, func(c net.Conn) { c.Write([]byte("bye")); c.Close() })
+	stay := server(t, func(c net.Conn) { time.Sleep(time.Second); c.Close() })
+	start := func(addr string) *closer {
+		c := &closer{collector: newCollector()}
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.st, err = Attach(nc, c, 0, Auto); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.st.Start(nil); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	first := start(bye)
+	first.wait(t)
+	next := start(stay) // its loop runs past the flush first had asked for
+	next.wait(t)
+	if first.late.Load() {
+		t.Fatal("Flush came after OnClose")
+	}
+}

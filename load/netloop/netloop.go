@@ -47,7 +47,8 @@ type Stream interface {
 	// the goroutine that calls its OnData; a call while a flush is due
 	// changes nothing. Called only from OnData. Where no loop serves the
 	// connection (reader goroutines, bytes handed to Start) the flush is
-	// at once.
+	// at once. A loop flushes in the order asked, so its connections
+	// should share one delay. No flush comes after OnClose.
 	FlushAfter(d time.Duration)
 }
 

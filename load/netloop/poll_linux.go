@@ -102,6 +102,7 @@ type pollConn struct {
 	timeout int64 // ns; 0: none
 	last    int64 // monotonic ns of the last byte read; the poller's alone
 	flushAt int64 // monotonic ns a flush is due; 0: none; the poller's alone
+	gone    bool  // ended: no flush after OnClose; the poller's alone
 
 	wmu     sync.Mutex
 	why     error // the reason it is ending, once decided
@@ -224,6 +225,8 @@ func (p *poller) run() {
 		p.park()
 		p.mu.Lock()
 		if len(p.conns) == 0 {
+			clear(p.later) // every one of them has ended
+			p.later, p.head = p.later[:0], 0
 			p.running = false
 			p.mu.Unlock()
 			return
@@ -247,14 +250,17 @@ func (c *pollConn) FlushAfter(d time.Duration) {
 }
 
 // flushDue flushes the connections whose time has come, in the order
-// they asked: with one delay for all, that is the order they fall due.
+// they asked: with one delay for all, that is the order they fall due (a
+// shorter delay asked after a longer one waits for it: late, never lost).
 func (p *poller) flushDue(now int64) {
 	for p.head < len(p.later) && p.later[p.head].flushAt <= now {
 		c := p.later[p.head]
 		p.later[p.head] = nil
 		p.head++
 		c.flushAt = 0
-		c.h.(Flusher).Flush()
+		if !c.gone {
+			c.h.(Flusher).Flush()
+		}
 	}
 	switch {
 	case p.head == len(p.later):
@@ -315,6 +321,7 @@ func (p *poller) sweep(now int64) {
 // end retires c: out of epoll and the table, descriptor closed (after any
 // writer has let go of it), then OnClose with the first reason decided.
 func (p *poller) end(c *pollConn, err error) {
+	c.gone = true
 	unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, c.fd, nil)
 	p.mu.Lock()
 	delete(p.conns, c.fd)

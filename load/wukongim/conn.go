@@ -120,9 +120,9 @@ func (c *conn) OnData(b []byte) error {
 	c.rmu.Unlock()
 	switch {
 	case !held:
-	case c.d.cfg.AckDelay > 0:
+	case c.d.cfg.AckDelay > 0 && err == nil:
 		c.st.FlushAfter(c.d.cfg.AckDelay)
-	default:
+	default: // no delay, or the connection ends with this read
 		c.Flush()
 	}
 	return err

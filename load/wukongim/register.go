@@ -61,7 +61,7 @@ func open(t engine.Target) (engine.Protocol, error) {
 	if cfg.SourceAddrs, err = engine.ParseSourceAddrs(o.SourceAddrs); err != nil {
 		return nil, err
 	}
-	if cfg.AckDelay, err = parseAckDelay(o.AckDelay); err != nil {
+	if cfg.AckDelay, err = ParseAckDelay(o.AckDelay); err != nil {
 		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {
@@ -108,7 +108,8 @@ func hostPort(u *url.URL) string {
 	return net.JoinHostPort(u.Hostname(), "5100")
 }
 
-func parseAckDelay(raw string) (time.Duration, error) {
+// ParseAckDelay reads the ackDelay option: "" is DefaultAckDelay.
+func ParseAckDelay(raw string) (time.Duration, error) {
 	if raw == "" {
 		return DefaultAckDelay, nil
 	}
