@@ -1,6 +1,7 @@
 package wukongim
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/imbench/imbench/load/verify"
@@ -24,27 +25,34 @@ func (c *conn) onRecv(flags uint8, body []byte) error {
 	}
 	bp := plainBufs.Get().(*[]byte)
 	defer plainBufs.Put(bp)
-	payload := c.plaintext(bp, r.Payload)
+	payload, decrypted := c.plaintext(bp, r.Payload)
 	if a, ok := c.d.arrival(c.user, string(r.ChannelID), r.ChannelType, string(r.FromUID), r.MessageSeq, payload); ok {
+		if !decrypted {
+			a.Parsed = undecryptable
+		}
 		c.h.Arrive(a)
 	}
 	return c.queueRecvack(wire.Recvack{Flags: r.Flags, MessageID: r.MessageID, MessageSeq: r.MessageSeq})
 }
 
 // plaintext decrypts payload into *buf, or returns it as it is when the
-// server runs without encryption or it does not decrypt (corrupted on the
-// way: the verifier counts it).
-func (c *conn) plaintext(buf *[]byte, payload []byte) []byte {
+// server runs without encryption; decrypted is false when it does not decrypt
+// (corrupted on the way).
+func (c *conn) plaintext(buf *[]byte, payload []byte) (plain []byte, decrypted bool) {
 	if c.cipher == nil {
-		return payload
+		return payload, true
 	}
 	plain, err := c.cipher.AppendDecrypt((*buf)[:0], payload)
 	if err != nil {
-		return payload
+		return payload, false
 	}
 	*buf = plain
-	return plain
+	return plain, true
 }
+
+// undecryptable is the verdict on a payload that does not decrypt: the
+// message is corrupt, not foreign to the run.
+var undecryptable = &verify.Parsed{Err: errors.New("the payload does not decrypt")}
 
 // arrival resolves a message user u received to the plan; ok is false for
 // a channel that is not the plan's.
