@@ -103,6 +103,7 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 		m.Sent += p.Messages.Sent
 		m.Acked += p.Messages.Acked
 		m.SendFailed += p.Messages.SendFailed
+		m.Unsent += p.Messages.Unsent
 		m.Dispatches += p.Messages.Dispatches
 		m.MaxSendLagMs = math.Max(m.MaxSendLagMs, p.Messages.MaxSendLagMs)
 		for k, v := range p.Messages.ByType {

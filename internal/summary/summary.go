@@ -163,10 +163,13 @@ type GroupsSummary struct {
 }
 
 type MessagesSummary struct {
-	Planned        int64            `json:"planned"` // -1: bounded by time only
-	Sent           int64            `json:"sent"`
-	Acked          int64            `json:"acked"`
-	SendFailed     int64            `json:"send_failed"`
+	Planned    int64 `json:"planned"` // -1: bounded by time only
+	Sent       int64 `json:"sent"`
+	Acked      int64 `json:"acked"`
+	SendFailed int64 `json:"send_failed"`
+	// Unsent were still queued, or not yet due, when the send phase ended:
+	// the generator or the server did not keep the planned pace.
+	Unsent         int64            `json:"unsent,omitempty"`
 	PeakPerSecond  int64            `json:"peak_per_second"`
 	AvgPerSecond   float64          `json:"avg_per_second"`
 	PlannedRate    float64          `json:"planned_rate"`            // of the open classes
@@ -318,8 +321,8 @@ func (s Summary) Table() string {
 	row("Group Count & Size", fmt.Sprintf("%d groups (%s), %d friendships", s.Groups.Count, strings.Join(sizes, ", "), s.Groups.Friendships))
 	row("Message Rate", fmt.Sprintf("Peak %d msg/s, average %.1f msg/s (%s)", s.Messages.PeakPerSecond, s.Messages.AvgPerSecond, PlannedText(s.Messages)))
 	d := s.Deliveries
-	row("Total Messages", fmt.Sprintf("%d sent, %d acknowledged, %d failed; %d deliveries (%d pushed, %d pulled)",
-		s.Messages.Sent, s.Messages.Acked, s.Messages.SendFailed, d.Received, d.Pushed, d.ByPull))
+	row("Total Messages", fmt.Sprintf("%d sent, %d acknowledged, %d failed%s; %d deliveries (%d pushed, %d pulled)",
+		s.Messages.Sent, s.Messages.Acked, s.Messages.SendFailed, UnsentText(s.Messages), d.Received, d.Pushed, d.ByPull))
 	row("Message Integrity", IntegrityText(s))
 	row("Duplicates / Out of order", fmt.Sprintf("%d / %d", d.Duplicates, d.OutOfOrder))
 	if t := OrderText(d.ByClass); t != "" {
@@ -469,4 +472,14 @@ type LostDelivery struct {
 	Sender   uint32 `json:"sender"`
 	Conv     uint32 `json:"conv"`
 	N        uint32 `json:"n"`
+}
+
+// UnsentText is ", N not sent …" when the send phase ended with messages
+// still to send: the planned pace was not kept, which is not a failure of
+// the sends that were made.
+func UnsentText(m MessagesSummary) string {
+	if m.Unsent == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d not sent (the send phase ended first: the planned pace was not kept)", m.Unsent)
 }

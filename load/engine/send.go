@@ -14,6 +14,7 @@ type SendResult struct {
 	Planned int `js:"planned"`
 	Acked   int `js:"acked"`
 	Failed  int `js:"failed"`
+	Unsent  int `js:"unsent"` // still queued or not yet due when the phase ended
 }
 
 // Send sends the session's share of the plan's messages.
@@ -129,23 +130,20 @@ func (s *Session) finish() {
 	}
 }
 
-// endSend fails what is still queued, and what a closed class bounded by
-// its counts had still to send, and reports the phase.
+// endSend counts as unsent what is still queued, and what a closed class
+// bounded by its counts had still to send, and reports the phase.
 func (s *Session) endSend(res SendResult) SendResult {
 	for _, u := range s.users {
 		u.mu.Lock()
 		left, cur, timed := u.queue, u.cursor, !u.until.IsZero()
 		u.queue, u.cursor = nil, nil
 		u.mu.Unlock()
-		for _, it := range left {
-			s.Tally.SendFailed[verify.KindIndex(s.sh.Plan.Convs[it.m.Conv].Kind)].Add(1)
-		}
+		s.Tally.Unsent.Add(int64(len(left)))
 		for cur != nil && !timed {
-			m, ok := cur.Next()
-			if !ok {
+			if _, ok := cur.Next(); !ok {
 				break
 			}
-			s.Tally.SendFailed[verify.KindIndex(s.sh.Plan.Convs[m.Conv].Kind)].Add(1)
+			s.Tally.Unsent.Add(1)
 		}
 	}
 	var acked, failed int64
@@ -153,9 +151,9 @@ func (s *Session) endSend(res SendResult) SendResult {
 		acked += s.Tally.Acked[k].Load()
 		failed += s.Tally.SendFailed[k].Load()
 	}
-	res.Acked, res.Failed = int(acked), int(failed)
-	if res.Planned < res.Acked+res.Failed {
-		res.Planned = res.Acked + res.Failed // closed by time: what it got to send
+	res.Acked, res.Failed, res.Unsent = int(acked), int(failed), int(s.Tally.Unsent.Load())
+	if res.Planned < res.Acked+res.Failed+res.Unsent {
+		res.Planned = res.Acked + res.Failed + res.Unsent // closed by time: what it got to send
 	}
 	return res
 }

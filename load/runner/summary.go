@@ -46,7 +46,7 @@ func (r *Run) BuildSummary() summary.Summary {
 
 	start, perSec := r.Shared.Meter().PerSecond()
 	m := summary.MessagesSummary{Planned: p.Planned(), Sent: verify.Sum(t.Sent), Acked: verify.Sum(t.Acked),
-		SendFailed: verify.Sum(t.SendFailed), PlannedRate: p.Rate, PerSecond: perSec, PerSecondStart: start,
+		SendFailed: verify.Sum(t.SendFailed), Unsent: t.Unsent, PlannedRate: p.Rate, PerSecond: perSec, PerSecondStart: start,
 		ByType: map[string]int64{}, Dispatches: t.Dispatched}
 	if first, last := r.Shared.Meter().Span(); !first.IsZero() {
 		m.FirstSendMs, m.LastSendMs = first.UnixMilli(), last.UnixMilli()

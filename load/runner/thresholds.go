@@ -44,6 +44,7 @@ var counters = map[string]struct {
 	"sent":              {func(s *summary.Summary) float64 { return float64(s.Messages.Sent) }, nil},
 	"acked":             {func(s *summary.Summary) float64 { return float64(s.Messages.Acked) }, nil},
 	"send_failures":     {func(s *summary.Summary) float64 { return float64(s.Messages.SendFailed) }, nil},
+	"unsent":            {func(s *summary.Summary) float64 { return float64(s.Messages.Unsent) }, nil},
 	"expected":          {func(s *summary.Summary) float64 { return float64(s.Deliveries.Expected) }, func(d summary.DeliveriesByType) float64 { return float64(d.Expected) }},
 	"deliveries":        {func(s *summary.Summary) float64 { return float64(s.Deliveries.Received) }, func(d summary.DeliveriesByType) float64 { return float64(d.Received) }},
 	"lost":              {func(s *summary.Summary) float64 { return float64(s.Deliveries.Lost) }, func(d summary.DeliveriesByType) float64 { return float64(d.Lost) }},

@@ -57,6 +57,7 @@ type Tally struct {
 	Reconnects, LoginsImmediate, LoginsLate atomic.Int64
 	PullRequests, HeartbeatsSent            atomic.Int64
 	NegativeE2E                             atomic.Int64 // received before created: sender's clock ahead
+	Unsent                                  atomic.Int64 // still queued or not yet due when the send phase ended
 	// Login attempts that failed, first logins and reconnects alike, by
 	// cause (LoginCauseName), and the attempts made again after a failure
 	// of that cause.
@@ -122,6 +123,7 @@ type Totals struct {
 	Reconnects, LoginsImmediate, LoginsLate int64
 	PullRequests, HeartbeatsSent            int64
 	NegativeE2E                             int64
+	Unsent                                  int64
 	LoginFailed, LoginRetried               [LoginCauses]int64
 	LoginsRetried, NeverOnline              int64
 	ByClass                                 []ClassTotals // by workload class (index into the plan's Streams)
@@ -173,6 +175,7 @@ func (t *Totals) Add(x *Tally) {
 	t.PullRequests += x.PullRequests.Load()
 	t.HeartbeatsSent += x.HeartbeatsSent.Load()
 	t.NegativeE2E += x.NegativeE2E.Load()
+	t.Unsent += x.Unsent.Load()
 }
 
 // Sum adds up a per-kind counter.
