@@ -138,6 +138,9 @@ func parseRun(args []string) (*runConfig, error) {
 		if near, ok := catalog.Nearest(rc.scenario, known); ok {
 			return nil, badinput.Errorf("unknown scenario %q: did you mean %s? (make scenarios lists them)", rc.scenario, near)
 		}
+		if len(known) == 0 {
+			return nil, badinput.Errorf("unknown scenario %q: no scenarios under load/scenarios here (run imbench from the repository's folder, or give a .js path)", rc.scenario)
+		}
 		return nil, badinput.Errorf("unknown scenario %q (known: %s)", rc.scenario, strings.Join(known, ", "))
 	}
 	profiles, err := profile.Load("targets")

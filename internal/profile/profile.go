@@ -75,7 +75,7 @@ func Load(dir string) (map[string]Profile, error) {
 		out[p.Name] = p
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no target profiles under %s", dir)
+		return nil, fmt.Errorf("no target profiles under %s (run imbench from the repository's folder)", dir)
 	}
 	return out, nil
 }
