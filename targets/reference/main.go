@@ -72,6 +72,7 @@ func run(args []string) error {
 		wfRead      = fs.Duration("wildfire-read-timeout", 0, "drop a Wildfire connection silent this long (0: round(1.5 × its keepAlive) s, as the real server)")
 		notes       = fs.Bool("openim-notifications", true, "send OpenIM's notifications as open-im-server does: 1501 on group creation, 1509 on invitations, 1201 per imported friend (notification.yml isSendMsg: a stored copy in the chat conversation and a push in its n_ conversation); false: none")
 		notesUnread = fs.String("openim-notification-unread", "", "comma-separated notification.yml `keys` (groupCreated, memberInvited, friendApplicationApproved) whose stored copy counts as unread (unreadCount: true; none as released)")
+		cpuProfile  = fs.String("cpuprofile", "", "write a CPU profile to this `file` until the process ends (IMBENCH_TARGET_CPUPROFILE)")
 		stateLog    = fs.String("state-log", "", "keep users, tokens, groups and acknowledged messages in this append-only `file`, replayed at start (empty: memory only; roles all and core; Wildfire's feeds are not kept)")
 		f           core.Faults
 		wkDrops     wukongim.LoginDrops
@@ -95,6 +96,11 @@ func run(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	if *role != "all" && *role != "core" && *role != "gateway" {
 		return fmt.Errorf("-role %q: want all, core or gateway", *role)
 	}

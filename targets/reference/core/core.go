@@ -46,6 +46,9 @@ type Core struct {
 	online  map[string]map[int][]*Session // user → device → sessions (several only if SameTokenJoins)
 	conns   int
 	groupNo int
+	// user → all of online's sessions, which a fan-out walks (under mu,
+	// as online): replaced, never changed in place.
+	sessions map[string][]*Session
 
 	// Feeds (SetFeed, KeepFeed): users whose front end keeps a feed of
 	// their own, handed what they miss while offline.
@@ -110,7 +113,7 @@ func New(cfg Config, m *Metrics) (*Core, error) {
 	}
 	c := &Core{cfg: cfg, metrics: m, log: cfg.Log,
 		users: map[string]*user{}, tokens: map[string]*token{}, latest: map[userDevice]string{}, chosen: map[userDevice]string{},
-		groups: map[string]*group{}, rooms: map[string]*room{}, convs: map[ConvKey]*Conv{}, online: map[string]map[int][]*Session{},
+		groups: map[string]*group{}, rooms: map[string]*room{}, convs: map[ConvKey]*Conv{}, online: map[string]map[int][]*Session{}, sessions: map[string][]*Session{},
 		kept: map[string]bool{}}
 	c.faults = newFaultState(cfg.Faults)
 	c.users[cfg.AdminID] = newUser(cfg.AdminID)

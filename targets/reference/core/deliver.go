@@ -18,12 +18,12 @@ type Storer interface {
 	Store(p *Push)
 }
 
-// deliver pushes p to one session, applying the faults to every recipient
-// but the sender. Called with the conversation locked, so pushes of one
-// conversation reach each session in seq order unless a fault says otherwise.
-func (c *Core) deliver(s *Session, p *Push, toSender bool) {
+// deliver pushes p, sent at, to one session, applying the faults to every
+// recipient but the sender. Called with the conversation locked, so pushes
+// of one conversation reach each session in seq order unless a fault says
+// otherwise.
+func (c *Core) deliver(s *Session, p *Push, at time.Time, toSender bool) {
 	f := c.faults
-	at := time.Now()
 	conv, sender, kind := p.Msg.Conv, p.Msg.Sender, p.Msg.Conv.Kind
 	if toSender {
 		// The sender's own copy is never faulted, but must not overtake a

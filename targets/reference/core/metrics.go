@@ -107,6 +107,9 @@ func (m *Metrics) lost(k Kind, deliveries int) {
 // PushWritten counts a push frame a front end wrote to a connection.
 func (m *Metrics) PushWritten() { m.pushes.Inc() }
 
+// PushesWritten counts n pushes written at once.
+func (m *Metrics) PushesWritten(n int) { m.pushes.Add(float64(n)) }
+
 // Login counts a login attempt by its result: "ok", or the refusal as the
 // front end's protocol codes it.
 func (m *Metrics) Login(result string) { m.logins.WithLabelValues(result).Inc() }

@@ -40,7 +40,7 @@ func (c *Core) Send(m *Message) (*Message, error) {
 	// counted, while a client that stamps a join at its answer does not
 	// expect the message; only the client can tell that case apart.
 	others := len(members) - 1
-	var targets []recipient
+	targets := make([]recipient, 0, len(members))
 	// Members a front end keeps a feed for and that are offline: theirs
 	// are filed in their feeds (SetFeed). Only looked for while a user is
 	// marked, so protocols without feeds pay nothing.
@@ -48,11 +48,9 @@ func (c *Core) Send(m *Message) (*Message, error) {
 	var offline []string
 	withFeeds := feed != nil && kind != Room && c.keptUsers.Load() > 0
 	for _, u := range members {
-		online := c.online[u]
-		for _, list := range online {
-			for _, s := range list {
-				targets = append(targets, recipient{u, s})
-			}
+		online := c.sessions[u]
+		for _, s := range online {
+			targets = append(targets, recipient{u, s})
 		}
 		if withFeeds && len(online) == 0 && u != m.Sender && c.kept[u] {
 			offline = append(offline, u)
@@ -87,8 +85,9 @@ func (c *Core) Send(m *Message) (*Message, error) {
 	if len(offline) > 0 {
 		feed(p, offline)
 	}
+	at := time.Now()
 	for _, t := range targets {
-		c.deliver(t.sess, p, m.System || t.user == m.Sender)
+		c.deliver(t.sess, p, at, m.System || t.user == m.Sender)
 	}
 	cv.mu.Unlock()
 	c.metrics.Counts.accepted[kind].Add(1)

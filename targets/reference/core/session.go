@@ -68,6 +68,7 @@ func (c *Core) Attach(s *Session) error {
 		}
 	}
 	byDevice[s.Device] = append(kept, s)
+	c.indexSessionsLocked(s.User)
 	c.conns += 1 - len(gone)
 	c.metrics.setOnline(len(c.online), c.conns)
 	c.mu.Unlock()
@@ -96,6 +97,7 @@ func (c *Core) Detach(s *Session) {
 		if len(byDevice) == 0 {
 			delete(c.online, s.User)
 		}
+		c.indexSessionsLocked(s.User)
 	}
 	c.metrics.setOnline(len(c.online), c.conns)
 	c.mu.Unlock()
@@ -110,6 +112,19 @@ func (c *Core) Detach(s *Session) {
 		s.out.Deliver(h.p, h.at)
 	}
 	s.mu.Unlock()
+}
+
+// indexSessionsLocked lists user's sessions anew in c.sessions.
+func (c *Core) indexSessionsLocked(user string) {
+	var all []*Session
+	for _, list := range c.online[user] {
+		all = append(all, list...)
+	}
+	if len(all) == 0 {
+		delete(c.sessions, user)
+	} else {
+		c.sessions[user] = all
+	}
 }
 
 // OnlineDevices lists the devices a user has sessions on, ascending.

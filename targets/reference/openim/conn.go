@@ -1,6 +1,7 @@
 package openim
 
 import (
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,10 +13,12 @@ import (
 )
 
 // conn is one client connection: readLoop's goroutine reads, writeLoop
-// writes everything (replies and pushes) in queue order.
+// writes everything (replies and pushes) in queue order (writer.go).
 type conn struct {
 	g          *Gateway
 	ws         *websocket.Conn
+	nc         net.Conn // ws's socket, which writeLoop writes its frames to
+	wmu        sync.Mutex
 	sess       *core.Session
 	env        wire.Envelope
 	gzip       bool
@@ -32,7 +35,7 @@ type conn struct {
 }
 
 func newConn(g *Gateway, ws *websocket.Conn, a loginArgs) *conn {
-	c := &conn{g: g, ws: ws, env: a.env, gzip: a.gzip, platform: a.platform, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	c := &conn{g: g, ws: ws, nc: ws.NetConn(), env: a.env, gzip: a.gzip, platform: a.platform, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	c.variant = variantOf(a.env, a.gzip)
 	return c
 }
@@ -51,12 +54,7 @@ type frame struct {
 // hub_server.go pushToUser): the push is dropped, not refused.
 func (c *conn) Deliver(p *core.Push, at time.Time) bool {
 	if c.platform == wire.PlatformIOS && c.background.Load() {
-		select {
-		case <-c.done:
-			return false
-		default:
-			return true
-		}
+		return !c.ended()
 	}
 	return c.enqueue(frame{push: p, at: at})
 }
@@ -76,21 +74,35 @@ func (c *conn) end(answer []byte) bool {
 		did = true
 		close(c.done)
 		if answer != nil {
+			c.wmu.Lock() // after a batch being written: the close frame is the last out
 			c.ws.WriteControl(websocket.CloseMessage, answer, time.Now().Add(writeWait))
+			c.ws.Close()
+			c.wmu.Unlock()
+		} else {
+			c.ws.Close() // unblocks a write in progress
 		}
-		c.ws.Close()
 	})
 	return did
 }
 
-func (c *conn) enqueue(f frame) bool {
+func (c *conn) ended() bool {
 	select {
 	case <-c.done:
-		return false
+		return true
 	default:
+		return false
+	}
+}
+
+// enqueue wakes writeLoop only when the queue was empty: it takes the whole
+// queue each time, so it is busy or already woken otherwise.
+func (c *conn) enqueue(f frame) bool {
+	if c.ended() {
+		return false
 	}
 	c.qmu.Lock()
-	full := len(c.queue) >= queueFrames
+	n := len(c.queue)
+	full := n >= queueFrames
 	if !full {
 		c.queue = append(c.queue, f)
 	}
@@ -100,73 +112,11 @@ func (c *conn) enqueue(f frame) bool {
 		c.Close()
 		return false
 	}
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
-	return true
-}
-
-func (c *conn) writeLoop() {
-	for {
-		c.qmu.Lock()
-		batch := c.queue
-		c.queue = nil
-		c.qmu.Unlock()
-		if len(batch) == 0 {
-			select {
-			case <-c.wake:
-				continue
-			case <-c.done:
-				return
-			}
-		}
-		for _, f := range batch {
-			if !c.write(f) {
-				return
-			}
-		}
-	}
-}
-
-// write sends one queued frame; false ends the connection.
-func (c *conn) write(f frame) bool {
-	if d := time.Until(f.at); d > 0 {
-		t := time.NewTimer(d)
+	if n == 0 {
 		select {
-		case <-t.C:
-		case <-c.done:
-			t.Stop()
-			return false
+		case c.wake <- struct{}{}:
+		default:
 		}
-	}
-	datas, mt := [][]byte{f.data}, websocket.BinaryMessage
-	var (
-		pf  *pushFrames
-		err error
-	)
-	switch {
-	case f.kick:
-		datas[0], err = c.encode(&wire.Resp{ReqIdentifier: wire.KickOnlineMsg})
-	case f.push != nil:
-		pf = framesOf(f.push)
-		datas, err = pf.frames(c.variant)
-	case f.text:
-		mt = websocket.TextMessage
-	}
-	for _, data := range datas {
-		if err != nil {
-			break
-		}
-		c.ws.SetWriteDeadline(time.Now().Add(writeWait))
-		err = c.ws.WriteMessage(mt, data)
-	}
-	if err != nil || f.kick || f.final {
-		c.Close()
-		return false
-	}
-	if pf != nil {
-		c.g.Metrics.pushWritten(pf.sendTime, time.Now().UnixMilli())
 	}
 	return true
 }

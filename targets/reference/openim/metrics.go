@@ -71,11 +71,17 @@ func (cc countsCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// pushWritten counts a written push, and a late one as OpenIM's push
-// service does.
-func (m *Metrics) pushWritten(sendTime, nowMs int64) {
-	m.PushWritten()
-	if nowMs-sendTime > 10_000 {
-		m.longTimePush.Inc()
+// pushesWritten counts pushes written at nowMs, of the send times given,
+// and the late ones as OpenIM's push service does.
+func (m *Metrics) pushesWritten(sendTimes []int64, nowMs int64) {
+	m.PushesWritten(len(sendTimes))
+	late := 0
+	for _, t := range sendTimes {
+		if nowMs-t > 10_000 {
+			late++
+		}
+	}
+	if late > 0 {
+		m.longTimePush.Add(float64(late))
 	}
 }

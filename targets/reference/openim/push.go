@@ -1,8 +1,6 @@
 package openim
 
 import (
-	"bytes"
-	"compress/gzip"
 	"sync"
 
 	"google.golang.org/protobuf/proto"
@@ -108,11 +106,5 @@ func encodeFrame(r *wire.Resp, env wire.Envelope, gz bool) ([]byte, error) {
 	if err != nil || !gz {
 		return b, err
 	}
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	zw.Write(b)
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return gzipped(b)
 }

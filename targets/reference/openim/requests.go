@@ -1,9 +1,6 @@
 package openim
 
 import (
-	"bytes"
-	"compress/gzip"
-	"io"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -24,11 +21,8 @@ import (
 // answered here with 500 first, then the connection ends as there.
 func (c *conn) handle(data []byte) bool {
 	if c.gzip {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return false
-		}
-		if data, err = io.ReadAll(zr); err != nil {
+		var err error
+		if data, err = gunzipped(data); err != nil {
 			return false
 		}
 	}

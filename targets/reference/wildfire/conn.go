@@ -186,12 +186,13 @@ func (c *conn) notifyLocked(t int, seq int64, m *core.Message) {
 		target = m.Conv.ID
 	}
 	c.qmu.Lock()
+	was := len(c.obuf)
 	c.obuf = appendNotify(c.obuf, t, seq, target)
 	c.opush++
 	full := len(c.obuf) > maxPending
 	c.qmu.Unlock()
 	c.f.Metrics.notifies[t].Inc()
-	c.signal(full)
+	c.signal(was == 0, full)
 }
 
 // appendNotify appends an MN push: NotifyMessage{type, head, target}.
@@ -248,16 +249,22 @@ func (c *conn) put(b []byte) {
 		return
 	}
 	c.qmu.Lock()
+	was := len(c.obuf)
 	c.obuf = append(c.obuf, b...)
 	full := len(c.obuf) > maxPending
 	c.qmu.Unlock()
-	c.signal(full)
+	c.signal(was == 0, full)
 }
 
-func (c *conn) signal(full bool) {
+// signal wakes writeLoop when what was queued was the first: it takes the
+// whole queue each time it wakes, so it is woken already otherwise.
+func (c *conn) signal(first, full bool) {
 	if full {
 		c.f.Log.Warn("wildfire: write queue full, closing", "user", c.uid, "clientId", c.s.clientID)
 		c.Close()
+		return
+	}
+	if !first {
 		return
 	}
 	select {
@@ -288,9 +295,7 @@ func (c *conn) writeLoop() {
 			c.Close()
 			return
 		}
-		for range pushes {
-			m.PushWritten()
-		}
+		m.PushesWritten(pushes)
 		spare = b
 		if cap(spare) > keepBuf {
 			spare = nil

@@ -96,12 +96,15 @@ func (c *conn) ended() bool {
 	}
 }
 
+// enqueue wakes writeLoop only when the queue was empty: it takes the whole
+// queue each time, so it is busy or already woken otherwise.
 func (c *conn) enqueue(f frame) bool {
 	if c.ended() {
 		return false
 	}
 	c.qmu.Lock()
-	full := len(c.queue) >= queueFrames
+	n := len(c.queue)
+	full := n >= queueFrames
 	if !full {
 		c.queue = append(c.queue, f)
 	}
@@ -111,9 +114,11 @@ func (c *conn) enqueue(f frame) bool {
 		c.Close()
 		return false
 	}
-	select {
-	case c.wake <- struct{}{}:
-	default:
+	if n == 0 {
+		select {
+		case c.wake <- struct{}{}:
+		default:
+		}
 	}
 	return true
 }
@@ -153,6 +158,8 @@ type out struct {
 	buf    []byte
 	pushes int // core pushes (imbench_target_pushes_total)
 	recvs  int // RECVs, resent ones too
+	// Scratch reused for every encrypted RECV: its payload and sign.
+	payload, sign []byte
 }
 
 func (c *conn) writeLoop() {
@@ -163,11 +170,13 @@ func (c *conn) writeLoop() {
 			return
 		}
 		kick := false
+		now := time.Now()
 		for _, f := range batch {
-			if d := time.Until(f.at); d > 0 {
-				if !c.flush(&o) || !c.sleep(d) {
+			if f.at.After(now) {
+				if !c.flush(&o) || !c.sleep(time.Until(f.at)) {
 					return
 				}
+				now = time.Now()
 			}
 			switch {
 			case f.kick:
@@ -208,9 +217,7 @@ func (c *conn) flush(o *out) bool {
 	m := c.g.f.Metrics
 	m.outBytes.Add(int64(len(o.buf)))
 	m.outMsgs.Add(int64(o.recvs))
-	for range o.pushes {
-		m.PushWritten()
-	}
+	m.PushesWritten(o.pushes)
 	o.buf, o.pushes, o.recvs = o.buf[:0], 0, 0
 	if cap(o.buf) > keepBuf {
 		o.buf = nil

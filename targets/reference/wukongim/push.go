@@ -83,8 +83,10 @@ func (c *conn) appendPush(o *out, p *core.Push) {
 		}
 	} else {
 		r := pi.recv(c.uid)
-		r.Payload = c.cipher.Encrypt(pi.s.Plain)
-		r.MsgKey = c.cipher.MsgKey(r.AppendSign(nil))
+		o.payload = c.cipher.AppendEncrypt(o.payload[:0], pi.s.Plain)
+		r.Payload = o.payload
+		o.sign = r.AppendSign(o.sign[:0])
+		r.MsgKey = c.cipher.MsgKey(o.sign)
 		o.buf, err = r.Append(o.buf, c.version)
 	}
 	if err != nil {
