@@ -104,6 +104,7 @@ func Run(o Options) error {
 	res := &benchResult{StartedAt: time.Now().UTC(), Machine: machineInfo(), Limits: limitsInfo(lim)}
 	fmt.Printf("imbench bench: open files %d (hard limit), ephemeral ports %s\n", lim.Max, res.Limits["net.ipv4.ip_local_port_range"])
 	b := &bench{hold: o.Hold, out: o.Out, resultsDir: filepath.Join(o.Out, "runs")}
+	targetLogs = filepath.Join(o.Out, "targets") // why a target process failed, if one did
 	var err error
 	if o.Want["density"] && !o.SkipOpenIM {
 		if res.Density, err = b.holdOurs(o.Users, "openim"); err != nil {

@@ -39,10 +39,11 @@ func (b *bench) distributed(total, procs int) (*distributedResult, error) {
 	defer bt.stop()
 	res := &distributedResult{UsersPlanned: total, Processes: procs, Gateways: gateways}
 	began := time.Now()
-	// Every process logs its users in within the window, on the run's
-	// common clock, at 400 a second in all: with 250,000 online this
-	// machine managed about 530 a second at load 50, and at that pace a few
-	// logins timed out (a connect error each, though a retry got them in).
+	// The login phase lasts this window on the run's common clock, so that
+	// the hold begins with every user in: 400 logins a second in all plus
+	// 30 s. With 250,000 online this machine once managed about 530 a
+	// second at load 50, and a window at 1,000 a second left processes
+	// behind their phases.
 	window := time.Duration(max(150, total/400+30)) * time.Second
 	run, err := b.runScenario(bt, "openim/hold", "openim", procs, map[string]string{"IM_USERS": strconv.Itoa(total),
 		"IM_HOLD": b.hold.String(), "IM_SCALE": "1", "IM_LOGIN_WINDOW": window.String(), "IM_VUS": strconv.Itoa(procs)})

@@ -59,9 +59,24 @@ func localAddr() string {
 	panic("no loopback port left that was not handed out already")
 }
 
+// targetLogs is where each target process's output goes (Run sets it
+// under the bench's out folder); "" discards it.
+var targetLogs string
+
 func (bt *benchTarget) start(args ...string) error {
 	cmd := exec.Command(filepath.Join(stack.ToolsBin, "imbench-target"), args...)
 	cmd.Env = append(os.Environ(), "IMBENCH_TARGET_SECRET="+bt.secret)
+	if targetLogs != "" {
+		if err := os.MkdirAll(targetLogs, 0o755); err != nil {
+			return err
+		}
+		f, err := os.CreateTemp(targetLogs, "target-*.log")
+		if err != nil {
+			return err
+		}
+		defer f.Close() // the process keeps its own copy
+		cmd.Stdout, cmd.Stderr = f, f
+	}
 	if err := cmd.Start(); err != nil {
 		return err
 	}
