@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf16"
+
+	"github.com/imbench/imbench/wire/internal/cbc"
 )
 
 // Errors of the crypto layer (§3).
@@ -204,44 +206,15 @@ func checkCipherText(ct []byte) error {
 // openInto decrypts ct into out, as long as ct, and returns the data after
 // the prefix (aliasing out) and the prefix's hour.
 func (c *Cipher) openInto(out, ct []byte) (data []byte, h Hour, err error) {
-	c.decryptCBC(out, ct)
-	out, err = unpad(out)
-	if err != nil {
-		return nil, 0, err
+	cbc.Decrypt(c.block, c.iv[:], out, ct)
+	out, ok := cbc.Unpad(out, aes.BlockSize)
+	if !ok {
+		return nil, 0, ErrPadding
 	}
 	if len(out) <= 4 {
 		return nil, 0, ErrEmptyPlaintext
 	}
 	return out[4:], Hour(binary.LittleEndian.Uint32(out)), nil
-}
-
-// decryptCBC decrypts whole blocks of ct into out, last block first so that
-// out may be ct itself. By hand, since cipher.NewCBCDecrypter allocates per
-// call.
-func (c *Cipher) decryptCBC(out, ct []byte) {
-	for i := len(ct) - aes.BlockSize; i >= 0; i -= aes.BlockSize {
-		prev := c.iv[:]
-		if i > 0 {
-			prev = ct[i-aes.BlockSize : i]
-		}
-		blk := out[i : i+aes.BlockSize]
-		c.block.Decrypt(blk, ct[i:i+aes.BlockSize])
-		subtle.XORBytes(blk, blk, prev)
-	}
-}
-
-// unpad strips PKCS#5 padding.
-func unpad(b []byte) ([]byte, error) {
-	pad := int(b[len(b)-1])
-	if pad == 0 || pad > aes.BlockSize {
-		return nil, ErrPadding
-	}
-	for _, v := range b[len(b)-pad:] {
-		if int(v) != pad {
-			return nil, ErrPadding
-		}
-	}
-	return b[:len(b)-pad], nil
 }
 
 // DES token core (§3.2): DES-CBC, PKCS#5, this key and IV, base64 (std).

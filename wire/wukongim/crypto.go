@@ -6,13 +6,14 @@ import (
 	"crypto/ecdh"
 	"crypto/md5"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/imbench/imbench/wire/internal/cbc"
 )
 
 // Errors of the encryption layer (§4).
@@ -173,41 +174,13 @@ func (c *Cipher) AppendDecrypt(dst, b64 []byte) ([]byte, error) {
 	if n == 0 || n%aes.BlockSize != 0 {
 		return dst[:start], ErrCipherText
 	}
-	plain, err := unpad(c.decryptCBC(dst[start : start+n]))
-	if err != nil {
-		return dst[:start], err
+	b := dst[start : start+n]
+	cbc.Decrypt(c.block, c.iv[:], b, b)
+	plain, ok := cbc.Unpad(b, aes.BlockSize)
+	if !ok {
+		return dst[:start], ErrPadding
 	}
 	return dst[:start+len(plain)], nil
-}
-
-// decryptCBC decrypts whole blocks in place, last block first, so that the
-// ciphertext block each one is chained to is still there. By hand, since
-// cipher.NewCBCDecrypter allocates per call.
-func (c *Cipher) decryptCBC(b []byte) []byte {
-	for i := len(b) - aes.BlockSize; i >= 0; i -= aes.BlockSize {
-		blk := b[i : i+aes.BlockSize]
-		c.block.Decrypt(blk, blk)
-		prev := c.iv[:]
-		if i > 0 {
-			prev = b[i-aes.BlockSize : i]
-		}
-		subtle.XORBytes(blk, blk, prev)
-	}
-	return b
-}
-
-// unpad strips PKCS#7 padding.
-func unpad(b []byte) ([]byte, error) {
-	pad := int(b[len(b)-1])
-	if pad == 0 || pad > aes.BlockSize {
-		return nil, ErrPadding
-	}
-	for _, v := range b[len(b)-pad:] {
-		if int(v) != pad {
-			return nil, ErrPadding
-		}
-	}
-	return b[:len(b)-pad], nil
 }
 
 // MsgKey is the msgKey of a sign string (§4.5, §4.6): the lowercase hex
