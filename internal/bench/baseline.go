@@ -38,6 +38,7 @@ func (b *bench) holdBaseline(users int) (*holdResult, error) {
 		"-hold", b.hold.String(), "-out", report.Name())
 	cmd.Env = append(os.Environ(), "IM_SECRET="+bt.secret)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	endsWithBench(cmd)
 	began := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, err

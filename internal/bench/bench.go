@@ -240,6 +240,7 @@ func (b *bench) runScenario(bt *benchTarget, scenario, protocol string, segments
 		r.cmd.Env = append(r.cmd.Env, k+"="+env[k])
 	}
 	r.cmd.Stdout, r.cmd.Stderr = os.Stdout, os.Stderr
+	endsWithBench(r.cmd)
 	if err := r.cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -308,6 +309,10 @@ func printBench(r *benchResult) {
 			"%.0f B generator RSS and %.0f B target RSS per user; %d connect errors, %d never online, %d heartbeat timeouts, %d disconnects |\n",
 			d.UsersHeld, d.Processes, d.Gateways, d.HeldSeconds, d.SecondsToOnline, d.RSSPerUserBytes, d.TargetRSSPerUser,
 			d.ConnectErrors, d.NeverOnline, d.HeartbeatTimeouts, d.Disconnects)
+		if k := d.Kernel; k != nil && (k.BacklogDrops > 0 || k.ListenOverflows > 0) {
+			fmt.Printf("| distributed: the kernel meanwhile | dropped %d packets with a CPU's backlog full (net.core.netdev_max_backlog), "+
+				"turned away %d connections with a listen queue full, retransmitted %d TCP segments |\n", k.BacklogDrops, k.ListenOverflows, k.Retransmits)
+		}
 	}
 }
 

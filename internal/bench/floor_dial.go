@@ -18,7 +18,7 @@ func gatewayOf(gateways string, i int) (*url.URL, error) {
 }
 
 func dialFloor(ctx context.Context, u *url.URL) (net.Conn, error) {
-	d := net.Dialer{Timeout: floorTimeout}
+	d := net.Dialer{Timeout: floorTimeout, KeepAlive: -1} // as the generator's (engine.SourceDialer)
 	return d.DialContext(ctx, "tcp", u.Host)
 }
 

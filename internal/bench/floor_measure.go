@@ -67,6 +67,7 @@ func (b *bench) measureFloor(protocol string, rate float64, messages int) (*floo
 		"-messages", strconv.Itoa(messages), "-body", strconv.Itoa(deliveryBody), "-out", report.Name())
 	cmd.Env = append(os.Environ(), "IM_SECRET="+bt.secret, "IMBENCH_CPUPROFILE="+profile)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	endsWithBench(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}

@@ -66,6 +66,7 @@ var targetLogs string
 func (bt *benchTarget) start(args ...string) error {
 	cmd := exec.Command(filepath.Join(stack.ToolsBin, "imbench-target"), args...)
 	cmd.Env = append(os.Environ(), "IMBENCH_TARGET_SECRET="+bt.secret)
+	endsWithBench(cmd)
 	if targetLogs != "" {
 		if err := os.MkdirAll(targetLogs, 0o755); err != nil {
 			return err
@@ -82,6 +83,15 @@ func (bt *benchTarget) start(args ...string) error {
 	}
 	bt.procs = append(bt.procs, cmd)
 	return nil
+}
+
+// endsWithBench has the kernel end cmd's process (SIGTERM) when the bench
+// ends without stopping it, killed or interrupted alone: no target or run
+// is left holding a quarter of a million sockets. Linux sends it when the
+// thread that started the process ends, and Go's threads live as long as
+// the process, but for one locked to a goroutine, which the bench has not.
+func endsWithBench(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 }
 
 // pids are the target's processes.

@@ -194,6 +194,7 @@ type RunOptions struct {
 	DrainQuiet     string
 	DrainTimeout   string
 	LoginRetries   int           // a failed first login is tried again this often (0: the engine's 5; -1: never)
+	LoginParallel  int           // logins in flight per VU (0: the engine's 64)
 	Version        string        // imbench's version, recorded in summary.json
 	LoginWindow    string        // split runs: time allowed for each login phase
 	SendMargin     string        // split runs: time allowed after the last scheduled send
@@ -251,6 +252,7 @@ func RunOptionsFromEnv(env map[string]string, so ScenarioOptions) (RunOptions, e
 		errs = append(errs, fmt.Errorf("IM_KEEP must be 1 (keep what the run created on the target) or 0, got %q", raw))
 	}
 	whole("IM_VUS", &o.VUs)
+	whole("IM_LOGIN_PARALLEL", &o.LoginParallel)
 	whole("IM_SERVER_CORES", &o.ServerCores)
 	if o.VUs <= 0 {
 		o.VUs = 1
@@ -298,6 +300,7 @@ func (o RunOptions) engineOptions() (engine.Options, error) {
 		*f.dst = d
 	}
 	out.LoginRetries = o.LoginRetries
+	out.LoginParallel = o.LoginParallel
 	out.Defaults()
 	return out, first(errs)
 }

@@ -181,7 +181,7 @@ func run(args []string) error {
 		wf      *wildfire.FrontEnd
 	)
 	if *role == "gateway" {
-		remote, err := cluster.Dial(*clusterAddr)
+		remote, err := cluster.Dial(*clusterAddr, log)
 		if err != nil {
 			return err
 		}
@@ -218,7 +218,7 @@ func run(args []string) error {
 		}
 	}
 	if *role == "core" {
-		l, err := net.Listen("tcp", *clusterAddr)
+		l, err := listenTCP(*clusterAddr)
 		if err != nil {
 			return err
 		}
@@ -243,7 +243,7 @@ func run(args []string) error {
 		if addr == "" {
 			continue
 		}
-		l, err := net.Listen("tcp", addr)
+		l, err := listenTCP(addr)
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ package cluster
 
 import (
 	"errors"
+	"net"
 	"time"
 
 	"github.com/imbench/imbench/targets/reference/core"
@@ -83,3 +84,19 @@ func refusal(err error) *core.Error {
 }
 
 var errLinkDown = errors.New("cluster: link to the core is down")
+
+// linkWriteWait bounds each write to a link: a peer that reads nothing for
+// this long is taken for gone. On a machine loaded many times over (a
+// quarter of a million users and their generator on two cores) a process
+// can be starved for seconds, so it is generous.
+const linkWriteWait = 30 * time.Second
+
+// deadlineConn gives every write to the link a fresh deadline, whichever
+// buffer flush makes it: a deadline set only before an explicit flush is
+// long past when a full buffer writes in the middle of a busy stretch.
+type deadlineConn struct{ net.Conn }
+
+func (d deadlineConn) Write(p []byte) (int, error) {
+	d.Conn.SetWriteDeadline(time.Now().Add(linkWriteWait))
+	return d.Conn.Write(p)
+}

@@ -41,7 +41,7 @@ func TestLinkCarriesTheCoreAsIs(t *testing.T) {
 	}
 	defer l.Close()
 	go Serve(l, c, slog.New(slog.DiscardHandler))
-	r, err := Dial(l.Addr().String())
+	r, err := Dial(l.Addr().String(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,4 +91,20 @@ func must(s string, err error) string {
 		panic(err)
 	}
 	return s
+}
+
+// A write that a full buffer makes in the middle of a busy stretch gets a
+// deadline of its own, not one left from the last quiet moment.
+func TestEveryLinkWriteHasAFreshDeadline(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	a.SetWriteDeadline(time.Now().Add(-time.Second))
+	go func() {
+		buf := make([]byte, 8)
+		b.Read(buf)
+	}()
+	if _, err := (deadlineConn{a}).Write([]byte("message")); err != nil {
+		t.Fatalf("a write after a stale deadline: %v", err)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/gob"
 	"fmt"
+	"log/slog"
 	"net"
 	"sync"
 	"time"
@@ -14,6 +15,7 @@ import (
 // Remote is a gateway's link to the core; it implements core.Backend, so a
 // gateway serves its clients as if the core were in-process.
 type Remote struct {
+	log  *slog.Logger
 	conn net.Conn
 	wmu  sync.Mutex
 	w    *bufio.Writer
@@ -25,18 +27,20 @@ type Remote struct {
 	sessions map[uint64]*core.Session
 	ids      map[*core.Session]uint64
 	down     bool
+	failed   bool // a read or write of the link failed (logged once)
 }
 
 var _ core.Backend = (*Remote)(nil)
 
-// Dial links to the core at addr.
-func Dial(addr string) (*Remote, error) {
-	conn, err := net.DialTimeout("tcp", addr, 10*time.Second)
+// Dial links to the core at addr; log says when and why the link is lost.
+func Dial(addr string, log *slog.Logger) (*Remote, error) {
+	d := net.Dialer{Timeout: 10 * time.Second, KeepAlive: -1} // see listenTCP in package main
+	conn, err := d.Dial("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: core at %s: %w", addr, err)
 	}
-	w := bufio.NewWriter(conn)
-	r := &Remote{conn: conn, w: w, enc: gob.NewEncoder(w), pending: map[uint64]chan message{},
+	w := bufio.NewWriter(deadlineConn{conn})
+	r := &Remote{log: log, conn: conn, w: w, enc: gob.NewEncoder(w), pending: map[uint64]chan message{},
 		sessions: map[uint64]*core.Session{}, ids: map[*core.Session]uint64{}}
 	go r.readLoop()
 	return r, nil
@@ -51,6 +55,7 @@ func (r *Remote) readLoop() {
 	for {
 		var m message
 		if err := dec.Decode(&m); err != nil {
+			r.lost("link read", err)
 			break
 		}
 		if m.Kind == kindPush && m.Msg != nil {
@@ -101,11 +106,26 @@ func linkDown() *core.Error { return core.ErrUnavailable.With("%s", errLinkDown)
 func (r *Remote) write(q *request) error {
 	r.wmu.Lock()
 	defer r.wmu.Unlock()
-	r.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
-	if err := r.enc.Encode(q); err != nil {
-		return err
+	err := r.enc.Encode(q)
+	if err == nil {
+		err = r.w.Flush()
 	}
-	return r.w.Flush()
+	if err != nil {
+		r.lost("link write", err)
+	}
+	return err
+}
+
+// lost logs the link's first failure: after a write fails the buffered
+// writer fails every later write, so the link is as good as down.
+func (r *Remote) lost(what string, err error) {
+	r.mu.Lock()
+	first := !r.failed
+	r.failed = true
+	r.mu.Unlock()
+	if first {
+		r.log.Warn("cluster: link to the core lost", "op", what, "err", err)
+	}
 }
 
 func (r *Remote) call(q request) message {

@@ -3,6 +3,7 @@ package cluster
 import (
 	"bufio"
 	"encoding/gob"
+	"fmt"
 	"log/slog"
 	"net"
 	"sync"
@@ -28,17 +29,19 @@ type gatewayLink struct {
 	out      chan message
 	done     chan struct{}
 	once     sync.Once
+	why      string // the first reason the link was cut, set under once
 	mu       sync.Mutex
 	sessions map[uint64]*core.Session
 }
 
 func serveGateway(conn net.Conn, c *core.Core, log *slog.Logger) {
+	var readErr error
 	g := &gatewayLink{c: c, out: make(chan message, 1<<16), done: make(chan struct{}), sessions: map[uint64]*core.Session{}}
 	log = log.With("gateway", conn.RemoteAddr().String())
 	log.Info("gateway linked")
-	go g.writeLoop(conn, log)
+	go g.writeLoop(conn)
 	defer func() {
-		g.close()
+		g.cut("link read: %v", readErr)
 		conn.Close()
 		g.mu.Lock()
 		left := g.sessions
@@ -47,12 +50,12 @@ func serveGateway(conn net.Conn, c *core.Core, log *slog.Logger) {
 		for _, s := range left {
 			c.Detach(s)
 		}
-		log.Info("gateway gone", "sessions", len(left))
+		log.Info("gateway gone", "sessions", len(left), "why", g.why)
 	}()
 	dec := gob.NewDecoder(bufio.NewReader(conn))
 	for {
 		var r request
-		if err := dec.Decode(&r); err != nil {
+		if readErr = dec.Decode(&r); readErr != nil {
 			return
 		}
 		switch r.Op {
@@ -105,18 +108,24 @@ func (g *gatewayLink) send(m message) bool {
 	case <-g.done:
 		return false
 	default:
-		g.close()
+		g.cut("its queue of %d messages is full: the gateway does not read", cap(g.out))
 		return false
 	}
 }
 
-func (g *gatewayLink) close() { g.once.Do(func() { close(g.done) }) }
+// cut ends the link, keeping the first reason given.
+func (g *gatewayLink) cut(format string, args ...any) {
+	g.once.Do(func() {
+		g.why = fmt.Sprintf(format, args...)
+		close(g.done)
+	})
+}
 
-func (g *gatewayLink) writeLoop(conn net.Conn, log *slog.Logger) {
-	w := bufio.NewWriter(conn)
+func (g *gatewayLink) writeLoop(conn net.Conn) {
+	w := bufio.NewWriter(deadlineConn{conn})
 	enc := gob.NewEncoder(w)
-	fail := func() {
-		g.close()
+	fail := func(err error) {
+		g.cut("link write: %v", err)
 		conn.Close()
 	}
 	var last *core.Message
@@ -133,14 +142,12 @@ func (g *gatewayLink) writeLoop(conn net.Conn, log *slog.Logger) {
 				}
 			}
 			if err := enc.Encode(&m); err != nil {
-				log.Warn("link write", "err", err)
-				fail()
+				fail(err)
 				return
 			}
 			if len(g.out) == 0 {
-				conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
 				if err := w.Flush(); err != nil {
-					fail()
+					fail(err)
 					return
 				}
 			}

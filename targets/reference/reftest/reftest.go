@@ -51,7 +51,7 @@ func StartCluster(t testing.TB, faults core.Faults, n int) *Target {
 	go cluster.Serve(l, tg.Core, slog.New(slog.DiscardHandler))
 	var urls []string
 	for i := 0; i < n; i++ {
-		remote, err := cluster.Dial(l.Addr().String())
+		remote, err := cluster.Dial(l.Addr().String(), slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -76,7 +76,7 @@ func StartWuKongIMWith(t testing.TB, faults core.Faults, o WKOptions) *WKTarget 
 		go cluster.Serve(l, c, slog.New(slog.DiscardHandler))
 		var tcps, wss []string
 		for range o.Gateways {
-			remote, err := cluster.Dial(l.Addr().String())
+			remote, err := cluster.Dial(l.Addr().String(), slog.New(slog.DiscardHandler))
 			if err != nil {
 				t.Fatal(err)
 			}
