@@ -76,8 +76,8 @@ func ParseBody(b []byte) (Body, error) {
 	if cut < 0 || len(b)-cut-1 != 8 {
 		return Body{}, ErrCorrupt
 	}
-	want, err := strconv.ParseUint(string(b[cut+1:]), 16, 32)
-	if err != nil || uint32(want) != crc32.ChecksumIEEE(b[:cut]) {
+	want, ok := parseHex32(b[cut+1:])
+	if !ok || want != crc32.ChecksumIEEE(b[:cut]) {
 		return Body{}, ErrCorrupt
 	}
 	f := b[len(bodyMagic):cut]
@@ -105,6 +105,30 @@ func ParseBody(b []byte) (Body, error) {
 	}
 	out.Sender, out.Conv, out.N, out.CreateUs = uint32(nums[0]), uint32(nums[1]), uint32(nums[2]), int64(nums[3])
 	return out, nil
+}
+
+// parseHex32 reads the checksum's 8 hex digits, either case, as
+// strconv.ParseUint(s, 16, 32) would, without its string and its generality
+// (a few percent of the generator's CPU at 200,000 deliveries a second).
+func parseHex32(b []byte) (uint32, bool) {
+	if len(b) != 8 {
+		return 0, false
+	}
+	var v uint32
+	for _, c := range b {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		v = v<<4 | uint32(c)
+	}
+	return v, true
 }
 
 func parseDigits(b []byte) (uint64, bool) {

@@ -108,3 +108,17 @@ func FuzzBodyRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseHex32 reads 8 hex digits exactly as strconv does.
+func FuzzParseHex32(f *testing.F) {
+	for _, s := range []string{"00000000", "ffffffff", "FFFFFFFF", "0aB3c4D5", "1234567", "123456789", "0x123456", "+1234567", "_1234567", "1234567g", "        "} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, ok := parseHex32(b)
+		want, err := strconv.ParseUint(string(b), 16, 32)
+		if (err == nil && len(b) == 8) != ok || ok && got != uint32(want) {
+			t.Fatalf("%q: %x %v, strconv %x %v", b, got, ok, want, err)
+		}
+	})
+}
