@@ -79,6 +79,17 @@ func newStack(t *testing.T) *testStack {
 	return s
 }
 
+// downAtTheEnd brings the stack down when the test ends, and a minute
+// before its -timeout would end it: that panic runs no Cleanup, and the
+// stack's processes would outlive the test.
+func (s *testStack) downAtTheEnd() {
+	s.t.Cleanup(func() { s.cli("down") })
+	if d, ok := s.t.Deadline(); ok {
+		guard := time.AfterFunc(time.Until(d)-time.Minute, func() { s.cli("down") })
+		s.t.Cleanup(func() { guard.Stop() })
+	}
+}
+
 func (s *testStack) cli(args ...string) result {
 	r, _ := runCLI(filepath.Join(s.root, ".tools", "bin", "imbench"), s.root, s.env, args...)
 	return r
@@ -134,7 +145,7 @@ func (s *testStack) logLines(query string, from, to time.Time) []map[string]stri
 
 func TestStackObservesARun(t *testing.T) {
 	s := newStack(t)
-	t.Cleanup(func() { s.cli("down") })
+	s.downAtTheEnd()
 	upAt := time.Now()
 	if r := s.cli("up"); r.code != 0 {
 		t.Fatalf("up: %d\n%s\n%s", r.code, r.stdout, r.stderr)
