@@ -9,6 +9,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/imbench/imbench/targets/reference/core"
+	"github.com/imbench/imbench/targets/reference/writeq"
 	wire "github.com/imbench/imbench/wire/openim"
 )
 
@@ -25,17 +26,13 @@ type conn struct {
 	variant    int // which of a push's frames this connection takes (push.go)
 	platform   int
 	background atomic.Bool // 2004: the app is in the background
-	// The write queue: a slice, not a buffered channel, so that an idle
-	// connection holds no queue (1,024 slots of a channel cost 64 KB each).
-	qmu   sync.Mutex
-	queue []frame
-	wake  chan struct{}
-	done  chan struct{}
-	once  sync.Once
+	q          writeq.Queue[frame]
+	done       chan struct{}
+	once       sync.Once
 }
 
 func newConn(g *Gateway, ws *websocket.Conn, a loginArgs) *conn {
-	c := &conn{g: g, ws: ws, nc: ws.NetConn(), env: a.env, gzip: a.gzip, platform: a.platform, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	c := &conn{g: g, ws: ws, nc: ws.NetConn(), env: a.env, gzip: a.gzip, platform: a.platform, done: make(chan struct{})}
 	c.variant = variantOf(a.env, a.gzip)
 	return c
 }
@@ -94,29 +91,14 @@ func (c *conn) ended() bool {
 	}
 }
 
-// enqueue wakes writeLoop only when the queue was empty: it takes the whole
-// queue each time, so it is busy or already woken otherwise.
 func (c *conn) enqueue(f frame) bool {
 	if c.ended() {
 		return false
 	}
-	c.qmu.Lock()
-	n := len(c.queue)
-	full := n >= queueFrames
-	if !full {
-		c.queue = append(c.queue, f)
-	}
-	c.qmu.Unlock()
-	if full {
+	if !c.q.Push(f, queueFrames) {
 		c.g.Log.Warn("write queue full, closing", "user", c.sess.User)
 		c.Close()
 		return false
-	}
-	if n == 0 {
-		select {
-		case c.wake <- struct{}{}:
-		default:
-		}
 	}
 	return true
 }

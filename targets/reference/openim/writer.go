@@ -30,7 +30,10 @@ var batches = sync.Pool{New: func() any { return new(batch) }}
 func (c *conn) writeLoop() {
 	var spare []frame
 	for {
-		frames := c.take(spare)
+		if cap(spare) > spareFrames {
+			spare = nil
+		}
+		frames := c.q.Take(spare, c.done)
 		if frames == nil {
 			return
 		}
@@ -45,30 +48,6 @@ func (c *conn) writeLoop() {
 		}
 		clear(frames)
 		spare = frames[:0]
-	}
-}
-
-// take waits for queued frames, leaving spare (emptied) as the new queue;
-// nil once the connection ended.
-func (c *conn) take(spare []frame) []frame {
-	if cap(spare) > spareFrames {
-		spare = nil
-	}
-	for {
-		c.qmu.Lock()
-		frames := c.queue
-		if len(frames) > 0 {
-			c.queue = spare
-		}
-		c.qmu.Unlock()
-		if len(frames) > 0 {
-			return frames
-		}
-		select {
-		case <-c.wake:
-		case <-c.done:
-			return nil
-		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/imbench/imbench/targets/reference/core"
+	"github.com/imbench/imbench/targets/reference/writeq"
 	wire "github.com/imbench/imbench/wire/wukongim"
 )
 
@@ -29,9 +30,7 @@ type conn struct {
 
 	wmu sync.Mutex // one writer at a time on t
 
-	qmu    sync.Mutex
-	queue  []frame
-	wake   chan struct{}
+	q      writeq.Queue[frame]
 	done   chan struct{}
 	once   sync.Once
 	kicked bool // writeLoop's: the kick's DISCONNECT is out
@@ -52,8 +51,7 @@ func newConn(g *gateway, t transport, uid string, version uint8, cipher *wire.Ci
 	for id == 0 {
 		id = rand.Uint64()
 	}
-	return &conn{g: g, t: t, id: id, uid: uid, version: version, cipher: cipher,
-		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	return &conn{g: g, t: t, id: id, uid: uid, version: version, cipher: cipher, done: make(chan struct{})}
 }
 
 // Deliver implements core.Outlet.
@@ -96,62 +94,21 @@ func (c *conn) ended() bool {
 	}
 }
 
-// enqueue wakes writeLoop only when the queue was empty: it takes the whole
-// queue each time, so it is busy or already woken otherwise.
 func (c *conn) enqueue(f frame) bool {
 	if c.ended() {
 		return false
 	}
-	c.qmu.Lock()
-	n := len(c.queue)
-	full := n >= queueFrames
-	if !full {
-		c.queue = append(c.queue, f)
-	}
-	c.qmu.Unlock()
-	if full {
+	if !c.q.Push(f, queueFrames) {
 		c.g.f.Log.Warn("write queue full, closing", "uid", c.uid)
 		c.Close()
 		return false
-	}
-	if n == 0 {
-		select {
-		case c.wake <- struct{}{}:
-		default:
-		}
 	}
 	return true
 }
 
 // first puts data before everything queued: the CONNACK, ahead of pushes
 // that came between Attach and now.
-func (c *conn) first(data []byte) {
-	c.qmu.Lock()
-	c.queue = append([]frame{{data: data, at: time.Now()}}, c.queue...)
-	c.qmu.Unlock()
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
-}
-
-// take waits for queued frames; nil once the connection ended.
-func (c *conn) take() []frame {
-	for {
-		c.qmu.Lock()
-		batch := c.queue
-		c.queue = nil
-		c.qmu.Unlock()
-		if len(batch) > 0 {
-			return batch
-		}
-		select {
-		case <-c.wake:
-		case <-c.done:
-			return nil
-		}
-	}
-}
+func (c *conn) first(data []byte) { c.q.PushFront(frame{data: data, at: time.Now()}) }
 
 // out is a batch being written and what it holds.
 type out struct {
@@ -165,7 +122,7 @@ type out struct {
 func (c *conn) writeLoop() {
 	var o out
 	for {
-		batch := c.take()
+		batch := c.q.Take(nil, c.done)
 		if batch == nil {
 			return
 		}
