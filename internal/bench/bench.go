@@ -266,8 +266,8 @@ func printBench(r *benchResult) {
 		fmt.Printf("| generator CPU per verified delivery, %s | %.2f µs (%d deliveries at %.0f msg/s × %d members: %.0f a second, e2e p50/p99 %.1f/%.1f ms, target %.2f µs each); profile %s |\n",
 			d.Protocol, d.CPUMicrosPerDeliv, d.Deliveries, d.Rate, d.Users-1, d.DeliveriesPerSec, d.P50Ms, d.P99Ms, d.TargetMicrosPerDl, d.CPUProfile)
 		if f := d.Floor; f != nil {
-			fmt.Printf("| floor: bare client CPU per delivery, %s | %.2f µs (%d deliveries at %.0f msg/s; read %d of %d pushes); generator ÷ floor %.1f× |\n",
-				d.Protocol, f.CPUMicrosPerDeliv, f.Deliveries, d.Rate, f.PushesRead, f.PushesWritten, d.OverFloor)
+			fmt.Printf("| floor: bare client CPU per delivery, %s | %.2f µs (%d deliveries at %.0f msg/s%s; read %d of %d pushes); generator ÷ floor %.1f× |\n",
+				d.Protocol, f.CPUMicrosPerDeliv, f.Deliveries, f.Rate, floorPace(d), f.PushesRead, f.PushesWritten, d.OverFloor)
 		}
 	}
 	if d := r.Density; d != nil {

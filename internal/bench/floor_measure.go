@@ -15,6 +15,7 @@ import (
 // floorResult is the bare client's cost per delivery (floor.go), measured
 // as the generator's is.
 type floorResult struct {
+	Rate              float64 `json:"messages_per_second"` // floorRate's: the generator's achieved rate where it fell short
 	Deliveries        int64   `json:"deliveries_measured"`
 	CPUSeconds        float64 `json:"cpu_seconds"`
 	CPUMicrosPerDeliv float64 `json:"cpu_us_per_delivery"`
@@ -91,7 +92,7 @@ func (b *bench) measureFloor(protocol string, rate float64, messages int) (*floo
 	if err != nil {
 		return nil, fmt.Errorf("bench-floor's report: %w", err)
 	}
-	res := &floorResult{Deliveries: w.deliveries, CPUSeconds: w.cpu, PushesRead: rep.Pushes, Pulled: rep.Pulled, Reader: rep.Reader,
+	res := &floorResult{Rate: rate, Deliveries: w.deliveries, CPUSeconds: w.cpu, PushesRead: rep.Pushes, Pulled: rep.Pulled, Reader: rep.Reader,
 		CPUProfile: profile, PushesWritten: int64(metric(bt.metrics, "imbench_target_pushes_total"))}
 	if res.Deliveries > 0 {
 		res.CPUMicrosPerDeliv = round2(res.CPUSeconds * 1e6 / float64(res.Deliveries))

@@ -58,3 +58,19 @@ func TestBenchFloorReadsEveryPush(t *testing.T) {
 		})
 	}
 }
+
+// The floor keeps the plan's rate while the generator held it, and takes
+// the generator's achieved rate once it fell more than 5 % short.
+func TestFloorRunsAtTheGeneratorsPace(t *testing.T) {
+	for _, c := range []struct{ planned, sent, want float64 }{
+		{400, 399.2, 400},
+		{400, 381, 400},
+		{2000, 950.4, 950},
+		{1100, 846.6, 847},
+		{50, 0, 50}, // nothing measured: the plan's
+	} {
+		if got := floorRate(c.planned, c.sent); got != c.want {
+			t.Errorf("floorRate(%g, %g) = %g, want %g", c.planned, c.sent, got, c.want)
+		}
+	}
+}
