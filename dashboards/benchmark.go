@@ -39,8 +39,9 @@ func imBenchmark() Dashboard {
 		series(`imbench:out_of_order:total{`+run+`}`, "")), 4, 5)
 	l.add(stat("Corrupted", "short", "Messages whose bytes or routing changed on the way.",
 		series(`sum(imbench_corrupted_total{`+run+`})`, "")), 4, 5)
-	l.add(stat("Send failures", "short", "Sends the server refused or never acknowledged.",
-		series(`sum(imbench_send_failures_total{`+run+`})`, "")), 4, 5)
+	l.add(stat("Send failures", "short", "Sends the server refused or that could not be written (failed), and sends with no answer within the timeout (unanswered: not failed, the server may have stored them).",
+		series(`sum(imbench_send_failures_total{`+run+`})`, "failed"),
+		series(`sum(imbench_sends_unanswered_total{`+run+`})`, "unanswered")), 4, 5)
 	l.add(timeseries("Connect errors and disconnects", "short", "Per minute, over all imbench processes (segments) of the run.",
 		series(`sum(increase(imbench_connect_errors_total{`+run+`}[1m]))`, "connect errors"),
 		series(`sum(increase(imbench_disconnects_total{`+run+`}[1m]))`, "disconnects"),

@@ -11,8 +11,8 @@ declare module 'imbench' {
     /**
      * k6-style thresholds on the run's figures; a crossed one exits 99
      * (`imbench run -no-thresholds` skips them). Counters (sent, acked,
-     * send_failures, unsent, expected, deliveries, lost, duplicates, out_of_order,
-     * pushed_after_pull, not_attempted, corrupted, unexpected, room_missed,
+     * send_failures, unsent, unanswered, expected, deliveries, lost, duplicates, out_of_order,
+     * pushed_after_pull, not_attempted, corrupted, unexpected, of_unanswered, room_missed,
      * connect_errors, disconnects, reconnects, logins, login_failures,
      * login_retries, never_online) take count and rate, deliveries' counters also
      * {conv_type:single|group|room}, and deliveries, duplicates and

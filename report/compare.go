@@ -64,6 +64,7 @@ func metrics(a, b *Report) []metric {
 		{name: "Peak msg/s", worse: -1, floor: 2, get: fromSummary(func(s summary.Summary) float64 { return float64(s.Messages.PeakPerSecond) })},
 		{name: "Average msg/s", worse: -1, floor: 1, get: fromSummary(func(s summary.Summary) float64 { return s.Messages.AvgPerSecond })},
 		{name: "Send failures", worse: +1, get: fromSummary(func(s summary.Summary) float64 { return float64(s.Messages.SendFailed) })},
+		{name: "Sends unanswered", worse: +1, get: fromSummary(func(s summary.Summary) float64 { return float64(s.Messages.Unanswered) })},
 		{name: "Deliveries expected", get: fromSummary(func(s summary.Summary) float64 { return float64(s.Deliveries.Expected) })},
 		{name: "Deliveries received", get: fromSummary(func(s summary.Summary) float64 { return float64(s.Deliveries.Received) })},
 		{name: "Integrity", unit: "%", worse: -1, floor: 0.00005, get: func(r *Report) (float64, bool) {

@@ -75,7 +75,7 @@ func (r *Report) resultsTable() table {
 	add("Message Rate", fmt.Sprintf("Peak %s msg/s, average %s msg/s (%s)",
 		num(float64(m.PeakPerSecond)), dec(m.AvgPerSecond, 1), summary.PlannedText(m)))
 	add("Total Messages", fmt.Sprintf("%s sent (%s acknowledged, %s failed)%s; %s deliveries: %s pushed, %s pulled",
-		num(float64(m.Sent)), num(float64(m.Acked)), num(float64(m.SendFailed)), summary.UnsentText(m), num(float64(d.Received)),
+		num(float64(m.Sent)), num(float64(m.Acked)), num(float64(m.SendFailed)), summary.UnansweredText(m, d)+summary.UnsentText(m), num(float64(d.Received)),
 		num(float64(d.Pushed)), num(float64(d.ByPull))))
 	add("Message Integrity", integrity(s))
 	add("Duplicates / Out of Order", duplicatesText(d))

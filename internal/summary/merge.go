@@ -104,6 +104,7 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 		m.Acked += p.Messages.Acked
 		m.SendFailed += p.Messages.SendFailed
 		m.Unsent += p.Messages.Unsent
+		m.Unanswered += p.Messages.Unanswered
 		m.Dispatches += p.Messages.Dispatches
 		m.MaxSendLagMs = math.Max(m.MaxSendLagMs, p.Messages.MaxSendLagMs)
 		for k, v := range p.Messages.ByType {
@@ -144,6 +145,7 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 			d.Rooms.BeforeJoin += r.BeforeJoin
 		}
 		d.Unexpected += pd.Unexpected
+		d.OfUnanswered += pd.OfUnanswered
 		d.Corrupted += pd.Corrupted
 		d.Foreign += pd.Foreign
 		for _, l := range pd.LostSample {

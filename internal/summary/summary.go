@@ -169,7 +169,10 @@ type MessagesSummary struct {
 	SendFailed int64 `json:"send_failed"`
 	// Unsent were still queued, or not yet due, when the send phase ended:
 	// the generator or the server did not keep the planned pace.
-	Unsent         int64            `json:"unsent,omitempty"`
+	Unsent int64 `json:"unsent,omitempty"`
+	// Unanswered got no answer within the driver's timeout: not failed,
+	// since the server may have stored them (Deliveries.OfUnanswered).
+	Unanswered     int64            `json:"unanswered,omitempty"`
 	PeakPerSecond  int64            `json:"peak_per_second"`
 	AvgPerSecond   float64          `json:"avg_per_second"`
 	PlannedRate    float64          `json:"planned_rate"`            // of the open classes
@@ -201,8 +204,12 @@ type DeliveriesSummary struct {
 	OutOfOrder int64 `json:"out_of_order"`
 	Lost       int64 `json:"lost"`
 	Unexpected int64 `json:"unexpected"`
-	Corrupted  int64 `json:"corrupted"`
-	Foreign    int64 `json:"foreign"`
+	// Deliveries of unanswered sends (Messages.Unanswered): the server
+	// stored them and answered late or never. Not in expected, not
+	// unexpected.
+	OfUnanswered int64 `json:"of_unanswered,omitempty"`
+	Corrupted    int64 `json:"corrupted"`
+	Foreign      int64 `json:"foreign"`
 	// Owed to users who never got online (Users.NeverOnline): the server
 	// had no chance to deliver them.
 	NotAttempted int64 `json:"not_attempted,omitempty"`
@@ -321,8 +328,8 @@ func (s Summary) Table() string {
 	row("Group Count & Size", fmt.Sprintf("%d groups (%s), %d friendships", s.Groups.Count, strings.Join(sizes, ", "), s.Groups.Friendships))
 	row("Message Rate", fmt.Sprintf("Peak %d msg/s, average %.1f msg/s (%s)", s.Messages.PeakPerSecond, s.Messages.AvgPerSecond, PlannedText(s.Messages)))
 	d := s.Deliveries
-	row("Total Messages", fmt.Sprintf("%d sent, %d acknowledged, %d failed%s; %d deliveries (%d pushed, %d pulled)",
-		s.Messages.Sent, s.Messages.Acked, s.Messages.SendFailed, UnsentText(s.Messages), d.Received, d.Pushed, d.ByPull))
+	row("Total Messages", fmt.Sprintf("%d sent, %d acknowledged, %d failed%s%s; %d deliveries (%d pushed, %d pulled)",
+		s.Messages.Sent, s.Messages.Acked, s.Messages.SendFailed, UnansweredText(s.Messages, d), UnsentText(s.Messages), d.Received, d.Pushed, d.ByPull))
 	row("Message Integrity", IntegrityText(s))
 	row("Duplicates / Out of order", fmt.Sprintf("%d / %d", d.Duplicates, d.OutOfOrder))
 	if t := OrderText(d.ByClass); t != "" {
@@ -472,6 +479,16 @@ type LostDelivery struct {
 	Sender   uint32 `json:"sender"`
 	Conv     uint32 `json:"conv"`
 	N        uint32 `json:"n"`
+}
+
+// UnansweredText is ", N unanswered …" when sends got no answer within the
+// timeout, with how many deliveries of them arrived: a slow server, not a
+// failed send, when they did.
+func UnansweredText(m MessagesSummary, d DeliveriesSummary) string {
+	if m.Unanswered == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d unanswered within the timeout (%d deliveries of them arrived: stored, answered late or never)", m.Unanswered, d.OfUnanswered)
 }
 
 // UnsentText is ", N not sent …" when the send phase ended with messages

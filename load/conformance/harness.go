@@ -22,6 +22,8 @@ type Faults struct {
 	ReorderHold     time.Duration
 	ReorderLate     time.Duration // a reordered push is written this long after the one that overtook it
 	Delay           time.Duration
+	AckLate         float64 // share of sends stored and pushed, then answered AckLateBy late
+	AckLateBy       time.Duration
 	DisconnectEvery time.Duration
 	DisconnectCount int
 	Seed            uint64
@@ -77,6 +79,7 @@ const (
 	SkippedCounter      = "imbench_target_fault_skipped_pushes_total"
 	DuplicatedCounter   = "imbench_target_fault_duplicated_pushes_total"
 	ReorderedCounter    = "imbench_target_fault_reordered_pushes_total"
+	LateAcksCounter     = "imbench_target_fault_late_acks_total"
 	DisconnectsCounter  = "imbench_target_fault_disconnects_total"
 	LoginDropsCounter   = "imbench_target_fault_login_drops_total"
 	HeartbeatTOsCounter = "imbench_target_heartbeat_timeouts_total"

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -9,12 +10,18 @@ import (
 	"github.com/imbench/imbench/load/verify"
 )
 
+// ErrUnanswered wraps a driver's "no answer to a send within the timeout".
+// Such a send is not counted failed: the server may have stored it and
+// answered late, and its deliveries then arrive (Outbox.Unanswered).
+var ErrUnanswered = errors.New("unanswered")
+
 // SendResult counts one send phase of a session.
 type SendResult struct {
-	Planned int `js:"planned"`
-	Acked   int `js:"acked"`
-	Failed  int `js:"failed"`
-	Unsent  int `js:"unsent"` // still queued or not yet due when the phase ended
+	Planned    int `js:"planned"`
+	Acked      int `js:"acked"`
+	Failed     int `js:"failed"`
+	Unanswered int `js:"unanswered"` // no answer within the timeout
+	Unsent     int `js:"unsent"`     // still queued or not yet due when the phase ended
 }
 
 // Send sends the session's share of the plan's messages.
@@ -146,14 +153,15 @@ func (s *Session) endSend(res SendResult) SendResult {
 			s.Tally.Unsent.Add(1)
 		}
 	}
-	var acked, failed int64
+	var acked, failed, unanswered int64
 	for k := 0; k < verify.Kinds; k++ {
 		acked += s.Tally.Acked[k].Load()
 		failed += s.Tally.SendFailed[k].Load()
+		unanswered += s.Tally.Unanswered[k].Load()
 	}
-	res.Acked, res.Failed, res.Unsent = int(acked), int(failed), int(s.Tally.Unsent.Load())
-	if res.Planned < res.Acked+res.Failed+res.Unsent {
-		res.Planned = res.Acked + res.Failed + res.Unsent // closed by time: what it got to send
+	res.Acked, res.Failed, res.Unanswered, res.Unsent = int(acked), int(failed), int(unanswered), int(s.Tally.Unsent.Load())
+	if n := res.Acked + res.Failed + res.Unanswered + res.Unsent; res.Planned < n {
+		res.Planned = n // closed by time: what it got to send
 	}
 	return res
 }
@@ -248,6 +256,10 @@ func (u *User) acked(m plan.Msg, k int, sentAt time.Time, err error) {
 		}
 		s.Tally.Dispatched.Add(int64(len(s.sh.Plan.Members(m.Conv))))
 		s.Tally.Acked[k].Add(1)
+	} else if errors.Is(err, ErrUnanswered) {
+		s.Tally.Unanswered[k].Add(1)
+		u.out.Unanswered(m.Conv, m.N)
+		s.sh.warn("send of %s message %d in conversation %d: %v", s.sh.Plan.UserID(m.Sender), m.N, m.Conv, err)
 	} else {
 		s.Tally.SendFailed[k].Add(1)
 		s.sh.warn("send of %s message %d in conversation %d: %v", s.sh.Plan.UserID(m.Sender), m.N, m.Conv, err)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/ws"
 	wire "github.com/imbench/imbench/wire/openim"
 )
@@ -20,7 +21,7 @@ func (c *conn) request(id int32, data []byte, cb func(*wire.Resp, error)) error 
 	c.pending[incr] = p
 	p.timer = time.AfterFunc(c.d.cfg.Timeout, func() {
 		if c.take(incr) != nil {
-			cb(nil, fmt.Errorf("no answer to request %d within %s", id, c.d.cfg.Timeout))
+			cb(nil, fmt.Errorf("%w: no answer to request %d within %s", engine.ErrUnanswered, id, c.d.cfg.Timeout))
 		}
 	})
 	c.pmu.Unlock()

@@ -26,6 +26,7 @@ const (
 	mSent        = "imbench_messages_sent_total"
 	mAcked       = "imbench_messages_acked_total"
 	mSendFailed  = "imbench_send_failures_total"
+	mUnanswered  = "imbench_sends_unanswered_total"
 	mExpected    = "imbench_deliveries_expected_total"
 	mDeliveries  = "imbench_deliveries_total"
 	mDuplicates  = "imbench_duplicates_total"
@@ -49,7 +50,7 @@ const (
 )
 
 // MetricNames lists every series the runner writes.
-var MetricNames = []string{mOnline, mDown, mVUs, mGoroutines, mProcCPU, mProcRSS, mSent, mAcked, mSendFailed, mExpected, mDeliveries,
+var MetricNames = []string{mOnline, mDown, mVUs, mGoroutines, mProcCPU, mProcRSS, mSent, mAcked, mSendFailed, mUnanswered, mExpected, mDeliveries,
 	mDuplicates, mOutOfOrder, mLost, mRoomMissed, mCorrupted, mConnectErrs, mDisconnects, mReconnects, mLogins, mPulls, mPushedAfter, mLoginFailed, mLoginRetry, mAfterRetry, mNeverOnline, mNotAttempt,
 	mE2E, mAck}
 
@@ -179,6 +180,7 @@ func (p *pusher) series(now time.Time, lost *verify.Reconciliation) []promrw.Tim
 		add(mSent, float64(t.Sent[k]), "conv_type", kind)
 		add(mAcked, float64(t.Acked[k]), "conv_type", kind)
 		add(mSendFailed, float64(t.SendFailed[k]), "conv_type", kind)
+		add(mUnanswered, float64(t.Unanswered[k]), "conv_type", kind)
 		add(mExpected, float64(t.Expected[k]), "conv_type", kind)
 		add(mDeliveries, float64(t.Pushed[k]), "conv_type", kind, "via", "push")
 		add(mDeliveries, float64(t.Pulled[k]), "conv_type", kind, "via", "pull")

@@ -12,6 +12,10 @@ type LostDelivery = summary.LostDelivery
 type Reconciliation struct {
 	Matched    [Kinds]int64 // deliveries of acknowledged messages (or of senders in other processes)
 	Unexpected [Kinds]int64 // deliveries of messages whose send was never acknowledged
+	// OfUnanswered are deliveries of messages whose send got no answer
+	// within the timeout (Outbox.Unanswered): the server stored them and
+	// answered late or never. Neither expected nor unexpected.
+	OfUnanswered [Kinds]int64
 	// NotAttempted are the expected deliveries to users who were due to log
 	// in and never got online (Inbox.SetNeverOnline): acknowledged messages
 	// of their conversations, of senders in this process. The server was
@@ -59,14 +63,17 @@ func Reconcile(p *plan.Plan, expected [Kinds]int64, inboxes map[uint32]*Inbox, o
 					continue
 				}
 				ob.mu.Lock()
-				acked := ob.acked[c]
-				var both uint64
-				if acked != nil {
+				var both, late uint64
+				if acked := ob.acked[c]; acked != nil {
 					both = si.got.intersect(acked)
+				}
+				if un := ob.unanswered[c]; un != nil {
+					late = si.got.intersect(un)
 				}
 				ob.mu.Unlock()
 				r.Matched[k] += int64(both)
-				r.Unexpected[k] += int64(got - both)
+				r.OfUnanswered[k] += int64(late)
+				r.Unexpected[k] += int64(got - both - late)
 			}
 		}
 		in.mu.Unlock()

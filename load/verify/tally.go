@@ -46,6 +46,7 @@ func LoginCauseName(i int) string {
 // the summary adds the tallies of all VUs.
 type Tally struct {
 	Sent, Acked, SendFailed, Expected       [Kinds]atomic.Int64
+	Unanswered                              [Kinds]atomic.Int64 // sends with no answer within the timeout: not failed, not known stored
 	Pushed, Pulled, Duplicates, OutOfOrder  [Kinds]atomic.Int64
 	GapPulled                               [Kinds]atomic.Int64 // the part of Pulled that filled a seq gap
 	PushedAfterPull                         [Kinds]atomic.Int64 // a push of a message the user already had by pull: the client's pull met a late push
@@ -113,6 +114,7 @@ func (l *Latency) MergeNativeInto(n *latency.Native) {
 // Totals is a plain snapshot of tallies, summed over VUs.
 type Totals struct {
 	Sent, Acked, SendFailed, Expected       [Kinds]int64
+	Unanswered                              [Kinds]int64
 	Pushed, Pulled, GapPulled               [Kinds]int64
 	Duplicates, OutOfOrder, PushedAfterPull [Kinds]int64
 	Corrupt, Foreign, Overlap               int64
@@ -135,6 +137,7 @@ func (t *Totals) Add(x *Tally) {
 		t.Sent[k] += x.Sent[k].Load()
 		t.Acked[k] += x.Acked[k].Load()
 		t.SendFailed[k] += x.SendFailed[k].Load()
+		t.Unanswered[k] += x.Unanswered[k].Load()
 		t.Expected[k] += x.Expected[k].Load()
 		t.Pushed[k] += x.Pushed[k].Load()
 		t.Pulled[k] += x.Pulled[k].Load()

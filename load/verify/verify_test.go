@@ -207,6 +207,29 @@ func TestReconcileCountsLossExactly(t *testing.T) {
 	}
 }
 
+// A delivery of a send that got no answer in time is neither matched nor
+// unexpected: it is counted apart, and a send neither acknowledged nor
+// unanswered (refused) stays unexpected.
+func TestReconcileCountsDeliveriesOfUnansweredSends(t *testing.T) {
+	h := newHarness(t, 1)
+	out := map[uint32]*Outbox{0: NewOutbox()}
+	out[0].Ack(grp, 1)
+	out[0].Unanswered(grp, 2)
+	out[0].Unanswered(grp, 4)
+	var expected [Kinds]int64
+	expected[1] = int64(h.p.ExpectedRecipients(plan.Msg{Sender: 0, Conv: grp, N: 1}))
+	r1, r2 := NewInbox(1), NewInbox(2)
+	for _, in := range []*Inbox{r1, r2} {
+		for _, n := range []uint32{1, 2, 3} { // n=3 was refused, n=4 never came
+			h.ck.Receive(in, Arrival{Conv: grp, Sender: 0, Text: h.text(0, grp, n), CreateMs: (h.now.UnixMicro() - 5000) / 1000}, h.now, &h.tl)
+		}
+	}
+	rec := Reconcile(h.p, expected, map[uint32]*Inbox{1: r1, 2: r2}, out, 10)
+	if rec.Matched != [Kinds]int64{0, 2} || rec.OfUnanswered != [Kinds]int64{0, 2} || rec.Unexpected != [Kinds]int64{0, 2} || rec.Lost != [Kinds]int64{} {
+		t.Fatalf("reconcile %+v", rec)
+	}
+}
+
 func TestSeqSet(t *testing.T) {
 	var a, b seqSet
 	for _, x := range []uint64{1, 2, 5, 3, 9, 7} {

@@ -79,7 +79,7 @@ func (c *conn) request(topic string, plain []byte, done func(wire.Puback, error)
 	c.acks[id] = w
 	w.timer = time.AfterFunc(c.d.cfg.Timeout, func() {
 		if c.take(id) == w {
-			done(wire.Puback{}, fmt.Errorf("no PUBACK to %s within %s", topic, c.d.cfg.Timeout))
+			done(wire.Puback{}, fmt.Errorf("%w: no PUBACK to %s within %s", engine.ErrUnanswered, topic, c.d.cfg.Timeout))
 		}
 	})
 	c.amu.Unlock()

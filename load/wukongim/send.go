@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/plan"
 	wire "github.com/imbench/imbench/wire/wukongim"
 )
@@ -58,7 +59,7 @@ func (c *conn) Send(m plan.Msg, text []byte, createMs int64, done func(error)) e
 		delete(c.acks, seq)
 		c.amu.Unlock()
 		if waiting {
-			done(fmt.Errorf("no SENDACK within %s", c.d.cfg.Timeout))
+			done(fmt.Errorf("%w: no SENDACK within %s", engine.ErrUnanswered, c.d.cfg.Timeout))
 		}
 	})
 	c.amu.Unlock()

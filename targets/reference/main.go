@@ -84,6 +84,8 @@ func run(args []string) error {
 	fs.DurationVar(&f.ReorderHold, "fault-reorder-hold", time.Second, "longest a reordered push is held (keep it below the generator's drain quiet time)")
 	fs.DurationVar(&f.ReorderLate, "fault-reorder-late", 0, "write a reordered push this long after the message that overtook it (0: right after; above the generator's gap grace, 500 ms, the client pulls it first and the push comes late)")
 	fs.DurationVar(&f.Delay, "fault-delay", 0, "delay added before every push")
+	fs.Float64Var(&f.AckLate, "fault-ack-late", 0, "rate of messages stored and pushed whose sender is answered -fault-ack-late-by late (past the client's timeout: a send that looks failed but was delivered)")
+	fs.DurationVar(&f.AckLateBy, "fault-ack-late-by", 0, "how late -fault-ack-late answers (only that answer waits; the connection's other requests are served)")
 	fs.DurationVar(&f.DisconnectEvery, "fault-disconnect-every", 0, "drop connections this often")
 	fs.IntVar(&f.DisconnectCount, "fault-disconnect-count", 1, "connections dropped each time")
 	fs.Uint64Var(&f.Seed, "fault-seed", 0, "random seed of the faults (0: from the clock)")

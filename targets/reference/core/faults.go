@@ -11,16 +11,22 @@ import (
 )
 
 // Faults the target injects on purpose, so that tests can prove the verifier
-// counts exactly what went wrong. Rates are probabilities per message (Lose)
-// or per push to a recipient other than the sender (the rest).
+// counts exactly what went wrong. Rates are probabilities per message (Lose,
+// AckLate) or per push to a recipient other than the sender (the rest).
 type Faults struct {
-	Lose            float64       // acknowledge, then neither store nor push: a real loss
-	SkipPush        float64       // store but do not push: a client that watches seqs pulls it
-	Duplicate       float64       // push twice
-	Reorder         float64       // hold a push until the sender's next one in that conversation overtakes it
-	ReorderHold     time.Duration // how long a held push waits for that next message
-	ReorderLate     time.Duration // write a reordered push this long after the one that overtook it (0: right after; past a client's gap grace it meets the client's pull, as a real WuKongIM's late pushes do, wukongim.md §14)
-	Delay           time.Duration // added before every push
+	Lose        float64       // acknowledge, then neither store nor push: a real loss
+	SkipPush    float64       // store but do not push: a client that watches seqs pulls it
+	Duplicate   float64       // push twice
+	Reorder     float64       // hold a push until the sender's next one in that conversation overtakes it
+	ReorderHold time.Duration // how long a held push waits for that next message
+	ReorderLate time.Duration // write a reordered push this long after the one that overtook it (0: right after; past a client's gap grace it meets the client's pull, as a real WuKongIM's late pushes do, wukongim.md §14)
+	Delay       time.Duration // added before every push
+	// Store and push, but answer the sender this long late: past the
+	// client's ack timeout, the send looks failed though it was delivered
+	// (a real Wildfire overloaded by chatroom1k did so). Only that answer
+	// waits (Message.AckLate): the connection's other requests are served.
+	AckLate         float64
+	AckLateBy       time.Duration
 	DisconnectEvery time.Duration // every so often, drop connections
 	DisconnectCount int           // how many at a time
 	Seed            uint64
@@ -29,16 +35,19 @@ type Faults struct {
 // Validate rejects impossible settings.
 func (f *Faults) Validate() error {
 	var errs []error
-	for name, r := range map[string]float64{"lose": f.Lose, "skip-push": f.SkipPush, "duplicate": f.Duplicate, "reorder": f.Reorder} {
+	for name, r := range map[string]float64{"lose": f.Lose, "skip-push": f.SkipPush, "duplicate": f.Duplicate, "reorder": f.Reorder, "ack-late": f.AckLate} {
 		if r < 0 || r > 1 {
 			errs = append(errs, fmt.Errorf("fault %s rate %v is not within 0..1", name, r))
 		}
 	}
-	if f.Delay < 0 || f.ReorderHold < 0 || f.ReorderLate < 0 || f.DisconnectEvery < 0 || f.DisconnectCount < 0 {
+	if f.Delay < 0 || f.ReorderHold < 0 || f.ReorderLate < 0 || f.AckLateBy < 0 || f.DisconnectEvery < 0 || f.DisconnectCount < 0 {
 		errs = append(errs, errors.New("fault durations and counts must not be negative"))
 	}
 	if f.ReorderHold == 0 {
 		f.ReorderHold = time.Second
+	}
+	if f.AckLate > 0 && f.AckLateBy == 0 {
+		errs = append(errs, errors.New("fault ack-late needs ack-late-by: how late the answer comes"))
 	}
 	if f.DisconnectEvery > 0 && f.DisconnectCount == 0 {
 		f.DisconnectCount = 1
@@ -48,7 +57,7 @@ func (f *Faults) Validate() error {
 
 // Active reports whether any fault is on.
 func (f Faults) Active() bool {
-	return f.Lose > 0 || f.SkipPush > 0 || f.Duplicate > 0 || f.Reorder > 0 || f.Delay > 0 || f.DisconnectEvery > 0
+	return f.Lose > 0 || f.SkipPush > 0 || f.Duplicate > 0 || f.Reorder > 0 || f.Delay > 0 || f.DisconnectEvery > 0 || f.AckLate > 0
 }
 
 type faultState struct {
@@ -78,6 +87,7 @@ func (f *faultState) lose() bool      { return f.roll(f.cfg.Lose) }
 func (f *faultState) skipPush() bool  { return f.roll(f.cfg.SkipPush) }
 func (f *faultState) duplicate() bool { return f.roll(f.cfg.Duplicate) }
 func (f *faultState) reorder() bool   { return f.roll(f.cfg.Reorder) }
+func (f *faultState) ackLate() bool   { return f.roll(f.cfg.AckLate) }
 
 // RunDisconnects drops DisconnectCount random connections every
 // DisconnectEvery until ctx ends.

@@ -1,6 +1,9 @@
 package core
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // Message is a stored message. The core reads none of the payload: a front
 // end puts there what its protocol needs to give the message back.
@@ -16,6 +19,9 @@ type Message struct {
 	// operationID), which its pushes carry. Only pushes need it: the state
 	// log does not keep it.
 	RequestID string
+	// AckLate is how late the front end answers the sender (the ack-late
+	// fault; 0: at once). Only that answer waits, not the connection.
+	AckLate time.Duration
 }
 
 // Page is what a pull returns: messages of one conversation in seq order.

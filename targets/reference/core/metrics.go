@@ -28,6 +28,7 @@ type Metrics struct {
 	faultDuplicated  [lastKind + 1]prometheus.Counter
 	faultReordered   [lastKind + 1]prometheus.Counter
 	faultDelayed     [lastKind + 1]prometheus.Counter
+	faultLateAcks    [lastKind + 1]prometheus.Counter
 	faultDisconnects prometheus.Counter
 	faultLoginDrops  *prometheus.CounterVec
 }
@@ -91,6 +92,7 @@ func NewMetrics() *Metrics {
 	byKind(&m.faultDuplicated, "imbench_target_fault_duplicated_pushes_total", "Pushes sent a second time (duplicate fault).")
 	byKind(&m.faultReordered, "imbench_target_fault_reordered_pushes_total", "Pushes overtaken by the sender's next message in the conversation (reorder fault).")
 	byKind(&m.faultDelayed, "imbench_target_fault_delayed_pushes_total", "Pushes held back by the added delay.")
+	byKind(&m.faultLateAcks, "imbench_target_fault_late_acks_total", "Messages stored and pushed whose sender was answered late (ack-late fault).")
 	return m
 }
 

@@ -68,6 +68,9 @@ func (c *Core) Send(m *Message) (*Message, error) {
 		c.metrics.Counts.accepted[kind].Add(1)
 		return m, nil // acknowledged, never stored, never pushed
 	}
+	if !m.System && c.faults.ackLate() { // decided before m is shared with the pushes
+		m.AckLate = c.faults.cfg.AckLateBy
+	}
 
 	cv.mu.Lock()
 	cv.seq++
@@ -92,6 +95,9 @@ func (c *Core) Send(m *Message) (*Message, error) {
 	cv.mu.Unlock()
 	c.metrics.Counts.accepted[kind].Add(1)
 	c.metrics.stored.Inc()
+	if m.AckLate > 0 {
+		c.metrics.faultLateAcks[kind].Inc()
+	}
 	return m, nil
 }
 

@@ -38,8 +38,9 @@ func (c *conn) handle(data []byte) bool {
 		return c.refuseAndEnd(resp, "exception conn userID not same to req userID")
 	}
 	var (
-		out proto.Message
-		err error
+		out  proto.Message
+		err  error
+		late time.Duration // the ack-late fault's, for a send
 	)
 	switch req.ReqIdentifier {
 	case wire.ReqGetNewestSeq:
@@ -47,7 +48,7 @@ func (c *conn) handle(data []byte) bool {
 	case wire.ReqPullMsgByRange:
 		out, err = c.pullByRange(req.Data)
 	case wire.ReqSendMsg:
-		out, err = c.sendMsg(req.Data, req.OperationID)
+		out, late, err = c.sendMsg(req.Data, req.OperationID)
 	case wire.ReqSendSignalMsg:
 		// The gateway hands the msg service no MsgData at all
 		// (message_handler.go SendSignalMessage): refused as such.
@@ -80,6 +81,10 @@ func (c *conn) handle(data []byte) bool {
 	b, err := c.encode(resp)
 	if err != nil {
 		return false
+	}
+	if late > 0 { // only the answer waits: the connection's reads go on
+		time.AfterFunc(late, func() { c.enqueue(frame{data: b, at: time.Now()}) })
+		return true
 	}
 	// After a logout's answer the gateway ends the connection
 	// (client.go replyMessage), whatever the answer was.
@@ -117,29 +122,29 @@ func (c *conn) self(userID string) error {
 }
 
 // sendMsg is 1003; the message's pushes carry the request's operationID.
-func (c *conn) sendMsg(data []byte, opID string) (proto.Message, error) {
+func (c *conn) sendMsg(data []byte, opID string) (proto.Message, time.Duration, error) {
 	var md pb.MsgData
 	if err := unmarshal(data, &md); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if md.SendID == "" || md.Content == nil {
-		return nil, refuse(wire.CodeArgs, "sendID and content are required")
+		return nil, 0, refuse(wire.CodeArgs, "sendID and content are required")
 	}
 	key, err := convOf(&md)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	id := serverMsgID(md.SendID, time.Now())
 	payload, err := toPayload(&md, id)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	m, err := c.g.Core.Send(&core.Message{Conv: key, Sender: md.SendID, ClientID: md.ClientMsgID, Payload: payload, RequestID: opID})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	c.g.reads.sent(md.SendID, convID(key), m.Seq)
-	return &pb.SendMsgResp{ServerMsgID: id, ClientMsgID: md.ClientMsgID, SendTime: sendTime(&md, m)}, nil
+	return &pb.SendMsgResp{ServerMsgID: id, ClientMsgID: md.ClientMsgID, SendTime: sendTime(&md, m)}, m.AckLate, nil
 }
 
 func (c *conn) newestSeq(data []byte) (proto.Message, error) {

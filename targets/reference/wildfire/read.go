@@ -128,7 +128,11 @@ func (c *conn) onPublish(flags uint8, body []byte) bool {
 	var result []byte
 	switch topic {
 	case wire.TopicSendMessage:
-		code, result = c.onSend(plain)
+		var late time.Duration
+		if code, result, late = c.onSend(plain); late > 0 {
+			c.respondLate(late, id, topic, code, result)
+			return true
+		}
 	case wire.TopicPullMessage:
 		code, result = c.onPull(plain)
 	case wire.TopicJoinChatroom:
@@ -147,15 +151,8 @@ const gzipOver = 7 << 10
 // respond queues the PUBACK of request id: code, and result encrypted with
 // the session key when there is one.
 func (c *conn) respond(id uint16, topic string, code wire.ErrorCode, result []byte) {
-	c.f.Metrics.answered(topic, code)
-	if code == wire.CodeSuccess && c.level >= wire.LevelMQTT5 && len(result) > gzipOver {
-		if z, err := gzipped(result); err == nil {
-			code, result = wire.CodeSuccessGzipped, z
-		}
-	}
-	b, err := wire.AppendResponse(c.answer[:0], id, code, c.s.cipher, wire.HourNow(), result)
-	if err != nil {
-		c.f.Log.Warn("wildfire: PUBACK not encodable", "user", c.uid, "err", err)
+	b, ok := c.response(c.answer[:0], id, topic, code, result)
+	if !ok {
 		return
 	}
 	c.put(b)
@@ -163,6 +160,33 @@ func (c *conn) respond(id uint16, topic string, code wire.ErrorCode, result []by
 		b = nil
 	}
 	c.answer = b
+}
+
+// respondLate answers after d (the ack-late fault), from a timer and in a
+// buffer of its own: the connection's reads go on meanwhile.
+func (c *conn) respondLate(d time.Duration, id uint16, topic string, code wire.ErrorCode, result []byte) {
+	result = bytes.Clone(result)
+	time.AfterFunc(d, func() {
+		if b, ok := c.response(nil, id, topic, code, result); ok {
+			c.put(b)
+		}
+	})
+}
+
+// response appends the PUBACK answering request id to dst.
+func (c *conn) response(dst []byte, id uint16, topic string, code wire.ErrorCode, result []byte) ([]byte, bool) {
+	c.f.Metrics.answered(topic, code)
+	if code == wire.CodeSuccess && c.level >= wire.LevelMQTT5 && len(result) > gzipOver {
+		if z, err := gzipped(result); err == nil {
+			code, result = wire.CodeSuccessGzipped, z
+		}
+	}
+	b, err := wire.AppendResponse(dst, id, code, c.s.cipher, wire.HourNow(), result)
+	if err != nil {
+		c.f.Log.Warn("wildfire: PUBACK not encodable", "user", c.uid, "err", err)
+		return nil, false
+	}
+	return b, true
 }
 
 // frameReader cuts frames out of a connection's stream.

@@ -157,14 +157,15 @@ func clientForbidden(t int32) bool {
 // onSend stores one message (wildfire.md §5.5, §14): the sender is the
 // connection's user whatever from_user says; private (0), group (1) and
 // chatroom (2) conversations are served, any other is 251, as a content
-// type a client may not send. The result is messageUid ‖ timestamp.
-func (c *conn) onSend(plain []byte) (wire.ErrorCode, []byte) {
+// type a client may not send. The result is messageUid ‖ timestamp, to be
+// answered late by the ack-late fault.
+func (c *conn) onSend(plain []byte) (code wire.ErrorCode, result []byte, late time.Duration) {
 	r, ok := parseMessage(plain)
 	if !ok {
-		return wire.CodeInvalidData, nil
+		return wire.CodeInvalidData, nil, 0
 	}
 	if clientForbidden(r.contentType) {
-		return wire.CodeInvalidParameter, nil
+		return wire.CodeInvalidParameter, nil, 0
 	}
 	var key core.ConvKey
 	switch r.convType {
@@ -175,15 +176,15 @@ func (c *conn) onSend(plain []byte) (wire.ErrorCode, []byte) {
 	case wire.ConvChatroom:
 		key = core.RoomKey(r.target)
 	default:
-		return wire.CodeInvalidParameter, nil
+		return wire.CodeInvalidParameter, nil, 0
 	}
 	uid := c.f.ids.next()
 	m, err := c.f.c.Send(&core.Message{Conv: key, Sender: c.uid, ClientID: c.s.clientID, Payload: encodeStored(&r, c.uid, uid)})
 	if err != nil {
-		return sendCode(err, key.Kind), nil
+		return sendCode(err, key.Kind), nil, 0
 	}
 	c.plain = wire.AppendSendResult(c.plain[:0], uid, m.Time)
-	return wire.CodeSuccess, c.plain
+	return wire.CodeSuccess, c.plain, m.AckLate
 }
 
 // encodeStored is the payload of a message: the magic, then pb.Message's

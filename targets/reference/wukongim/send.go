@@ -20,10 +20,15 @@ func (c *conn) onSend(flags uint8, body []byte) bool {
 	m.sendPackets.Inc()
 	m.inMsgs.Add(1)
 	ack := wire.Sendack{Flags: flags, ClientSeq: s.ClientSeq}
-	ack.MessageID, ack.MessageSeq, ack.ReasonCode = c.send(&s)
+	var late time.Duration
+	ack.MessageID, ack.MessageSeq, ack.ReasonCode, late = c.send(&s)
 	b, err := ack.Append(nil, c.version)
 	if err != nil {
 		return false
+	}
+	if late > 0 {
+		time.AfterFunc(late, func() { c.enqueue(frame{data: b, at: time.Now()}) })
+		return true
 	}
 	return c.enqueue(frame{data: b, at: time.Now()})
 }
@@ -31,29 +36,29 @@ func (c *conn) onSend(flags uint8, body []byte) bool {
 // send checks, decrypts and stores one message (wukongim.md §4.5): the
 // msgKey is checked before the payload is decrypted, a mismatch or a payload
 // that does not decrypt being reason 9.
-func (c *conn) send(s *wire.Send) (id int64, seq uint32, reason wire.ReasonCode) {
+func (c *conn) send(s *wire.Send) (id int64, seq uint32, reason wire.ReasonCode, late time.Duration) {
 	plain := s.Payload // stored.encode copies it out of the read buffer
 	if c.cipher != nil {
 		if c.cipher.MsgKey(s.AppendSign(nil)) != s.MsgKey {
-			return 0, 0, wire.ReasonPayloadDecodeError
+			return 0, 0, wire.ReasonPayloadDecodeError, 0
 		}
 		var err error
 		if plain, err = c.cipher.Decrypt(s.Payload); err != nil {
-			return 0, 0, wire.ReasonPayloadDecodeError
+			return 0, 0, wire.ReasonPayloadDecodeError, 0
 		}
 	}
 	key, ok := convOf(c.uid, s.ChannelID, s.ChannelType)
 	if !ok {
 		if !servedType(s.ChannelType) {
-			return 0, 0, wire.ReasonNotSupportChannelType
+			return 0, 0, wire.ReasonNotSupportChannelType, 0
 		}
-		return 0, 0, wire.ReasonChannelIDError
+		return 0, 0, wire.ReasonChannelIDError, 0
 	}
 	id = c.g.f.ids.next()
 	st := stored{Flags: s.Flags, Setting: s.Setting, Expire: s.Expire, MessageID: id, Origin: c.id, Topic: s.Topic, Plain: plain}
 	msg, err := c.g.b.Send(&core.Message{Conv: key, Sender: c.uid, ClientID: s.ClientMsgNo, Payload: st.encode()})
 	if err != nil {
-		return 0, 0, reasonOf(err)
+		return 0, 0, reasonOf(err), 0
 	}
-	return id, uint32(msg.Seq), wire.ReasonSuccess
+	return id, uint32(msg.Seq), wire.ReasonSuccess, msg.AckLate
 }
