@@ -42,13 +42,14 @@ var (
 )
 
 // CauseOf classifies a failed login's error: a driver's wrapped
-// ErrLogin* first, then the transport's errors (EOF or reset: closed; a
-// timeout: no answer), then other.
+// ErrLogin* first (or ErrUnanswered: a login's request not answered in
+// time), then the transport's errors (EOF or reset: closed; a timeout: no
+// answer), then other.
 func CauseOf(err error) LoginCause {
 	switch {
 	case errors.Is(err, ErrLoginRefused):
 		return LoginRefused
-	case errors.Is(err, ErrLoginNoAnswer):
+	case errors.Is(err, ErrLoginNoAnswer), errors.Is(err, ErrUnanswered):
 		return LoginNoAnswer
 	case errors.Is(err, ErrLoginClosed):
 		return LoginClosed
