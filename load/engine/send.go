@@ -256,12 +256,13 @@ func (u *User) acked(m plan.Msg, k int, sentAt time.Time, err error) {
 		}
 		s.Tally.Dispatched.Add(int64(len(s.sh.Plan.Members(m.Conv))))
 		s.Tally.Acked[k].Add(1)
-	} else if errors.Is(err, ErrUnanswered) {
-		s.Tally.Unanswered[k].Add(1)
-		u.out.Unanswered(m.Conv, m.N)
-		s.sh.warn("send of %s message %d in conversation %d: %v", s.sh.Plan.UserID(m.Sender), m.N, m.Conv, err)
 	} else {
-		s.Tally.SendFailed[k].Add(1)
+		if errors.Is(err, ErrUnanswered) {
+			s.Tally.Unanswered[k].Add(1)
+			u.out.Unanswered(m.Conv, m.N)
+		} else {
+			s.Tally.SendFailed[k].Add(1)
+		}
 		s.sh.warn("send of %s message %d in conversation %d: %v", s.sh.Plan.UserID(m.Sender), m.N, m.Conv, err)
 	}
 	u.mu.Lock()
