@@ -70,7 +70,7 @@ func (r *Run) BuildSummary() summary.Summary {
 	d := summary.DeliveriesSummary{Expected: verify.Owed(t.Expected) - verify.Owed(rec.NotAttempted), NotAttempted: verify.Owed(rec.NotAttempted),
 		PushedAfterPull: verify.Sum(t.PushedAfterPull), Pushed: verify.Owed(t.Pushed), ByPull: verify.Owed(t.Pulled),
 		ByGapPull: verify.Owed(t.GapPulled), Duplicates: verify.Sum(t.Duplicates), OutOfOrder: verify.Sum(t.OutOfOrder),
-		Lost: verify.Owed(rec.Lost), Unexpected: verify.Sum(rec.Unexpected), OfUnanswered: verify.Owed(rec.OfUnanswered), Corrupted: t.Corrupt, Foreign: t.Foreign,
+		Lost: verify.Owed(rec.Lost), Unexpected: verify.Sum(rec.Unexpected), OfUnanswered: verify.Sum(rec.OfUnanswered), Corrupted: t.Corrupt, Foreign: t.Foreign,
 		LostSample: rec.Sample, ByType: map[string]summary.DeliveriesByType{}}
 	d.Received = d.Pushed + d.ByPull
 	for _, kind := range p.Kinds() {
