@@ -1,7 +1,8 @@
 # imbench: `make up && make run-scenario` is the main job, `make test` the tests.
 #
 #   make up                          build the tools once (.tools/), start the native stack
-#   make run-scenario [SCENARIO=openim/test1] [TARGET=reference|openim|wukongim|wildfire] [SCALE=0.5] [RATE=] [DURATION=] [VUS=] [SEGMENTS=] [PROTOCOL=] [QUIET=1]
+#   make run-scenario [SCENARIO=openim/test1] [TARGET=reference|openim|wukongim|wildfire] [SCALE=0.5] [RATE=] [DURATION=] [VUS=] [SEGMENTS=] [PROTOCOL=] [RUN_ID=] [QUIET=1]
+#   make limit [SCENARIO=] [TARGET=] [SLO='e2e_p99<1000,lost==0,late==0'] [DIMENSION=rate|users] [START=] [RESOLUTION=0.05] [MAX=] [STEP=30s]   the most load held within SLO; what gave out first
 #   make report [RUN=<run id>]       results/<run>/report.md and report.html (run-scenario writes them too)
 #   make compare A=<run id> B=<run id> [THRESHOLD=10]   exit 3 when B is worse than A
 #   make clean-target [RUN=<run id>] [TARGET=]   remove a run's users, groups and chatrooms from its target (a run does at its end unless IM_KEEP=1); without RUN, list the runs that may have left some
@@ -28,6 +29,13 @@ DURATION ?=
 VUS      ?=
 SEGMENTS ?=
 PROTOCOL ?=
+RUN_ID   ?=
+SLO      ?=
+DIMENSION ?=
+START    ?=
+RESOLUTION ?=
+MAX      ?=
+STEP     ?=
 RUN      ?=
 A        ?=
 B        ?=
@@ -42,7 +50,7 @@ GO_SOURCES := go.mod go.sum $(shell find . -name '*.go' -not -name '*_test.go' -
 PROTOC_GEN_GO_VERSION := v1.36.11
 PROMETHEUS_VERSION    := 3.10.0
 
-.PHONY: help up down status scenarios run-scenario soak report compare clean-target bench test fuzz chaos tools stack-tools apt proto check-proto fmt-check generate promtool-test
+.PHONY: help up down status scenarios run-scenario limit soak report compare clean-target bench test fuzz chaos tools stack-tools apt proto check-proto fmt-check generate promtool-test
 
 help:
 	@sed -n '/^$$/q;p' Makefile | sed 's/^# \{0,1\}//'
@@ -118,7 +126,16 @@ scenarios: $(BIN)/imbench
 run-scenario: tools
 	@$(BIN)/imbench run -scenario '$(SCENARIO)' -target '$(TARGET)' \
 	  $(if $(SCALE),-scale '$(SCALE)') $(if $(RATE),-rate '$(RATE)') $(if $(DURATION),-duration '$(DURATION)') $(if $(VUS),-vus '$(VUS)') \
-	  $(if $(SEGMENTS),-segments '$(SEGMENTS)') $(if $(PROTOCOL),-protocol '$(PROTOCOL)') $(if $(QUIET),-q)
+	  $(if $(SEGMENTS),-segments '$(SEGMENTS)') $(if $(PROTOCOL),-protocol '$(PROTOCOL)') $(if $(RUN_ID),-run-id '$(RUN_ID)') $(if $(QUIET),-q)
+
+# A limit search: the scenario's load rises step by step (each a whole run,
+# every delivery verified) until a step breaks the objective, then the
+# interval narrows to the resolution; results/<search id>/limit.*.
+limit: tools
+	@$(BIN)/imbench limit -scenario '$(SCENARIO)' -target '$(TARGET)' \
+	  $(if $(SLO),-slo '$(SLO)') $(if $(DIMENSION),-dimension '$(DIMENSION)') $(if $(START),-start '$(START)') \
+	  $(if $(RESOLUTION),-resolution '$(RESOLUTION)') $(if $(MAX),-max '$(MAX)') $(if $(STEP),-step '$(STEP)') \
+	  $(if $(SCALE),-scale '$(SCALE)') $(if $(PROTOCOL),-protocol '$(PROTOCOL)') $(if $(RUN_ID),-run-id '$(RUN_ID)') $(if $(QUIET),-q)
 
 generate:
 	go run ./cmd/imbench generate

@@ -2,6 +2,10 @@ package dashboards
 
 const run = `run_id="$run_id"`
 
+// target selects the run's target's own series (the label every system
+// under test's scrape job sets).
+const target = `target=~"$target"`
+
 // logQuery is the log panel's LogsQL: the run's own lines (the runner pushes
 // them with stream labels run_id, job=imbench, target, scenario, level) and
 // the target's (the reference target pushes with job=imbench-target and its
@@ -13,13 +17,15 @@ const logQuery = `{run_id="$run_id"} or {job="imbench-target", target="$target"}
 func imBenchmark() Dashboard {
 	var l layout
 	l.row("Load")
-	l.add(timeseries("Online users", "short", "Users logged in, over all imbench processes (segments) of the run, and as the server counts them: OpenIM's msggateway (online_user_num; the reference target's counts every protocol's), else WuKongIM's (app_online_user_count), else Wildfire's admin API through wildfire-exporter (wildfire_online_users).",
+	l.add(timeseries("Online users", "short", "Users logged in, over all imbench processes (segments) of the run, and as the target's server counts them, every user it holds (other runs' too): OpenIM's msggateway (online_user_num; the reference target's counts every protocol's), else WuKongIM's (app_online_user_count), else Wildfire's admin API through wildfire-exporter (wildfire_online_users).",
 		series(`imbench:online_users{`+run+`}`, "online"),
 		// The first of them the stack scrapes: each server says it one way.
-		series(`sum(online_user_num) or sum(app_online_user_count) or sum(wildfire_online_users)`, "the server's count")), 8, 8)
-	l.add(timeseries("Messages per minute", "short", "Messages sent and deliveries received per minute (1 m rate × 60).",
+		series(`sum(online_user_num{`+target+`}) or sum(app_online_user_count{`+target+`}) or sum(wildfire_online_users{`+target+`})`, "the server's count (all its users)")), 8, 8)
+	l.add(timeseries("Messages per minute", "short", "Messages sent and deliveries received per minute (1 m rate × 60), and as the server counts them where it exports them: OpenIM's msg service's messages accepted (single_ and group_chat_msg_process_success_total) and msgtransfer's inserts into its database (msg_insert_mongo_success_total), every sender's.",
 		series(`60 * imbench:messages_sent:rate1m{`+run+`}`, "sent"),
-		series(`60 * imbench:deliveries:rate1m{`+run+`}`, "delivered")), 10, 8)
+		series(`60 * imbench:deliveries:rate1m{`+run+`}`, "delivered"),
+		series(`60 * (sum(rate(single_chat_msg_process_success_total{`+target+`}[1m])) + sum(rate(group_chat_msg_process_success_total{`+target+`}[1m])))`, "accepted (the server's count)"),
+		series(`60 * sum(rate(msg_insert_mongo_success_total{`+target+`}[1m]))`, "stored (the server's count)")), 10, 8)
 	l.add(stat("Sent", "short", "Messages sent in this run.", series(`imbench:messages_sent:total{`+run+`}`, "")), 6, 4)
 	l.add(stat("Delivered / expected", "short", "Deliveries received (push and pull) and expected (acknowledged messages × recipients who log in).",
 		series(`imbench:deliveries:total{`+run+`}`, "received"),
@@ -30,9 +36,10 @@ func imBenchmark() Dashboard {
 	// read its own imbench_* series, which keep that write's timestamp,
 	// rather than a rule evaluated after it.
 	l.add(stat("Integrity", "percentunit", "Share of expected deliveries that arrived; set when the run reconciles at its end.",
-		series(`1 - sum(imbench_lost_total{`+run+`}) / sum(imbench_deliveries_expected_total{`+run+`})`, "")), 4, 5)
-	l.add(stat("Lost", "short", "Expected deliveries that never arrived, counted exactly when the run reconciles.",
-		series(`sum(imbench_lost_total{`+run+`})`, "")), 4, 5)
+		series(`1 - (sum(imbench_lost_total{`+run+`}) + (sum(imbench_late_total{`+run+`}) or vector(0))) / sum(imbench_deliveries_expected_total{`+run+`})`, "")), 4, 5)
+	l.add(stat("Lost / late", "short", "Expected deliveries that never arrived, counted exactly when the run reconciles: lost, and late (the server holds the message, read back after the drain, but did not deliver it in time).",
+		series(`sum(imbench_lost_total{`+run+`})`, "lost"),
+		series(`sum(imbench_late_total{`+run+`})`, "late")), 4, 5)
 	l.add(stat("Duplicates", "short", "Messages pushed again after they had arrived.",
 		series(`imbench:duplicates:total{`+run+`}`, "")), 4, 5)
 	l.add(stat("Out of order", "short", "Messages pushed after a later message of the same sender and conversation.",
@@ -75,6 +82,22 @@ func imBenchmark() Dashboard {
 		series(`imbench:node_network_receive_bytes:rate30s{instance=~"$instance"}`, "receive {{instance}}"),
 		series(`imbench:node_network_transmit_bytes:rate30s{instance=~"$instance"}`, "transmit {{instance}}")), 8, 7)
 
+	// A limit search's state while it runs (imbench limit writes these);
+	// each step is a run of its own, chosen above by its run id
+	// (<search id>_s<n>).
+	l.row("Limit search")
+	search := `search_id="$search_id"`
+	l.add(stat("Step", "short", "The step under way of the search chosen (search_id), and its load asked (msg/s or users).",
+		series(`imbench_limit_step{`+search+`}`, "step"),
+		series(`imbench_limit_asked{`+search+`}`, "asked")), 6, 5)
+	l.add(stat("Held / broken", "short", "The highest load held within the objective so far, and the lowest that broke it.",
+		series(`imbench_limit_held_load{`+search+`}`, "held"),
+		series(`imbench_limit_broken_load{`+search+`}`, "broken")), 6, 5)
+	l.add(timeseries("Steps", "short", "Each step's load asked and achieved, and whether it held the objective (1) or broke it (0).",
+		series(`imbench_limit_asked{`+search+`}`, "asked"),
+		series(`imbench_limit_achieved{`+search+`}`, "achieved"),
+		series(`imbench_limit_held{`+search+`}`, "held")), 12, 5)
+
 	l.row("Logs")
 	l.add(Panel{Type: "logs", Title: "Log of the run", Datasource: logs(),
 		Description: "From VictoriaLogs: imbench's own lines of the run (job=imbench, by run_id) and the reference target's (job=imbench-target, over the time range).",
@@ -85,6 +108,7 @@ func imBenchmark() Dashboard {
 		[]any{
 			variable("target", "Target", `label_values(imbench_messages_sent_total{`+run+`}, target)`, false),
 			variable("instance", "Machine", `label_values(node_uname_info, instance)`, true),
+			variable("search_id", "Limit search", `label_values(imbench_limit_step, search_id)`, false),
 		}, l.panels)
 }
 

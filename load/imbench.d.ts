@@ -11,7 +11,8 @@ declare module 'imbench' {
     /**
      * k6-style thresholds on the run's figures; a crossed one exits 99
      * (`imbench run -no-thresholds` skips them). Counters (sent, acked,
-     * send_failures, unsent, unanswered, expected, deliveries, lost, duplicates, out_of_order,
+     * send_failures, unsent, unanswered, expected, deliveries, lost, lost_never_stored (lost: the server acknowledged
+     * them and holds none), late (the server holds them, undelivered when the drain ended), duplicates, out_of_order,
      * pushed_after_pull, not_attempted, corrupted, unexpected, of_unanswered, room_missed,
      * connect_errors, disconnects, reconnects, logins, login_failures,
      * login_retries, never_online) take count and rate, deliveries' counters also
@@ -31,6 +32,26 @@ declare module 'imbench' {
     vus?: number;
     /** Defaults per protocol for options the environment does not set: { openim: { login: 'sdk' } }. */
     protocolOptions?: { openim?: Partial<OpenIMOptions>; wukongim?: Record<string, unknown>; wildfire?: Partial<WildfireOptions> };
+    /** A limit search's defaults for this scenario (`make limit`, `imbench limit`); its flags override each. */
+    limit?: LimitOptions;
+  }
+
+  /** A limit search: the load rises step by step, each step a whole run, until one breaks the objective. */
+  export interface LimitOptions {
+    /** Conditions every step must meet, as thresholds name the figures: 'e2e_p99<1000,lost==0'. */
+    objective?: string;
+    /** What rises: 'rate' (the open classes' messages a second, IM_RATE) or 'users' (users held, IM_USERS, a hold scenario). */
+    dimension?: 'rate' | 'users';
+    /** The first step's load. */
+    start?: number;
+    /** The most load to try. */
+    max?: number;
+    /** Each step that holds multiplies the load by this (default 2). */
+    factor?: number;
+    /** The interval between the last load held and the first broken is narrowed to this share (default 0.05). */
+    resolution?: number;
+    /** How long each step sends or holds ('30s'). */
+    step?: string;
   }
 
   /** The options of an OpenIM target (set from IM_SECRET, IM_ADMIN_USER, IM_PLATFORM, IM_ENVELOPE, IM_COMPRESSION, IM_LOGIN, IM_SOURCE_ADDRS). */

@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/imbench/imbench/internal/profile"
+	"github.com/imbench/imbench/internal/stack"
 )
 
 // The exporters' jobs: every other job scrapes a system under test. An
@@ -104,6 +107,7 @@ func TestSystemsUnderTestCarryTargetAndSystem(t *testing.T) {
 type testProfile struct {
 	Name, System, Discovery string
 	Metrics                 []string
+	FixedMetricsEnv         string `yaml:"fixed_metrics_env"`
 }
 
 func loadProfiles(t *testing.T) map[string]testProfile {
@@ -153,8 +157,9 @@ func relabelTarget(j scrapeConfig) string {
 
 // cmd/imbench writes .run/prometheus/<profile>-targets.json from the
 // `metrics` of a profile without discovery of its own (the reference
-// target is static): the native config must have a job reading each such
-// file and setting that profile as target, and read no other such file.
+// target is static), or from the fixed addresses its discovery leaves out:
+// the native config must have a job reading each such file and setting
+// that profile as target, and read no other such file.
 func TestFileSDJobsMatchProfiles(t *testing.T) {
 	profiles := loadProfiles(t)
 	read := map[string]string{} // file → the target its job sets
@@ -166,7 +171,7 @@ func TestFileSDJobsMatchProfiles(t *testing.T) {
 		}
 	}
 	for name, p := range profiles {
-		if name == "reference" || p.Discovery != "" || len(p.Metrics) == 0 {
+		if !stack.ScrapesProfile(name, profile.Profile{Discovery: p.Discovery, Metrics: p.Metrics, FixedMetricsEnv: p.FixedMetricsEnv}) {
 			continue
 		}
 		f := name + "-targets.json"

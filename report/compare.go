@@ -71,6 +71,7 @@ func metrics(a, b *Report) []metric {
 			return r.Summary.Integrity * 100, r.Summary.Deliveries.Expected > 0 // none owed: no integrity to compare
 		}},
 		count("Lost", func(d summary.DeliveriesSummary) int64 { return d.Lost }),
+		count("Late", func(d summary.DeliveriesSummary) int64 { return d.Late }),
 		count("Duplicates", func(d summary.DeliveriesSummary) int64 { return d.Duplicates }),
 		count("Out of order", func(d summary.DeliveriesSummary) int64 { return d.OutOfOrder }),
 		count("Corrupted", func(d summary.DeliveriesSummary) int64 { return d.Corrupted }),

@@ -99,11 +99,11 @@ func integrity(s summary.Summary) string {
 	switch {
 	case d.Expected == 0:
 		return summary.IntegrityText(s)
-	case d.Lost == 0 && d.Corrupted == 0:
+	case d.Lost == 0 && d.Late == 0 && d.Corrupted == 0:
 		return "100 % (all messages delivered)"
 	}
-	return fmt.Sprintf("%s %% (%s of %s expected deliveries lost, %s corrupted)", dec(s.Integrity*100, 4),
-		num(float64(d.Lost)), num(float64(d.Expected)), num(float64(d.Corrupted)))
+	return fmt.Sprintf("%s %% (%s, %s corrupted)", dec(s.Integrity*100, 4),
+		summary.LossText(d, func(v int64, _ int) string { return num(float64(v)) }), num(float64(d.Corrupted)))
 }
 
 func groupsText(g summary.GroupsSummary) string {

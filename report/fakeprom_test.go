@@ -118,7 +118,7 @@ func (f *fakeProm) instant(expr, at string) []any {
 func (f *fakeProm) fetch(t *testing.T) *Series {
 	t.Helper()
 	roles := map[string]string{"imbench-target": "target", "imbench": "generator", "observability": "observability"}
-	s, err := Fetch(t.Context(), f.serve(t), "r1", t0, t0.Add(2*time.Minute), roles)
+	s, err := Fetch(t.Context(), f.serve(t), "r1", "reference", t0, t0.Add(2*time.Minute), roles)
 	if err != nil {
 		t.Fatal(err)
 	}

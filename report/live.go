@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"html/template"
+	"regexp"
 	"strings"
 	"time"
 
@@ -13,11 +14,17 @@ import (
 
 // LiveOptions say which run a live page shows, and how.
 type LiveOptions struct {
-	Prom  Prom
-	RunID string
-	About string        // what runs against what, e.g. "openim/test1 on reference"
-	From  time.Time     // when the run started
-	Every time.Duration // how often the page reloads its data
+	Prom   Prom
+	RunID  string
+	Target string // the run's target profile, the dashboard's $target
+	// SearchID is the limit search the run is a step of (its figures too).
+	SearchID string
+	About    string        // what runs against what, e.g. "openim/test1 on reference"
+	From     time.Time     // when the run started
+	Every    time.Duration // how often the page reloads its data
+	// Components are the target's process groups: the page says which no
+	// process matched so far.
+	Components []Component
 }
 
 // LivePage renders a running run's page as of now: report.html's page with
@@ -35,12 +42,18 @@ func LivePage(ctx context.Context, o LiveOptions, now time.Time) ([]byte, error)
 		Charts   []liveChart
 		NoCharts string
 	}{Title: fmt.Sprintf("imbench live: %s, run %s", o.About, o.RunID), Sections: []section{{Paras: []string{intro}}}}
-	s, _, err := fetchCharts(ctx, o.Prom, o.RunID, o.From, now) // no resource table: only the charts refresh
+	s, _, err := fetchCharts(ctx, o.Prom, o.RunID, o.Target, o.From, now) // no resource table: only the charts refresh
 	if err != nil {
 		data.NoCharts = "Prometheus did not answer: " + err.Error()
 	} else {
-		figures := section{Title: "Now", Tables: []table{liveFigures(ctx, o.Prom, o.RunID, now)}}
+		figures := section{Title: "Now", Tables: []table{liveFigures(ctx, o.Prom, o.RunID, o.Target, "", now)}}
+		if o.SearchID != "" {
+			figures.Tables = append(figures.Tables, liveFigures(ctx, o.Prom, o.RunID, o.Target, o.SearchID, now))
+		}
 		if note := s.startupNote(); note != "" {
+			figures.Paras = append(figures.Paras, note)
+		}
+		if note := s.unmatchedNote(o.Components); note != "" {
 			figures.Paras = append(figures.Paras, note)
 		}
 		data.Sections = append(data.Sections, figures)
@@ -84,12 +97,12 @@ func liveCharts(s *Series) []liveChart {
 }
 
 // liveFigures evaluates the dashboard's stat panels for the run at t.
-func liveFigures(ctx context.Context, prom Prom, runID string, t time.Time) table {
-	fill := strings.NewReplacer("$run_id", runID, "$instance", ".*")
+func liveFigures(ctx context.Context, prom Prom, runID, target, searchID string, t time.Time) table {
+	fill := strings.NewReplacer("$run_id", runID, "$target", regexp.QuoteMeta(target), "$instance", ".*", "$search_id", searchID)
 	out := table{Head: []string{"Figure", "Value"}}
 	for _, p := range dashboards.Build()["im-benchmark.json"].Panels {
-		if p.Type != "stat" {
-			continue
+		if p.Type != "stat" || strings.Contains(p.Targets[0].Expr, "$search_id") != (searchID != "") {
+			continue // the search's figures on a search's page only
 		}
 		unit, _ := p.FieldConfig["defaults"].(map[string]any)["unit"].(string)
 		var parts []string
@@ -141,3 +154,21 @@ const tick = async () => {
 };
 setTimeout(tick, every);
 })();`
+
+// unmatchedNote names the target's process groups with no line on the CPU
+// chart so far: no process matched them.
+func (s *Series) unmatchedNote(components []Component) string {
+	drawn := map[string]bool{}
+	for _, c := range s.Charts {
+		if c.Title != "CPU per component" {
+			continue
+		}
+		for _, l := range c.Lines {
+			drawn[l.Name] = len(l.Points) > 0
+		}
+	}
+	if len(drawn) == 0 {
+		return "" // no process data at all yet: the chart says so
+	}
+	return UnmatchedText(components, func(g string) bool { return drawn[g] })
+}

@@ -21,6 +21,10 @@ func loginFailuresText(s summary.Summary) string {
 		out += fmt.Sprintf(" (%s online after a retry)", users(u.OnlineAfterRetry))
 	}
 	out += "; " + users(u.NeverOnline) + " never online"
+	if l := s.Logins; l != nil && l.Failed > 0 {
+		// Online, but a request of their login failed (Login Cost).
+		out += fmt.Sprintf("; %s got online with a request of their login failed", plural(l.Failed, "login"))
+	}
 	if d.NotAttempted > 0 {
 		out += fmt.Sprintf(", %s deliveries owed them not attempted (in neither expected nor lost)", num(float64(d.NotAttempted)))
 	}
@@ -43,4 +47,11 @@ func duplicatesText(d summary.DeliveriesSummary) string {
 		out += fmt.Sprintf(" (and %s pushed after the user had pulled them: not duplicates)", num(float64(d.PushedAfterPull)))
 	}
 	return out
+}
+
+func plural(n int64, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return num(float64(n)) + " " + what + "s"
 }

@@ -29,3 +29,17 @@ func TestResultsCarryLoginFailures(t *testing.T) {
 		}
 	}
 }
+
+// A login that got online though a request of its sync failed (REST calls
+// past the timeout) shows in the login row, as summary.json's
+// logins.failed and the Login Cost row count it.
+func TestLoginRowCountsLoginsWithAFailedRequest(t *testing.T) {
+	s := sampleSummary()
+	s.Users.LoginFailures = &summary.LoginCauses{ConnRefused: 3}
+	s.Logins = &summary.LoginsSummary{Mode: "sdk", Count: 100, Failed: 7}
+	md := (&Report{Summary: s}).Markdown()
+	want := "| Login Failures | 3 failed (3 connection refused (nothing listened)), 0 retried; 0 users never online; 7 logins got online with a request of their login failed |"
+	if !strings.Contains(md, want) || !strings.Contains(md, "7 with a failed request") {
+		t.Errorf("report.md lacks %q:\n%s", want, md)
+	}
+}

@@ -19,6 +19,16 @@ type Report struct {
 	Summary summary.Summary
 	Series  *Series // nil: no Prometheus data for this run
 	Target  string  // how the target describes itself (profile description)
+	// Components are the target's process groups as its profile names
+	// them: the resource table says which of them no process matched.
+	Components []Component
+}
+
+// Component is one of the target's process groups.
+type Component struct {
+	Group   string
+	Note    string // what it counts, where not what its name says
+	Profile string // the file that defines it, for the note on a group no process matched
 }
 
 // Window is the stretch of time a run's series are read over: from setup to
@@ -30,10 +40,11 @@ func Window(s summary.Summary) (from, to time.Time) {
 
 // Options say where the series come from.
 type Options struct {
-	Prom    *Prom             // nil: no Prometheus
-	Refresh bool              // query Prometheus even if series.json exists
-	Roles   map[string]string // component → target / generator / observability
-	Target  string
+	Prom       *Prom             // nil: no Prometheus
+	Refresh    bool              // query Prometheus even if series.json exists
+	Roles      map[string]string // component → target / generator / observability
+	Target     string
+	Components []Component
 }
 
 // Generate writes report.md and report.html into dir (results/<run>), and
@@ -45,13 +56,13 @@ func Generate(ctx context.Context, dir string, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Target = o.Target
+	r.Target, r.Components = o.Target, o.Components
 	if r.Series == nil && o.Prom != nil && o.Prom.Ready(ctx) {
 		from, to := Window(r.Summary)
 		if wait := time.Until(to); wait > 0 && wait < time.Minute {
 			time.Sleep(wait) // let the rules evaluate the runner's last push
 		}
-		s, err := Fetch(ctx, *o.Prom, r.Summary.RunID, from, to, o.Roles)
+		s, err := Fetch(ctx, *o.Prom, r.Summary.RunID, r.Summary.Target, from, to, o.Roles)
 		if err != nil {
 			return nil, err
 		}

@@ -29,7 +29,7 @@ func (r *Report) resourceSections() []section {
 	for _, x := range r.Series.Resources {
 		switch x.Role {
 		case "target":
-			target.Rows = append(target.Rows, resourceRow(x, processName(x)))
+			target.Rows = append(target.Rows, resourceRow(x, r.componentName(x)))
 			tot.CPUAvg += x.CPUAvg
 			tot.CPUPeak += x.CPUPeak
 			tot.RSSAvg += x.RSSAvg
@@ -41,6 +41,9 @@ func (r *Report) resourceSections() []section {
 		default:
 			side.Rows = append(side.Rows, resourceRow(x, processName(x)))
 		}
+	}
+	if missing := r.unmatched(); len(target.Rows) > 0 && missing != "" {
+		sec.Paras = append(sec.Paras, missing)
 	}
 	if len(target.Rows) == 0 {
 		sec.Paras = append(sec.Paras, "No process of the target was seen (a remote target is measured on its own host).")
@@ -114,4 +117,44 @@ func cpuText(v, procs float64) string {
 		return fmt.Sprintf("%s (%s × %s)", pct(v), pct(v/procs), num(procs))
 	}
 	return pct(v)
+}
+
+// componentName is a target row's name, with what its group counts where
+// a local override says it is not what its name says.
+func (r *Report) componentName(x Resource) string {
+	for _, c := range r.Components {
+		if c.Group == x.Component && c.Note != "" {
+			return processName(x) + ": " + c.Note
+		}
+	}
+	return processName(x)
+}
+
+// unmatched says which of the target's process groups no process matched
+// during the run ("" when every one did): left out silently, the table's
+// Total would be short without a word.
+func (r *Report) unmatched() string {
+	return UnmatchedText(r.Components, func(group string) bool {
+		for _, x := range r.Series.Resources {
+			if x.Component == group && x.Processes > 0 {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// UnmatchedText names the components seen reports false for, each with the
+// profile that defines it.
+func UnmatchedText(components []Component, seen func(group string) bool) string {
+	var parts []string
+	for _, c := range components {
+		if !seen(c.Group) {
+			parts = append(parts, fmt.Sprintf("%s: no process seen — check processes in %s", c.Group, c.Profile))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Not in the table or its Total: " + strings.Join(parts, "; ") + "."
 }

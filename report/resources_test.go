@@ -90,3 +90,45 @@ func TestGeneratorRowIsThisRunsOwn(t *testing.T) {
 		t.Errorf("a run alone on the host:\n%s", md)
 	}
 }
+
+// The OpenIM report's table from a real server: a group no process matched
+// (a comm that never matched, or a part not running) is named under the
+// table, not left out silently; a group a local override redefines says
+// what it counts.
+func TestServerTableNamesWhatItCouldNotSee(t *testing.T) {
+	s := sampleSeries()
+	s.Resources = []Resource{
+		{Component: "openim-msggateway", Role: "target", Processes: 1, CPUAvg: 11, CPUPeak: 56, RSSAvg: 60 << 20, RSSPeak: 70 << 20},
+		{Component: "mongo", Role: "target", Processes: 18, CPUAvg: 14.5, CPUPeak: 54, RSSAvg: 400 << 20, RSSPeak: 420 << 20},
+	}
+	r := &Report{Summary: sampleSummary(), Series: s, Components: []Component{
+		{Group: "openim-msggateway", Profile: "targets/openim/profile.yaml"},
+		{Group: "openim-msgtransfer", Profile: "targets/openim/profile.yaml"},
+		{Group: "mongo", Note: "FerretDB and PostgreSQL stand in for MongoDB", Profile: "targets/openim/profile.yaml (and profile.local.yaml beside it)"},
+	}}
+	md := r.Markdown()
+	for _, want := range []string{
+		"Not in the table or its Total: openim-msgtransfer: no process seen — check processes in targets/openim/profile.yaml.",
+		"| mongo (18 processes): FerretDB and PostgreSQL stand in for MongoDB | 14 % (0.8 % × 18) |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "openim-msggateway: no process seen") {
+		t.Errorf("a group with a process named as unseen:\n%s", md)
+	}
+}
+
+// The live view says the same of a group with no line on its CPU chart so
+// far, and nothing while no process data has come at all.
+func TestLiveNamesUnmatchedComponents(t *testing.T) {
+	comps := []Component{{Group: "openim-msggateway", Profile: "targets/openim/profile.yaml"}, {Group: "kafka", Profile: "targets/openim/profile.yaml"}}
+	s := &Series{Charts: []Chart{{Title: "CPU per component", Lines: []Line{line("kafka", 10)}}}}
+	if got := s.unmatchedNote(comps); !strings.Contains(got, "openim-msggateway: no process seen") || strings.Contains(got, "kafka:") {
+		t.Fatalf("note %q", got)
+	}
+	if got := (&Series{Charts: []Chart{{Title: "CPU per component"}}}).unmatchedNote(comps); got != "" {
+		t.Fatalf("no data yet, note %q", got)
+	}
+}

@@ -124,12 +124,12 @@ func (c Chart) HasData() bool {
 
 // Fetch queries Prometheus for a run's window [from, to]. roles maps a
 // component to its role in the report (the target's parts, the generator…).
-func Fetch(ctx context.Context, prom Prom, runID string, from, to time.Time, roles map[string]string) (*Series, error) {
-	s, panels, err := fetchCharts(ctx, prom, runID, from, to)
+func Fetch(ctx context.Context, prom Prom, runID, target string, from, to time.Time, roles map[string]string) (*Series, error) {
+	s, panels, err := fetchCharts(ctx, prom, runID, target, from, to)
 	if err != nil {
 		return nil, err
 	}
-	fill, window := queryFill(runID, from, to)
+	fill, window := queryFill(runID, target, from, to)
 
 	table, ok := panels[resourcePanel]
 	if !ok {
@@ -181,20 +181,21 @@ func Fetch(ctx context.Context, prom Prom, runID string, from, to time.Time, rol
 	return s, nil
 }
 
-// queryFill fills the dashboard's variables for the run and its window.
-func queryFill(runID string, from, to time.Time) (fill *strings.Replacer, window string) {
+// queryFill fills the dashboard's variables for the run, its target and
+// its window.
+func queryFill(runID, target string, from, to time.Time) (fill *strings.Replacer, window string) {
 	window = fmt.Sprintf("%ds", int(math.Ceil(to.Sub(from).Seconds())))
-	return strings.NewReplacer("$run_id", runID, "$instance", ".*", "$__range", window), window
+	return strings.NewReplacer("$run_id", runID, "$target", regexp.QuoteMeta(target), "$instance", ".*", "$__range", window), window
 }
 
 // fetchCharts reads Prometheus' heartbeat and the report's charts over the
 // window (what the live page refreshes), and returns the dashboard's panels
 // by title for the rest of Fetch.
-func fetchCharts(ctx context.Context, prom Prom, runID string, from, to time.Time) (*Series, map[string]dashboards.Panel, error) {
+func fetchCharts(ctx context.Context, prom Prom, runID, target string, from, to time.Time) (*Series, map[string]dashboards.Panel, error) {
 	step := max(5, int(to.Sub(from).Seconds())/400)
 	s := &Series{RunID: runID, Prometheus: prom.URL, From: from.UTC(), To: to.UTC(), StepSec: step,
 		FetchedAt: time.Now().UTC(), Queries: map[string]string{}}
-	fill, _ := queryFill(runID, from, to)
+	fill, _ := queryFill(runID, target, from, to)
 	panels := map[string]dashboards.Panel{}
 	for _, p := range dashboards.Build()["im-benchmark.json"].Panels {
 		panels[p.Title] = p

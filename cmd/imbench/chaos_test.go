@@ -136,7 +136,13 @@ func startGateway(t *testing.T, args []string, metrics string) *exec.Cmd {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("gateway %s log:\n%s", metrics, log.String())
+		}
+	})
 	for range 100 {
 		if r, err := httpGet("http://" + metrics + "/metrics"); err == nil && r {
 			return cmd

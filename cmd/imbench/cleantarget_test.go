@@ -33,25 +33,25 @@ export const plan = im.workload({ name: 'wildfire/kept', bodySize: 36, classes: 
 		"IM_WILDFIRE_ADMIN_URL": tg.AdminURL, "IM_WILDFIRE_MQTT_URL": tg.MQTTAddr, "IM_SECRET": tg.Secret,
 		"IM_RESULTS_DIR": results, "IM_PROGRESS": "off", "IM_DRAIN_QUIET": "200ms", "IM_KEEP": "1"}
 	var out bytes.Buffer
-	pr, err := runner.Prepare(context.Background(), runner.Config{Script: script, Env: env, RunID: "kept-run", NoThresholds: true, Stdout: &out, Stderr: &out})
+	pr, err := runner.Prepare(context.Background(), runner.Config{Script: script, Env: env, RunID: "kept_run", NoThresholds: true, Stdout: &out, Stderr: &out})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if code := pr.Execute(context.Background()); code != runner.ExitOK {
 		t.Fatalf("the run exited %d\n%s", code, out.String())
 	}
-	if users, groups, _ := tg.Core.Census("kept-run_"); users != 6 || groups != 2 {
+	if users, groups, _ := tg.Core.Census("kept_run_"); users != 6 || groups != 2 {
 		t.Fatalf("the kept run left %d users %d groups", users, groups)
 	}
-	if err := os.Symlink("kept-run", filepath.Join(results, "latest")); err != nil {
+	if err := os.Symlink("kept_run", filepath.Join(results, "latest")); err != nil {
 		t.Fatal(err)
 	}
 	left, err := leftovers(results)
-	if err != nil || len(left) != 1 || !strings.HasPrefix(left[0], "kept-run (reference, wildfire, set up ") {
+	if err != nil || len(left) != 1 || !strings.HasPrefix(left[0], "kept_run (reference, wildfire, set up ") {
 		t.Fatalf("leftovers %q %v", left, err)
 	}
 
-	dir := filepath.Join(results, "kept-run")
+	dir := filepath.Join(results, "kept_run")
 	profiles := map[string]profile.Profile{} // the run's target has no profile here: its recorded endpoints serve
 	wrong := func(k string) string {
 		if k == "IM_SECRET" {
@@ -68,7 +68,7 @@ export const plan = im.workload({ name: 'wildfire/kept', bodySize: 36, classes: 
 	if code != 0 || err != nil {
 		t.Fatalf("clean-target: exit %d %v\n%s", code, err, out.String())
 	}
-	if users, groups, rooms := tg.Core.Census("kept-run_"); users+groups+rooms != 0 {
+	if users, groups, rooms := tg.Core.Census("kept_run_"); users+groups+rooms != 0 {
 		t.Fatalf("after clean-target: %d users %d groups %d rooms\n%s", users, groups, rooms, out.String())
 	}
 	if !strings.Contains(out.String(), "imbench: removed from reference: 6 users, 2 groups, 0 chatrooms") {
@@ -96,7 +96,7 @@ export const plan = im.workload({ name: 'wildfire/named', prefix: 'shared_', bod
 		"IM_WILDFIRE_ADMIN_URL": tg.AdminURL, "IM_WILDFIRE_MQTT_URL": tg.MQTTAddr, "IM_SECRET": tg.Secret,
 		"IM_RESULTS_DIR": results, "IM_PROGRESS": "off", "IM_DRAIN_QUIET": "200ms"}
 	var out bytes.Buffer
-	pr, err := runner.Prepare(context.Background(), runner.Config{Script: script, Env: env, RunID: "named-run", NoThresholds: true, Stdout: &out, Stderr: &out})
+	pr, err := runner.Prepare(context.Background(), runner.Config{Script: script, Env: env, RunID: "named_run", NoThresholds: true, Stdout: &out, Stderr: &out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ export const plan = im.workload({ name: 'wildfire/named', prefix: 'shared_', bod
 	if users, _, _ := tg.Core.Census("shared_"); users != 3 || !strings.Contains(out.String(), `prefix "shared_", not the run's`) {
 		t.Fatalf("the run left %d of its 3 users; it said:\n%s", users, out.String())
 	}
-	dir := filepath.Join(results, "named-run")
+	dir := filepath.Join(results, "named_run")
 	getenv := func(k string) string { return map[string]string{"IM_SECRET": tg.Secret}[k] }
 	if _, err := cleanTarget(context.Background(), dir, "", false, map[string]profile.Profile{}, getenv, &out, &out); err == nil ||
 		!strings.Contains(err.Error(), "-force") {

@@ -5,9 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/imbench/imbench/internal/badinput"
+	"github.com/imbench/imbench/load/limit"
 	"github.com/imbench/imbench/report"
 )
 
@@ -28,6 +30,9 @@ func cmdCompare(args []string) error {
 	}
 	if *threshold <= 0 || *threshold > 1000 {
 		return badinput.Errorf("THRESHOLD must be a percentage above 0, got %v", *threshold)
+	}
+	if la, lb, ok := bothSearches(*results, *a, *b); ok {
+		return compareSearches(la, lb, *threshold/100)
 	}
 	da, err := runFolder(*results, *a)
 	if err != nil {
@@ -58,5 +63,38 @@ func cmdCompare(args []string) error {
 		return errRegression
 	}
 	fmt.Printf("\nimbench: no figure of %s is worse than %s beyond %v %%\n", *b, *a, *threshold)
+	return nil
+}
+
+// bothSearches reads two limit searches' limit.json, when both ids are
+// searches.
+func bothSearches(results, a, b string) (limit.Result, limit.Result, bool) {
+	if strings.ContainsAny(a+b, "/\\") {
+		return limit.Result{}, limit.Result{}, false
+	}
+	la, errA := limit.Load(filepath.Join(results, a))
+	lb, errB := limit.Load(filepath.Join(results, b))
+	return la, lb, errA == nil && errB == nil
+}
+
+// compareSearches compares two searches' limits: B is worse when its limit
+// is lower than A's by more than the threshold (a share).
+func compareSearches(a, b limit.Result, threshold float64) error {
+	if a.Params.Dimension != b.Params.Dimension {
+		return badinput.Errorf("%s searched %s, %s %s: not the same load", a.SearchID, a.Params.Dimension, b.SearchID, b.Params.Dimension)
+	}
+	fmt.Print(limit.CompareMarkdown(a, b))
+	if a.Objective != b.Objective {
+		fmt.Printf("\nimbench: note: the objectives differ (%s, %s)\n", a.Objective, b.Objective)
+	}
+	switch {
+	case b.GeneratorLimited || a.GeneratorLimited:
+		fmt.Println("\nimbench: a search whose limit was the generator's compares nothing of the server's")
+	case a.Limit > 0 && b.Limit < a.Limit*(1-threshold):
+		fmt.Fprintf(os.Stderr, "imbench: %s's limit (%s) is lower than %s's (%s) by more than %v %%\n", b.SearchID,
+			limit.LoadText(b.Limit, b.Params.Dimension), a.SearchID, limit.LoadText(a.Limit, a.Params.Dimension), threshold*100)
+		return errRegression
+	}
+	fmt.Printf("\nimbench: %s's limit is not lower than %s's beyond %v %%\n", b.SearchID, a.SearchID, threshold*100)
 	return nil
 }

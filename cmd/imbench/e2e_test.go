@@ -364,6 +364,9 @@ func TestBadInputStopsBeforeLoad(t *testing.T) {
 		{"threshold on no metric", tg.env(), []string{"-scenario", bad}, `threshold on "lsot": unknown metric`},
 		{"bad segment", tg.env(), []string{"-scenario", "openim/test1", "-segment", "3/3"}, `segment "3/3"`},
 		{"stray argument", tg.env(), []string{"-scenario", "openim/test1", "--", "-o", "x"}, `unexpected arguments`},
+		// A real open-im-server registers no user id with '-': a run id
+		// that would make one is refused before load.
+		{"run id OpenIM refuses", tg.env(), []string{"-scenario", "openim/test1", "-run-id", "2026-11-27"}, `OpenIM refuses any other character in a user id`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -508,6 +511,12 @@ func TestEveryScenarioRunsVerifiedAtATinySize(t *testing.T) {
 		"wukongim/mixed-wkstress": {"IM_SCALE=0.01", "IM_DURATION=4s"},
 		"wukongim/stability":      {"IM_SCALE=0.01", "IM_DURATION=4s"},
 		"wukongim/reliability":    {"IM_SCALE=0.01", "IM_DURATION=4s"},
+		// A limit search's scenario as one run at its first step's load.
+		"openim/online-limit":        {"IM_USERS=20", "IM_HOLD=3s"},
+		"wukongim/send-limit":        {"IM_SCALE=0.01", "IM_DURATION=3s"},
+		"wukongim/receive-limit":     {"IM_SCALE=0.01", "IM_DURATION=3s"},
+		"wildfire/single-send-limit": {"IM_SCALE=0.02", "IM_DURATION=3s"},
+		"wildfire/group-limit":       {"IM_SCALE=0.01", "IM_DURATION=3s"},
 	}
 	tg := startTarget(t)
 	for _, name := range names {

@@ -70,7 +70,7 @@ func runHere(rc *runConfig) (int, error) {
 	started := time.Now()
 	stopLive := func() {}
 	if !rc.segment.Split() {
-		stopLive = live.Start(rc.runID, rc.about(), started)
+		stopLive = live.Start(rc.runID, rc.target.Name, rc.about(), started, targetComponents(rc.target))
 	}
 	stopProfile := cpuProfile(os.Getenv("IMBENCH_CPUPROFILE"))
 	code := prep.Execute(ctx)
@@ -173,7 +173,15 @@ func (rc *runConfig) observation() observe.Observation {
 	if rc.promWrite != "" || rc.logPush != "" {
 		return observe.Observation{PromWrite: rc.promWrite, LogPush: rc.logPush}
 	}
-	return observe.Native(rc.runID)
+	o := observe.Native(rc.runID)
+	if o.PromWrite != "" {
+		notes, err := stack.Follow(rc.target.Name)
+		if err != nil {
+			notes = append(notes, "the stack could not follow the run's target: "+err.Error())
+		}
+		o.Notes = append(o.Notes, notes...)
+	}
+	return o
 }
 
 // about says what runs where, for the live view.

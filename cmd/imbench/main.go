@@ -24,6 +24,7 @@ const usage = `usage: imbench <command> [flags]
   status    show each service, its health and URL
   scenarios list the scenarios
   run       run a scenario: imbench run -scenario openim/test1 [-target reference] [-scale 0.5]
+  limit     search the most load a server holds within an objective: imbench limit -scenario S [-slo 'e2e_p99<1000,lost==0']
   report    write results/<run>/report.md and report.html: imbench report [-run ID] [-refresh]
   merge     merge a split run's parts: imbench merge -run ID -segments N [-results results]
   compare   compare two runs: imbench compare -a ID -b ID [-threshold 10]; exit 3 if B is worse
@@ -48,6 +49,8 @@ func main() {
 		err = cmdStatus(os.Args[2:])
 	case "run":
 		code, err = cmdRun(os.Args[2:])
+	case "limit":
+		code, err = cmdLimit(os.Args[2:])
 	case "scenarios":
 		err = cmdScenarios(os.Args[2:])
 	case "generate":

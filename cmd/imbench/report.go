@@ -58,6 +58,7 @@ func writeReport(dir string, refresh bool) (*report.Report, error) {
 	}
 	if p, ok := profiles[s.Target]; ok {
 		o.Target = p.Description
+		o.Components = targetComponents(p)
 		for _, pr := range p.Processes {
 			o.Roles[pr.Group] = "target"
 		}
@@ -126,4 +127,18 @@ func mergePartials(dir string) error {
 		fmt.Println("imbench: warning:", w)
 	}
 	return nil
+}
+
+// targetComponents are a profile's process groups, for the report and the
+// live view.
+func targetComponents(p profile.Profile) []report.Component {
+	file := filepath.Join("targets", p.Name, "profile.yaml")
+	if _, err := os.Stat(filepath.Join("targets", p.Name, profile.LocalFile)); err == nil {
+		file += " (and " + profile.LocalFile + " beside it)"
+	}
+	var out []report.Component
+	for _, pr := range p.Processes {
+		out = append(out, report.Component{Group: pr.Group, Note: pr.Note, Profile: file})
+	}
+	return out
 }

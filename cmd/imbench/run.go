@@ -197,8 +197,8 @@ func parseRun(args []string) (*runConfig, error) {
 	rc.runID = *runID
 	if rc.runID == "" {
 		rc.runID = runid.New()
-	} else if strings.ContainsAny(rc.runID, ":|/ \t\"\\") {
-		return nil, badinput.Errorf("run id %q must not contain ':', '|', '/', quotes or spaces", rc.runID)
+	} else if err := runid.Check(rc.runID); err != nil {
+		return nil, badinput.Errorf("%v", err)
 	}
 
 	rc.endpoints = profile.Endpoints{}

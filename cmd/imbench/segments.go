@@ -97,7 +97,7 @@ func runSegments(rc *runConfig) (int, error) {
 			}
 		}
 	}()
-	stopLive := live.Start(rc.runID, rc.about(), startAt)
+	stopLive := live.Start(rc.runID, rc.target.Name, rc.about(), startAt, targetComponents(rc.target))
 	defer stopLive() // the wait loop's early return
 	code := 0
 	for i, p := range procs {

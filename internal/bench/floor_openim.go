@@ -46,7 +46,7 @@ func (p *openimFloor) setup(ctx context.Context, users []string, group string) e
 	if _, err := p.api.RegisterUsers(ctx, admin, users); err != nil {
 		return err
 	}
-	if err := p.api.CreateGroup(ctx, admin, group, users[0], users); err != nil {
+	if _, err := p.api.CreateGroup(ctx, admin, group, users[0], users); err != nil {
 		return err
 	}
 	p.tokens = make([]string, len(users))

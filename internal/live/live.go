@@ -58,39 +58,53 @@ func benchmarkDashboard() (dashboards.Dashboard, time.Duration, error) {
 // Prometheus, and prints its URL; about says what runs where. stop (once
 // or more) ends it, leaving nothing listening. Without Prometheus there is
 // nothing to show: one line says so.
-func Start(runID, about string, started time.Time) (stop func()) {
-	none := func() {}
+func Start(runID, target, about string, started time.Time, components []report.Component) (stop func()) {
+	v := StartView(target, components)
+	v.Show(runID, about, started)
+	return v.Stop
+}
+
+// View is a live view whose run may change while it is served: a limit
+// search shows each step's run in turn at the same address.
+type View struct {
+	v    *view
+	stop func()
+}
+
+// StartView serves a live view, showing nothing until Show; a nil-safe
+// View that does nothing where there is no Prometheus (one line says so).
+func StartView(target string, components []report.Component) *View {
 	if os.Getenv("IMBENCH_NO_OBSERVE") == "1" {
-		return none // the run reports to nobody (imbench bench)
+		return &View{} // the run reports to nobody (imbench bench)
 	}
 	prom := "http://" + stack.Addrs().Prometheus
 	if !stack.Healthy(prom + "/-/ready") {
 		fmt.Printf("imbench: no live view: Prometheus is not up (%s)\n", prom)
-		return none
+		return &View{}
 	}
 	_, every, err := benchmarkDashboard()
 	if err != nil {
 		fmt.Println("imbench: no live view:", err)
-		return none
+		return &View{}
 	}
 	addr, err := Addr() // checked before load; read again here
 	if err != nil {
 		fmt.Println("imbench: no live view:", err)
-		return none
+		return &View{}
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		fmt.Println("imbench: no live view:", err)
-		return none
+		return &View{}
 	}
 	v := &view{every: every, opts: report.LiveOptions{
-		Prom:  report.Prom{URL: prom, HTTP: &http.Client{Timeout: every}},
-		RunID: runID, About: about, From: started, Every: every}}
+		Prom:   report.Prom{URL: prom, HTTP: &http.Client{Timeout: every}},
+		Target: target, Every: every, Components: components}}
 	srv := &http.Server{Handler: v, ReadHeaderTimeout: every}
 	go srv.Serve(ln)
 	fmt.Printf("imbench: live view http://%s/ (refreshes every %g s)\n", ln.Addr(), every.Seconds())
 	var once sync.Once
-	return func() {
+	return &View{v: v, stop: func() {
 		once.Do(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), every)
 			defer cancel()
@@ -98,6 +112,28 @@ func Start(runID, about string, started time.Time) (stop func()) {
 				srv.Close()
 			}
 		})
+	}}
+}
+
+// Show makes the view draw run runID from started on; about heads the page.
+func (lv *View) Show(runID, about string, started time.Time) { lv.ShowStep("", runID, about, started) }
+
+// ShowStep is Show for a step of limit search searchID: the page has the
+// search's figures too.
+func (lv *View) ShowStep(searchID, runID, about string, started time.Time) {
+	if lv.v == nil {
+		return
+	}
+	lv.v.mu.Lock()
+	lv.v.opts.SearchID, lv.v.opts.RunID, lv.v.opts.About, lv.v.opts.From = searchID, runID, about, started
+	lv.v.page = nil
+	lv.v.mu.Unlock()
+}
+
+// Stop ends the view, leaving nothing listening.
+func (lv *View) Stop() {
+	if lv.stop != nil {
+		lv.stop()
 	}
 }
 

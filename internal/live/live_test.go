@@ -36,7 +36,9 @@ func TestLiveServesWhileTheRunLasts(t *testing.T) {
 	t.Setenv("IMBENCH_PROMETHEUS", strings.TrimPrefix(prom.URL, "http://"))
 
 	var stop func()
-	out := stdoutOf(t, func() { stop = Start("live-test", "openim/test1 on reference", time.Now().Add(-time.Minute)) })
+	out := stdoutOf(t, func() {
+		stop = Start("live-test", "reference", "openim/test1 on reference", time.Now().Add(-time.Minute), nil)
+	})
 	m := regexp.MustCompile(`^imbench: live view (http://127\.0\.0\.1:\d+/) \(refreshes every [\d.]+ s\)\n$`).FindStringSubmatch(out)
 	if m == nil {
 		stop()
@@ -62,7 +64,7 @@ func TestLiveServesWhileTheRunLasts(t *testing.T) {
 	}
 
 	prom.Close()
-	out = stdoutOf(t, func() { Start("live-test", "openim/test1 on reference", time.Now())() })
+	out = stdoutOf(t, func() { Start("live-test", "reference", "openim/test1 on reference", time.Now(), nil)() })
 	if !regexp.MustCompile(`^imbench: no live view: Prometheus is not up \(http://[^)]+\)\n$`).MatchString(out) {
 		t.Errorf("without Prometheus, Start printed %q", out)
 	}

@@ -19,6 +19,9 @@ var stackGroups = []Process{
 	{Group: "observability", Comm: []string{"prometheus", "victoria-logs", "prometheus-node", "prometheus-proc", "node_exporter", "process-exporte"}},
 }
 
+// StackGroupsList is the stack's groups with their selectors.
+func StackGroupsList() []Process { return append([]Process(nil), stackGroups...) }
+
 // StackGroups names the groups that are not part of any target.
 func StackGroups() []string {
 	var out []string

@@ -1,13 +1,17 @@
 package stack
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/imbench/imbench/internal/badinput"
 	"github.com/imbench/imbench/internal/profile"
 )
 
@@ -101,14 +105,15 @@ func services(forStart, withTarget bool) ([]service, error) {
 		service{
 			name:   "process-exporter",
 			bin:    "prometheus-process-exporter",
-			args:   []string{"-web.listen-address=" + a.process, "-config.path=exporters/process-exporter.yml", "-threads=false"},
+			args:   []string{"-web.listen-address=" + a.process, "-config.path=" + processExporterConfig, "-threads=false"},
 			health: "http://" + a.process + "/metrics",
 			url:    "http://" + a.process + "/metrics",
+			render: func() error { _, err := renderProcessExporter(); return err },
 		},
 		service{
 			name: "prometheus",
 			bin:  filepath.Join(ToolsBin, "prometheus"),
-			args: []string{"--config.file=" + filepath.Join(RunDir, "prometheus", "prometheus.yml"),
+			args: []string{"--config.file=" + prometheusConfig,
 				"--storage.tsdb.path=" + filepath.Join(RunDir, "prometheus", "data"),
 				"--web.listen-address=" + a.Prometheus, "--web.enable-remote-write-receiver",
 				"--storage.tsdb.retention.time=30d"},
@@ -137,18 +142,57 @@ func renderPrometheus(a Addresses) error {
 		"127.0.0.1:10002", a.discovery,
 		"- rules/", "- "+rules+"/",
 	).Replace(string(raw))
-	dir := filepath.Join(RunDir, "prometheus")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	_, err = writeIfChanged(prometheusConfig, []byte(s))
+	return err
+}
+
+// prometheusConfig is Prometheus' config as the native stack renders it.
+var prometheusConfig = filepath.Join(RunDir, "prometheus", "prometheus.yml")
+
+// processExporterConfig is process-exporter's config as the native stack
+// runs it: exporters/process-exporter.yml with this machine's local
+// profile overrides (profile.LocalFile) applied.
+var processExporterConfig = filepath.Join(RunDir, "process-exporter.yml")
+
+// renderProcessExporter writes processExporterConfig and reports whether
+// it changed.
+func renderProcessExporter() (bool, error) {
+	profiles, err := profile.Load("targets")
+	if err != nil {
+		return false, err
 	}
-	return os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(s), 0o644)
+	raw, err := profile.ProcessExporterConfig(profiles)
+	if err != nil {
+		return false, err
+	}
+	return writeIfChanged(processExporterConfig, raw)
+}
+
+// writeIfChanged writes raw to path unless it holds raw already.
+func writeIfChanged(path string, raw []byte) (bool, error) {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, raw) {
+		return false, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return false, err
+	}
+	return true, os.WriteFile(path, raw, 0o644)
+}
+
+// ScrapesProfile reports whether a profile's scrape job reads a file
+// renderScrapeTargets writes: its metrics addresses where its server has
+// no discovery of its own, or the fixed ones its discovery leaves out.
+func ScrapesProfile(name string, p profile.Profile) bool {
+	return name != "reference" && (p.Discovery == "" && len(p.Metrics) > 0 || p.FixedMetricsEnv != "")
 }
 
 // renderScrapeTargets writes .run/prometheus/<profile>-targets.json, the
 // file a profile's scrape job reads (file_sd) when its server has no
 // discovery of its own: the target's metrics addresses for the target
 // brought up, nothing for the others, so that no absent server is down.
-// Prometheus rereads the files by itself.
+// For a profile with discovery, the file lists the services it leaves out
+// (FixedMetricsEnv), each with its job. Prometheus rereads the files by
+// itself.
 func renderScrapeTargets(target string) error {
 	profiles, err := profile.Load("targets")
 	if err != nil {
@@ -159,11 +203,21 @@ func renderScrapeTargets(target string) error {
 		return err
 	}
 	for name, p := range profiles {
-		if name == "reference" || p.Discovery != "" || len(p.Metrics) == 0 {
+		if !ScrapesProfile(name, p) {
 			continue
 		}
 		groups := []map[string]any{}
-		if name == target {
+		switch {
+		case name != target:
+		case p.FixedMetricsEnv != "":
+			fixed, err := FixedMetrics(p)
+			if err != nil {
+				return err
+			}
+			for _, f := range fixed {
+				groups = append(groups, map[string]any{"targets": []string{f.Addr}, "labels": map[string]string{"job": f.Job}})
+			}
+		default:
 			var hosts []string
 			for _, m := range p.Metrics {
 				if u, err := url.Parse(m); err == nil && u.Host != "" {
@@ -173,11 +227,36 @@ func renderScrapeTargets(target string) error {
 			groups = append(groups, map[string]any{"targets": hosts})
 		}
 		raw, _ := json.Marshal(groups)
-		if err := os.WriteFile(filepath.Join(dir, name+"-targets.json"), raw, 0o644); err != nil {
+		if _, err := writeIfChanged(filepath.Join(dir, name+"-targets.json"), raw); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// Fixed is one metrics address a profile's discovery leaves out.
+type Fixed struct {
+	Service, Addr, Job string
+}
+
+// FixedMetrics reads a profile's FixedMetricsEnv: service=host:port pairs,
+// comma-separated, each service one its discovery names; the job is the
+// one discovery would give it (openim-api, openim-msgtransfer, …).
+func FixedMetrics(p profile.Profile) ([]Fixed, error) {
+	raw := strings.TrimSpace(os.Getenv(p.FixedMetricsEnv))
+	if raw == "" {
+		return nil, nil
+	}
+	var out []Fixed
+	for _, pair := range strings.Split(raw, ",") {
+		svc, addr, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		if _, _, err := net.SplitHostPort(addr); !ok || err != nil || !slices.Contains(p.DiscoveryServices, svc) {
+			return nil, badinput.Errorf("%s: %q is not service=host:port with a service of %s (%s)", p.FixedMetricsEnv, pair,
+				p.Name, strings.Join(p.DiscoveryServices, ", "))
+		}
+		out = append(out, Fixed{Service: svc, Addr: addr, Job: p.Name + "-" + strings.ReplaceAll(svc, "_", "")})
+	}
+	return out, nil
 }
 
 func envOr(key, fallback string) string {

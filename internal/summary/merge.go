@@ -126,6 +126,14 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 		d.Duplicates += pd.Duplicates
 		d.OutOfOrder += pd.OutOfOrder
 		d.Lost += pd.Lost
+		d.LostNeverStored += pd.LostNeverStored
+		d.Late += pd.Late
+		if c := pd.StoreCheck; c != nil {
+			if d.StoreCheck == nil {
+				d.StoreCheck = &StoreCheckSummary{}
+			}
+			d.StoreCheck.add(c)
+		}
 		d.NotAttempted += pd.NotAttempted
 		d.PushedAfterPull += pd.PushedAfterPull
 		if w := pd.Watchers; w != nil {
@@ -168,6 +176,8 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 			t.Duplicates += v.Duplicates
 			t.OutOfOrder += v.OutOfOrder
 			t.Lost += v.Lost
+			t.LostNeverStored += v.LostNeverStored
+			t.Late += v.Late
 			t.NotAttempted += v.NotAttempted
 			t.PushedAfterPull += v.PushedAfterPull
 			d.ByType[k] = t
@@ -242,7 +252,7 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 	if out.Logins != nil {
 		out.Logins.SetPerLogin()
 	}
-	out.Integrity = IntegrityOf(out.Deliveries.Expected, out.Deliveries.Lost)
+	out.Integrity = IntegrityOf(out.Deliveries.Expected, out.Deliveries.Lost+out.Deliveries.Late)
 	if spread := lastStart.Sub(out.StartedAt); spread > 2*time.Second {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("the %d k6 processes disagree on when the run started by %s: "+
 			"their clocks differ or they started apart, and cross-process latencies are off by as much", len(parts), spread.Round(time.Millisecond)))

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -82,7 +83,10 @@ type LoginCauses struct {
 	Closed   int64 `json:"closed"`    // the server closed the connection before it answered the login
 	NoAnswer int64 `json:"no_answer"` // no answer in time (a silent refusal looks the same)
 	Refused  int64 `json:"refused"`   // the server answered with a refusal
-	Other    int64 `json:"other"`     // the dial, TLS, a malformed answer
+	// ConnRefused: the dial was refused, nothing listened (a server
+	// restarting, or down).
+	ConnRefused int64 `json:"conn_refused,omitempty"`
+	Other       int64 `json:"other"` // the dial otherwise, TLS, a malformed answer
 }
 
 // Total adds the causes up.
@@ -90,13 +94,14 @@ func (c *LoginCauses) Total() int64 {
 	if c == nil {
 		return 0
 	}
-	return c.Closed + c.NoAnswer + c.Refused + c.Other
+	return c.Closed + c.NoAnswer + c.Refused + c.ConnRefused + c.Other
 }
 
 // Add adds o into c.
 func (c *LoginCauses) Add(o *LoginCauses) {
 	if o != nil {
 		c.Closed, c.NoAnswer, c.Refused, c.Other = c.Closed+o.Closed, c.NoAnswer+o.NoAnswer, c.Refused+o.Refused, c.Other+o.Other
+		c.ConnRefused += o.ConnRefused
 	}
 }
 
@@ -109,7 +114,8 @@ func (c *LoginCauses) Text() string {
 	for _, x := range []struct {
 		n    int64
 		what string
-	}{{c.Closed, "closed before the answer"}, {c.NoAnswer, "no answer in time"}, {c.Refused, "refused"}, {c.Other, "other"}} {
+	}{{c.Closed, "closed before the answer"}, {c.NoAnswer, "no answer in time"}, {c.Refused, "refused"},
+		{c.ConnRefused, "connection refused (nothing listened)"}, {c.Other, "other"}} {
 		if x.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.what))
 		}
@@ -202,8 +208,18 @@ type DeliveriesSummary struct {
 	ByGapPull  int64 `json:"by_gap_pull"`
 	Duplicates int64 `json:"duplicates"`
 	OutOfOrder int64 `json:"out_of_order"`
-	Lost       int64 `json:"lost"`
-	Unexpected int64 `json:"unexpected"`
+	// Lost were owed and never arrived, and the server does not hold their
+	// messages as far as the store check could tell (or it did not ask).
+	Lost int64 `json:"lost"`
+	// LostNeverStored is the part of Lost the store check read and did not
+	// find: the server acknowledged those messages and never stored them.
+	LostNeverStored int64 `json:"lost_never_stored,omitempty"`
+	// Late were owed and not delivered by the end of the drain, while the
+	// server holds their messages (the store check read them back): not
+	// lost, not delivered either.
+	Late       int64              `json:"late,omitempty"`
+	StoreCheck *StoreCheckSummary `json:"store_check,omitempty"`
+	Unexpected int64              `json:"unexpected"`
 	// Deliveries of unanswered sends (Messages.Unanswered): the server
 	// stored them and answered late or never. Not in expected, not
 	// unexpected.
@@ -221,6 +237,42 @@ type DeliveriesSummary struct {
 	ByClass         []DeliveriesByClass         `json:"by_class,omitempty"` // the workload's classes that send, in its order
 	Rooms           *RoomsSummary               `json:"rooms,omitempty"`    // not in the figures above
 	Watchers        *WatchersSummary            `json:"watchers,omitempty"`
+}
+
+// StoreCheckSummary is what the store check did once the drain ended with
+// deliveries still owed: it logged receivers in and read back what the
+// server holds (their own pulls by seq, messagesync, a feed from its
+// start), to tell late from lost.
+type StoreCheckSummary struct {
+	Owed        int64 `json:"owed"`                   // deliveries owed when the drain ended, listed for the check
+	NotListed   bool  `json:"not_listed,omitempty"`   // more were owed than it lists: the rest stay lost
+	Reads       int   `json:"reads"`                  // users logged in to read
+	ReadsFailed int   `json:"reads_failed,omitempty"` // reads that failed or ran out of time
+	Unchecked   int64 `json:"unchecked,omitempty"`    // owed deliveries no read covered: counted lost
+	// Messages: owed messages the server holds, and those it does not.
+	MessagesHeld        int     `json:"messages_held"`
+	MessagesNeverStored int     `json:"messages_never_stored"`
+	Seconds             float64 `json:"seconds"`
+	Error               string  `json:"error,omitempty"` // the first failed read, or why it stopped
+	Skipped             string  `json:"skipped,omitempty"`
+}
+
+// add merges a segment's check into c.
+func (c *StoreCheckSummary) add(o *StoreCheckSummary) {
+	c.Owed += o.Owed
+	c.NotListed = c.NotListed || o.NotListed
+	c.Reads += o.Reads
+	c.ReadsFailed += o.ReadsFailed
+	c.Unchecked += o.Unchecked
+	c.MessagesHeld += o.MessagesHeld
+	c.MessagesNeverStored += o.MessagesNeverStored
+	c.Seconds = max(c.Seconds, o.Seconds)
+	if c.Error == "" {
+		c.Error = o.Error
+	}
+	if c.Skipped == "" && c.Reads == 0 {
+		c.Skipped = o.Skipped
+	}
 }
 
 // WatchersSummary counts the watching phones' deliveries apart (part of
@@ -281,6 +333,8 @@ type DeliveriesByType struct {
 	Duplicates      int64 `json:"duplicates"`
 	OutOfOrder      int64 `json:"out_of_order"`
 	Lost            int64 `json:"lost"`
+	LostNeverStored int64 `json:"lost_never_stored,omitempty"`
+	Late            int64 `json:"late,omitempty"`
 	NotAttempted    int64 `json:"not_attempted,omitempty"`
 	PushedAfterPull int64 `json:"pushed_after_pull,omitempty"`
 }
@@ -348,7 +402,7 @@ func (s Summary) Table() string {
 	e := s.Latency.E2E
 	row("Average Latency", fmt.Sprintf("%.3f seconds", e.Avg/1000))
 	row("Maximum Latency", fmt.Sprintf("%.3f seconds", e.Max/1000))
-	row("E2E p50 / p95 / p99", fmt.Sprintf("%.1f / %.1f / %.1f ms over %d deliveries", e.P50, e.P95, e.P99, e.Count))
+	row("E2E p50 / p95 / p99", fmt.Sprintf("%.1f / %.1f / %.1f ms over %s", e.P50, e.P95, e.P99, LatencyCountText(e.Count, d)))
 	a := s.Latency.Ack
 	row("Ack avg / p99 / max", fmt.Sprintf("%.1f / %.1f / %.1f ms", a.Avg, a.P99, a.Max))
 	row("Connections", fmt.Sprintf("%d connect errors, %d disconnects, %d reconnects", u.ConnectErrors, u.Disconnects, u.Reconnects))
@@ -365,6 +419,15 @@ func (s Summary) Table() string {
 		b.WriteString(st.String())
 	}
 	return b.String()
+}
+
+// LatencyCountText says which deliveries the e2e latency counts: those
+// pushed and those pulled after a gap or a reconnect (not a login's sync).
+func LatencyCountText(n int64, d DeliveriesSummary) string {
+	if d.ByGapPull > 0 && n == d.Pushed+d.ByGapPull {
+		return fmt.Sprintf("%d deliveries (%d pushed, %d pulled after a gap or reconnect)", n, d.Pushed, d.ByGapPull)
+	}
+	return fmt.Sprintf("%d deliveries", n)
 }
 
 // PlannedText says what rate was planned, and how it was paced.
@@ -415,11 +478,34 @@ func IntegrityText(s Summary) string {
 		return "n/a (no message was sent)"
 	case d.Expected == 0:
 		return "n/a (no deliveries were expected)"
-	case d.Lost == 0 && d.Corrupted == 0:
+	case d.Lost == 0 && d.Late == 0 && d.Corrupted == 0:
 		return fmt.Sprintf("100%% (all %d expected deliveries arrived)%s", d.Expected, notAttemptedText(s))
 	}
-	return fmt.Sprintf("%.4f%% (%d of %d expected deliveries lost, %d corrupted)%s",
-		s.Integrity*100, d.Lost, d.Expected, d.Corrupted, notAttemptedText(s))
+	return fmt.Sprintf("%.4f%% (%s, %d corrupted)%s", s.Integrity*100, LossText(d, strconv.FormatInt), d.Corrupted, notAttemptedText(s))
+}
+
+// LossText says what became of the expected deliveries that did not arrive:
+// lost, with what the store check found of them (acknowledged by the
+// server and never stored), and late (the server holds them). num formats
+// a count.
+func LossText(d DeliveriesSummary, num func(int64, int) string) string {
+	n := func(v int64) string { return num(v, 10) }
+	out := fmt.Sprintf("%s of %s expected deliveries lost", n(d.Lost), n(d.Expected))
+	c := d.StoreCheck
+	if c != nil && c.Skipped == "" && d.Lost > 0 {
+		switch {
+		case d.LostNeverStored == d.Lost:
+			out += fmt.Sprintf(": the server acknowledged them and never stored them (it holds none of those %s messages)", n(int64(c.MessagesNeverStored)))
+		case d.LostNeverStored > 0:
+			out += fmt.Sprintf(" (%s acknowledged by the server and never stored, %s not checked)", n(d.LostNeverStored), n(d.Lost-d.LostNeverStored))
+		default:
+			out += " (not checked: the store check read none of them back)"
+		}
+	}
+	if d.Late > 0 {
+		out += fmt.Sprintf(", %s late: the server holds their messages but had not delivered them when the drain ended", n(d.Late))
+	}
+	return out
 }
 
 // RoomsText is the chatrooms' own integrity: deliveries to the members

@@ -16,6 +16,7 @@ import (
 type outcome struct {
 	totals  verify.Totals
 	rec     verify.Reconciliation
+	check   *engine.StoreCheck // the store check, when the run asked for it
 	e2e     *latency.Histogram
 	peak    int64
 	outages []engine.Outage
@@ -69,6 +70,13 @@ func runThen(t testing.TB, tgt engine.Target, p *plan.Plan, vus int, opts engine
 // runWith is runThen, and with loginsMayFail users that never get online
 // are the test's to judge, not an error.
 func runWith(t testing.TB, tgt engine.Target, p *plan.Plan, vus int, opts engine.Options, online func(), loginsMayFail bool) outcome {
+	t.Helper()
+	return runChecked(t, tgt, p, vus, opts, online, loginsMayFail, false)
+}
+
+// runChecked is runWith, then with check the store check the runner makes
+// after the drain, applied to the reconciliation.
+func runChecked(t testing.TB, tgt engine.Target, p *plan.Plan, vus int, opts engine.Options, online func(), loginsMayFail, check bool) outcome {
 	t.Helper()
 	var once sync.Once
 	d := driver(t, tgt, p)
@@ -127,6 +135,15 @@ func runWith(t testing.TB, tgt engine.Target, p *plan.Plan, vus int, opts engine
 		}
 	}
 	out.rec = verify.Reconcile(p, out.totals.Expected, in, ob, 10)
+	if check && verify.Owed(out.rec.Lost) > 0 {
+		sr, ok := d.(engine.StoredReader)
+		if !ok {
+			t.Fatalf("%T reads nothing back for the store check", d)
+		}
+		c := engine.CheckStore(ctx, p, sh.RunID, sr, verify.ListOwed(p, in, ob, 1_000_000), 30*time.Second, 16)
+		out.rec.Apply(c.Split)
+		out.check = &c
+	}
 	if sh.Online() != 0 {
 		t.Errorf("%d users still online after close", sh.Online())
 	}

@@ -15,15 +15,22 @@ import (
 
 // Faults are what the reference target is started with.
 type Faults struct {
-	Lose            float64
-	SkipPush        float64
-	Duplicate       float64
-	Reorder         float64
-	ReorderHold     time.Duration
-	ReorderLate     time.Duration // a reordered push is written this long after the one that overtook it
-	Delay           time.Duration
-	AckLate         float64 // share of sends stored and pushed, then answered AckLateBy late
-	AckLateBy       time.Duration
+	Lose        float64
+	SkipPush    float64
+	Duplicate   float64
+	Reorder     float64
+	ReorderHold time.Duration
+	ReorderLate time.Duration // a reordered push is written this long after the one that overtook it
+	Delay       time.Duration
+	AckLate     float64 // share of sends stored and pushed, then answered AckLateBy late
+	AckLateBy   time.Duration
+	// BatchDrop: messages are acknowledged at once and stored in batches
+	// per conversation (every BatchWindow); a batch of more than BatchDrop
+	// is dropped whole, never stored (OpenIM's msgtransfer over 100).
+	BatchDrop   int
+	BatchWindow time.Duration
+	Capacity    float64 // messages a second the target serves, on one core
+
 	DisconnectEvery time.Duration
 	DisconnectCount int
 	Seed            uint64
@@ -76,6 +83,7 @@ type Harness struct {
 const (
 	LostCounter         = "imbench_target_fault_lost_deliveries_total"
 	LostMessagesCounter = "imbench_target_fault_lost_messages_total"
+	BatchDropsCounter   = "imbench_target_fault_batch_drops_total"
 	SkippedCounter      = "imbench_target_fault_skipped_pushes_total"
 	DuplicatedCounter   = "imbench_target_fault_duplicated_pushes_total"
 	ReorderedCounter    = "imbench_target_fault_reordered_pushes_total"

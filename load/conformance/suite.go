@@ -37,6 +37,8 @@ func Run(t *testing.T, h Harness) {
 	t.Run("refusals", func(t *testing.T) { testRefusals(t, h) })
 	t.Run("lose", func(t *testing.T) { testLose(t, h) })
 	t.Run("lose-by-presence", func(t *testing.T) { testLoseByPresence(t, h) })
+	t.Run("store-check", func(t *testing.T) { testStoreCheck(t, h) })
+	t.Run("batch-drop", func(t *testing.T) { testBatchDrop(t, h) })
 	t.Run("skip-push", func(t *testing.T) { testSkipPush(t, h) })
 	t.Run("duplicate", func(t *testing.T) { testDuplicate(t, h) })
 	t.Run("reorder", func(t *testing.T) { testReorder(t, h) })
@@ -188,6 +190,57 @@ func testLoseByPresence(t *testing.T, h Harness) {
 	msgs := int64(srv.Counter(t, LostMessagesCounter))
 	if msgs == 0 || verify.Sum(o.rec.Lost) != 5*msgs || verify.Sum(o.totals.Pulled) == 0 {
 		t.Fatalf("target lost %d messages, verifier lost %d deliveries (want %d), pulled %v", msgs, verify.Sum(o.rec.Lost), 5*msgs, o.totals.Pulled)
+	}
+}
+
+// The store check splits what is owed after the drain exactly: a lost
+// message (acknowledged, never stored) is never stored, a skipped push the
+// client never noticed (no later message showed the gap, and the drain's
+// own sync is off) is late, found by the receiver's read of the store.
+func testStoreCheck(t *testing.T, h Harness) {
+	srv := h.Start(t, Faults{Lose: 0.05, SkipPush: 0.1, Seed: 22})
+	// Pairs with one message each: a push skipped there has no later
+	// message to reveal it (Wildfire's next notify would pull it), so some
+	// are late whatever the order of events.
+	o := runChecked(t, srv.Target(), build(t, "stored", integration,
+		`{"kind":"groups","groups":4,"members":5,"allOnline":true,"totalRate":200,"messages":10}`,
+		`{"kind":"pairs","pairs":100,"allOnline":true,"totalRate":400,"messages":1}`),
+		2, engine.Options{NoDrainSync: true}, nil, false, true)
+	lost, skipped := int64(srv.Counter(t, LostCounter)), int64(srv.Counter(t, SkippedCounter))
+	late := skipped - verify.Sum(o.totals.GapPulled)
+	c := o.check
+	t.Logf("target: %d deliveries lost, %d pushes skipped, %d pulled after a gap; verifier: never stored %v, late %v, lost %v",
+		lost, skipped, verify.Sum(o.totals.GapPulled), o.rec.NeverStored, o.rec.Late, o.rec.Lost)
+	switch {
+	case c == nil || lost == 0 || late <= 0:
+		t.Fatalf("target lost %d and skipped %d pushes (%d pulled after a gap): nothing to split; check %+v", lost, skipped, verify.Sum(o.totals.GapPulled), c)
+	case verify.Sum(o.rec.NeverStored) != lost || verify.Sum(o.rec.Lost) != lost:
+		t.Fatalf("never stored %v, lost %v: want the target's %d lost deliveries; check %+v", o.rec.NeverStored, o.rec.Lost, lost, c)
+	case verify.Sum(o.rec.Late) != late:
+		t.Fatalf("late %v, want the %d skipped pushes no gap pull recovered; check %+v", o.rec.Late, late, c)
+	case c.Unchecked != 0 || c.ReadsFail != 0:
+		t.Fatalf("check %+v", c)
+	}
+}
+
+// OpenIM's msgtransfer drops a conversation's batch of more than 100
+// acknowledged messages unstored: the store check names them never
+// stored, exactly the target's count, and none late.
+func testBatchDrop(t *testing.T, h Harness) {
+	srv := h.Start(t, Faults{BatchDrop: 3, Seed: 23})
+	o := runChecked(t, srv.Target(), build(t, "batch",
+		`{"kind":"pairs","pairs":1,"allOnline":true,"inFlight":8,"messages":120}`,
+		`{"kind":"groups","groups":2,"members":4,"allOnline":true,"totalRate":4,"messages":4}`),
+		1, engine.Options{}, nil, false, true)
+	lost, batches := int64(srv.Counter(t, LostCounter)), srv.Counter(t, BatchDropsCounter)
+	t.Logf("target: %v batches dropped, %d deliveries; verifier: never stored %v, late %v, lost %v", batches, lost, o.rec.NeverStored, o.rec.Late, o.rec.Lost)
+	if batches == 0 || lost == 0 || verify.Sum(o.rec.NeverStored) != lost || verify.Sum(o.rec.Lost) != lost ||
+		verify.Sum(o.rec.Late) != 0 || o.check == nil || o.check.Unchecked != 0 {
+		t.Fatalf("target dropped %v batches, %d deliveries; verifier never stored %v, lost %v, late %v; check %+v",
+			batches, lost, o.rec.NeverStored, o.rec.Lost, o.rec.Late, o.check)
+	}
+	if int64(o.check.Split.MessagesNeverStored) != int64(srv.Counter(t, LostMessagesCounter)) {
+		t.Fatalf("messages never stored %d, target dropped %v", o.check.Split.MessagesNeverStored, srv.Counter(t, LostMessagesCounter))
 	}
 }
 

@@ -19,13 +19,15 @@ type DrainResult struct {
 // DrainQuiet with no pull under way, or DrainTimeout passed. Then every
 // online user of the session syncs once more with the server (max seqs, pull
 // what is missing), which recovers pushes the server stored but never sent,
-// and a short quiet wait lets those pulls land.
+// and a short quiet wait lets those pulls land (unless NoDrainSync).
 func (s *Session) Drain() DrainResult {
 	s.sh.SetPhase("drain")
 	began := time.Now()
 	res := DrainResult{Reason: s.waitQuiet(s.sh.Opts.DrainTimeout, true)}
-	s.finalSync()
-	s.waitQuiet(s.sh.Opts.DrainQuiet, false)
+	if !s.sh.Opts.NoDrainSync {
+		s.finalSync()
+		s.waitQuiet(s.sh.Opts.DrainQuiet, false)
+	}
 	res.Seconds = time.Since(began).Seconds()
 	return res
 }

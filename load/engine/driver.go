@@ -26,6 +26,9 @@ type SetupReport struct {
 	Registered  int `json:"registered"`
 	Friendships int `json:"friendships"`
 	Groups      int `json:"groups"`
+	// Warnings are what the server did wrong that setup worked around,
+	// one line each (printed, and kept in the summary's warnings).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Handler receives a connection's traffic. Calls come from the connection's

@@ -28,6 +28,9 @@ const (
 	LoginRefused
 	// LoginOther: anything else: the dial, TLS, a malformed answer.
 	LoginOther
+	// LoginConnRefused: the dial was refused, nothing listened: a server
+	// (or one of its gateways) restarting, or down. Retried.
+	LoginConnRefused
 )
 
 // String is the cause's tag value (verify.LoginCauseName).
@@ -53,6 +56,8 @@ func CauseOf(err error) LoginCause {
 		return LoginNoAnswer
 	case errors.Is(err, ErrLoginClosed):
 		return LoginClosed
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return LoginConnRefused
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET),
 		errors.Is(err, syscall.EPIPE), errors.Is(err, net.ErrClosed):
 		return LoginClosed

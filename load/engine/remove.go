@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -53,20 +54,30 @@ func (c Created) UserIDs() []string {
 // run created.
 type Remover interface {
 	// Remove deletes c's chatrooms, groups and users where the system's
-	// admin API offers it. What is already gone counts as removed, so a
-	// second Remove of the same run succeeds. The error holds one line per
-	// kind of thing that failed.
+	// admin API offers it. What the server says it does not have (never
+	// created, or removed before) is counted apart, not as removed, so a
+	// second Remove of the same run succeeds and removes nothing. The error
+	// holds one line per kind of thing that failed.
 	Remove(ctx context.Context, c Created) (Removal, error)
 }
 
-// Removal is what Remove deleted, and what the system keeps whatever is
-// asked of its API.
+// Removal is what Remove deleted, what the server did not have, and what
+// the system keeps whatever is asked of its API.
 type Removal struct {
-	Users  int      `json:"users"`
-	Groups int      `json:"groups"`
-	Rooms  int      `json:"rooms"`
-	Kept   []string `json:"kept,omitempty"` // one line each: what stays, and why
+	Users  int `json:"users"`
+	Groups int `json:"groups"`
+	Rooms  int `json:"rooms"`
+	// Absent: the server answered that it has no such thing (a run whose
+	// setup failed before making it, or one removed before).
+	UsersAbsent  int      `json:"users_absent,omitempty"`
+	GroupsAbsent int      `json:"groups_absent,omitempty"`
+	RoomsAbsent  int      `json:"rooms_absent,omitempty"`
+	Kept         []string `json:"kept,omitempty"` // one line each: what stays, and why
 }
+
+// ErrAbsent is what a removal's del wraps when the server says it has no
+// such thing: neither removed nor failed.
+var ErrAbsent = errors.New("the server has no such thing")
 
 // maxRemoveFailures stops a removal that keeps failing (a server gone, a
 // secret refused) before it has tried every id, each failure possibly a
@@ -74,14 +85,15 @@ type Removal struct {
 const maxRemoveFailures = 50
 
 // RemoveEach deletes ids with del, at most parallel at a time, and returns
-// how many it deleted. Its error is one line: how many of what failed, and
-// the first failure. It stops once maxRemoveFailures have failed or ctx ends.
-func RemoveEach(ctx context.Context, what string, ids []string, parallel int, del func(ctx context.Context, id string) error) (int, error) {
+// how many it deleted and how many the server did not have (del's
+// ErrAbsent). Its error is one line: how many of what failed, and the
+// first failure. It stops once maxRemoveFailures have failed or ctx ends.
+func RemoveEach(ctx context.Context, what string, ids []string, parallel int, del func(ctx context.Context, id string) error) (removed, absent int, err error) {
 	var (
-		done, failed atomic.Int64
-		mu           sync.Mutex
-		first        error
-		wg           sync.WaitGroup
+		done, gone, failed atomic.Int64
+		mu                 sync.Mutex
+		first              error
+		wg                 sync.WaitGroup
 	)
 	next := make(chan string)
 	for range max(parallel, 1) {
@@ -89,7 +101,10 @@ func RemoveEach(ctx context.Context, what string, ids []string, parallel int, de
 		go func() {
 			defer wg.Done()
 			for id := range next {
-				if err := del(ctx, id); err != nil {
+				if err := del(ctx, id); errors.Is(err, ErrAbsent) {
+					gone.Add(1)
+					continue
+				} else if err != nil {
 					if failed.Add(1) == 1 {
 						mu.Lock()
 						first = err
@@ -111,14 +126,14 @@ func RemoveEach(ctx context.Context, what string, ids []string, parallel int, de
 	}
 	close(next)
 	wg.Wait()
-	n, f := int(done.Load()), int(failed.Load())
+	n, a, f := int(done.Load()), int(gone.Load()), int(failed.Load())
 	switch {
 	case f > 0 && tried < len(ids):
-		return n, fmt.Errorf("%s: %d of %d not removed, stopped after %d failures; the first: %v", what, len(ids)-n, len(ids), f, first)
+		return n, a, fmt.Errorf("%s: %d of %d not removed, stopped after %d failures; the first: %v", what, len(ids)-n-a, len(ids), f, first)
 	case f > 0:
-		return n, fmt.Errorf("%s: %d of %d not removed; the first failure: %v", what, f, len(ids), first)
+		return n, a, fmt.Errorf("%s: %d of %d not removed; the first failure: %v", what, f, len(ids), first)
 	case tried < len(ids):
-		return n, fmt.Errorf("%s: %d of %d not removed: %v", what, len(ids)-n, len(ids), ctx.Err())
+		return n, a, fmt.Errorf("%s: %d of %d not removed: %v", what, len(ids)-n-a, len(ids), ctx.Err())
 	}
-	return n, nil
+	return n, a, nil
 }

@@ -20,17 +20,20 @@ func TestRemoveEachCountsAndReportsInOneLine(t *testing.T) {
 	ids := []string{"a", "b", "c", "d", "e"}
 	var mu sync.Mutex
 	tried := map[string]int{}
-	n, err := engine.RemoveEach(context.Background(), "groups", ids, 3, func(_ context.Context, id string) error {
+	n, absent, err := engine.RemoveEach(context.Background(), "groups", ids, 3, func(_ context.Context, id string) error {
 		mu.Lock()
 		tried[id]++
 		mu.Unlock()
-		if id == "c" {
+		switch id {
+		case "c":
 			return errors.New("code 248 no right")
+		case "e":
+			return fmt.Errorf("%w: code 1004", engine.ErrAbsent)
 		}
 		return nil
 	})
-	if n != 4 || len(tried) != 5 {
-		t.Fatalf("removed %d, tried %v", n, tried)
+	if n != 3 || absent != 1 || len(tried) != 5 {
+		t.Fatalf("removed %d, absent %d, tried %v", n, absent, tried)
 	}
 	for id, k := range tried {
 		if k != 1 {
@@ -40,7 +43,7 @@ func TestRemoveEachCountsAndReportsInOneLine(t *testing.T) {
 	if err == nil || err.Error() != "groups: 1 of 5 not removed; the first failure: code 248 no right" {
 		t.Fatalf("error %v", err)
 	}
-	if n, err := engine.RemoveEach(context.Background(), "users", nil, 4, nil); n != 0 || err != nil {
+	if n, _, err := engine.RemoveEach(context.Background(), "users", nil, 4, nil); n != 0 || err != nil {
 		t.Fatalf("nothing to remove: %d %v", n, err)
 	}
 }
@@ -53,7 +56,7 @@ func TestRemoveEachStopsWhenEverythingFails(t *testing.T) {
 		ids[i] = fmt.Sprint(i)
 	}
 	var calls atomic.Int64
-	n, err := engine.RemoveEach(context.Background(), "users", ids, 4, func(context.Context, string) error {
+	n, _, err := engine.RemoveEach(context.Background(), "users", ids, 4, func(context.Context, string) error {
 		calls.Add(1)
 		return errors.New("connection refused")
 	})

@@ -24,6 +24,11 @@ type Options struct {
 	DrainQuiet     time.Duration // drain ends after this long without a delivery
 	DrainTimeout   time.Duration // drain ends after this long in any case
 	SyncBatch      int           // seqs per pull request during a sync
+	// NoDrainSync leaves out the drain's last sync of every online user
+	// (IM_DRAIN_SYNC=off): what the server stored and never pushed then
+	// stays owed, for the store check to find as late, as it would for a
+	// client that only pulls when it notices a gap.
+	NoDrainSync bool
 }
 
 // Defaults fills unset options.

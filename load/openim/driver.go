@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -260,6 +261,7 @@ func (d *Driver) Setup(ctx context.Context, progress func(string)) (engine.Setup
 	for _, o := range owners {
 		g.Go(func() error { return d.api.ImportFriends(gctx, admin, d.users[o], friendsOf[o]) })
 	}
+	var seqRefused atomic.Int64
 	for gi := range p.Groups {
 		spec := &p.Groups[gi]
 		g.Go(func() error {
@@ -267,7 +269,8 @@ func (d *Driver) Setup(ctx context.Context, progress func(string)) (engine.Setup
 			for i, m := range spec.Members {
 				members[i] = d.users[m]
 			}
-			err := d.api.CreateGroup(gctx, admin, p.GroupID(int32(gi)), d.users[spec.Owner], members)
+			n, err := d.api.CreateGroup(gctx, admin, p.GroupID(int32(gi)), d.users[spec.Owner], members)
+			seqRefused.Add(int64(n))
 			if Code(err) == wire.CodeGroupExisted {
 				return nil // a repeated setup of the same plan
 			}
@@ -276,6 +279,11 @@ func (d *Driver) Setup(ctx context.Context, progress func(string)) (engine.Setup
 	}
 	if err := g.Wait(); err != nil {
 		return rep, fmt.Errorf("friends and groups: %w", err)
+	}
+	if n := seqRefused.Load(); n > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the server answered %d of its invitations to groups with errCode 1001 \"maxSeq is invalid\" "+
+			"after adding their members (open-im-server v3.8's InviteUserToGroup asks for a join seq of 0, which its own check refuses): "+
+			"every member was found in its group; their join seq was not set", n))
 	}
 	rep.Friendships, rep.Groups = len(p.Friends), len(p.Groups)
 	return rep, nil

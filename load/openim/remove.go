@@ -3,6 +3,7 @@ package openim
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/imbench/imbench/load/engine"
 	wire "github.com/imbench/imbench/wire/openim"
@@ -15,13 +16,14 @@ const codeDismissedAlready = 1204
 // DismissGroup is /group/dismiss_group (open-im-server v3.8 internal/rpc/
 // group DismissGroup) with deleteMember: the group is marked dismissed
 // (status 2) and its members are deleted, with no notification. A group
-// already dismissed that way has no owner left to find (1004), one that
-// never was is 1004 too: both count as dismissed.
+// already dismissed that way has no owner left to find (1004 "group <id>
+// owner not found"), one that never was is 1004 too: both are
+// engine.ErrAbsent, not dismissed now.
 func (a *API) DismissGroup(ctx context.Context, admin, groupID string) error {
 	err := a.Call(ctx, "/group/dismiss_group", admin, map[string]any{"groupID": groupID, "deleteMember": true}, nil)
 	switch Code(err) {
 	case wire.CodeRecordNotFound, wire.CodeGroupNotFound, codeDismissedAlready:
-		return nil
+		return fmt.Errorf("%w: %v", engine.ErrAbsent, err)
 	}
 	return err
 }
@@ -46,7 +48,7 @@ func (p *protocol) Remove(ctx context.Context, c engine.Created) (engine.Removal
 	if err != nil {
 		return rm, errors.New("groups: " + err.Error())
 	}
-	rm.Groups, err = engine.RemoveEach(ctx, "groups", c.Groups, p.cfg.Parallel, func(ctx context.Context, id string) error {
+	rm.Groups, rm.GroupsAbsent, err = engine.RemoveEach(ctx, "groups", c.Groups, p.cfg.Parallel, func(ctx context.Context, id string) error {
 		return api.DismissGroup(ctx, admin, id)
 	})
 	return rm, err

@@ -180,7 +180,7 @@ func (a *API) RegisterUsers(ctx context.Context, admin string, ids []string) (re
 		if len(users) == 0 {
 			continue
 		}
-		if err := a.Call(ctx, "/user/user_register", admin, map[string]any{"users": users}, nil); err != nil {
+		if err := a.setupCall(ctx, "/user/user_register", admin, map[string]any{"users": users}, nil); err != nil {
 			return registered, err
 		}
 		registered += len(users)
@@ -192,7 +192,7 @@ func (a *API) RegisterUsers(ctx context.Context, admin string, ids []string) (re
 func (a *API) ImportFriends(ctx context.Context, admin, owner string, friends []string) error {
 	for start := 0; start < len(friends); start += Batch {
 		chunk := friends[start:min(start+Batch, len(friends))]
-		err := a.Call(ctx, "/friend/import_friend", admin, map[string]any{"ownerUserID": owner, "friendUserIDs": chunk}, nil)
+		err := a.setupCall(ctx, "/friend/import_friend", admin, map[string]any{"ownerUserID": owner, "friendUserIDs": chunk}, nil)
 		if err != nil && Code(err) != wire.CodeRelationship {
 			return err
 		}
@@ -202,8 +202,9 @@ func (a *API) ImportFriends(ctx context.Context, admin, owner string, friends []
 
 // CreateGroup creates a working group (groupType 2, the only type OpenIM v3
 // accepts) with a client-chosen id, then invites the members beyond the
-// first batch.
-func (a *API) CreateGroup(ctx context.Context, admin, groupID, owner string, members []string) error {
+// first batch, inviteBatch at a time. It returns how many invitations the
+// server answered with its join-seq refusal (see inviteSeqRefused).
+func (a *API) CreateGroup(ctx context.Context, admin, groupID, owner string, members []string) (seqRefused int, err error) {
 	others := make([]string, 0, len(members))
 	for _, m := range members {
 		if m != owner {
@@ -211,21 +212,77 @@ func (a *API) CreateGroup(ctx context.Context, admin, groupID, owner string, mem
 		}
 	}
 	first := others[:min(Batch, len(others))]
-	err := a.Call(ctx, "/group/create_group", admin, map[string]any{
+	err = a.setupCall(ctx, "/group/create_group", admin, map[string]any{
 		"ownerUserID":   owner,
 		"memberUserIDs": first,
 		"adminUserIDs":  []string{},
 		"groupInfo":     map[string]any{"groupID": groupID, "groupName": groupID, "groupType": 2, "needVerification": 2},
 	}, nil)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	for start := len(first); start < len(others); start += Batch {
-		chunk := others[start:min(start+Batch, len(others))]
-		err := a.Call(ctx, "/group/invite_user_to_group", admin, map[string]any{"groupID": groupID, "invitedUserIDs": chunk, "reason": ""}, nil)
-		if err != nil {
-			return err
+	for start := len(first); start < len(others); start += inviteBatch {
+		chunk := others[start:min(start+inviteBatch, len(others))]
+		err := a.setupCall(ctx, "/group/invite_user_to_group", admin, map[string]any{"groupID": groupID, "invitedUserIDs": chunk, "reason": ""}, nil)
+		switch {
+		case inviteSeqRefused(err):
+			seqRefused++
+		case err != nil:
+			return seqRefused, err
 		}
 	}
-	return nil
+	if seqRefused > 0 {
+		// The refusal came after the members were added: make sure.
+		var list struct {
+			Total int `json:"total"`
+		}
+		err := a.setupCall(ctx, "/group/get_group_member_list", admin, map[string]any{"groupID": groupID,
+			"pagination": map[string]any{"pageNumber": 1, "showNumber": 1}}, &list)
+		if err != nil {
+			return seqRefused, err
+		}
+		if list.Total != len(others)+1 {
+			return seqRefused, fmt.Errorf("group %s has %d members after its invitations (answered %q), not %d",
+				groupID, list.Total, "maxSeq is invalid", len(others)+1)
+		}
+	}
+	return seqRefused, nil
+}
+
+// inviteBatch is the most users an invitation carries: what
+// open-im-server v3.8's InviteUserToGroup adds to the database at once
+// before it sets their join seq.
+const inviteBatch = 50
+
+// inviteSeqRefused reports open-im-server v3.8.3's answer to an invitation
+// that added its members: InviteUserToGroup adds up to 50 members, then
+// asks the conversation service to set their join seq to 0, which that
+// request's own check refuses (SetConversationMaxSeqReq.Check: "maxSeq is
+// invalid", 1001). The members are in the group; only their join seq was
+// not set.
+func inviteSeqRefused(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Code == wire.CodeArgs && ae.Dlt == "maxSeq is invalid"
+}
+
+// setupRetries is how often a setup call is tried again after the server's
+// own failure (errCode 500, such as a database deadlock), with a backoff.
+const setupRetries = 3
+
+// setupCall is Call for setup: a server error is tried again. What the
+// first attempt made may then exist already, which each caller accepts.
+func (a *API) setupCall(ctx context.Context, path, token string, body, out any) error {
+	err := a.Call(ctx, path, token, body, out)
+	for i := 0; i < setupRetries && Code(err) == wire.CodeServerInternal; i++ {
+		select {
+		case <-time.After(time.Duration(200<<i) * time.Millisecond):
+		case <-ctx.Done():
+			return err
+		}
+		err = a.Call(ctx, path, token, body, out)
+		if path == "/group/create_group" && Code(err) == wire.CodeGroupExisted {
+			return nil // the failed attempt had made it
+		}
+	}
+	return err
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -77,7 +76,9 @@ func (in Integration) validate() error {
 	check(in.Rate > 0 || (in.Senders > 0 && in.IntervalMs > 0), "a rate, or senders and intervalMs, must be positive")
 	check(in.Scale >= 0 && in.Scale <= 1000, "scale must be within 0..1000, got %v", in.Scale)
 	check(in.BodySize >= 0 && in.BodySize <= 40_000, "bodySize must be within 0..40000, got %d", in.BodySize)
-	check(!strings.ContainsAny(in.Prefix+in.RunID, ":| \t\n\"\\"), "prefix and runId must not contain ':', '|', quotes or spaces")
+	if err := checkIDParts(in.Prefix, in.RunID); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 

@@ -133,8 +133,8 @@ func (w Workload) Build() (*Plan, error) {
 	if w.BodySize < 0 || w.BodySize > 40_000 {
 		return nil, fmt.Errorf("bodySize must be within 0..40000, got %d", w.BodySize)
 	}
-	if strings.ContainsAny(w.Prefix+w.RunID, ":| \t\n\"\\") {
-		return nil, errors.New("prefix and runId must not contain ':', '|', quotes or spaces")
+	if err := checkIDParts(w.Prefix, w.RunID); err != nil {
+		return nil, err
 	}
 	classes, err := w.classes()
 	if err != nil {
@@ -191,6 +191,9 @@ func (w Workload) Build() (*Plan, error) {
 		p.Streams = append(p.Streams, s)
 		p.Rate += c.rate()
 		base += uint32(c.users())
+	}
+	if err := p.checkIDs(); err != nil {
+		return nil, err
 	}
 	rec := w
 	rec.Classes = nil

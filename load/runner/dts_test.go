@@ -28,7 +28,7 @@ func TestTypeDeclarationsMatchTheModule(t *testing.T) {
 	for iface, v := range map[string]any{
 		"IntegrationOptions": plan.Integration{}, "Plan": PlanHandle{},
 		"WorkloadOptions": plan.Workload{}, "Pace": plan.Pace{}, "Presence": plan.Presence{}, "Stage": plan.Stage{},
-		"OpenIMOptions": openim.Options{}, "ScenarioOptions": ScenarioOptions{},
+		"OpenIMOptions": openim.Options{}, "ScenarioOptions": ScenarioOptions{}, "LimitOptions": LimitOptions{},
 	} {
 		body := block(t, dts, iface)
 		fields := matches(body, `(?m)^\s*(?:/\*\*.*\*/\s*)?(?:readonly )?(\w+)\??:`)

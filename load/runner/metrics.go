@@ -32,6 +32,7 @@ const (
 	mDuplicates  = "imbench_duplicates_total"
 	mOutOfOrder  = "imbench_out_of_order_total"
 	mLost        = "imbench_lost_total"
+	mLate        = "imbench_late_total"
 	mRoomMissed  = "imbench_room_missed_total"
 	mCorrupted   = "imbench_corrupted_total"
 	mConnectErrs = "imbench_connect_errors_total"
@@ -51,7 +52,7 @@ const (
 
 // MetricNames lists every series the runner writes.
 var MetricNames = []string{mOnline, mDown, mVUs, mGoroutines, mProcCPU, mProcRSS, mSent, mAcked, mSendFailed, mUnanswered, mExpected, mDeliveries,
-	mDuplicates, mOutOfOrder, mLost, mRoomMissed, mCorrupted, mConnectErrs, mDisconnects, mReconnects, mLogins, mPulls, mPushedAfter, mLoginFailed, mLoginRetry, mAfterRetry, mNeverOnline, mNotAttempt,
+	mDuplicates, mOutOfOrder, mLost, mLate, mRoomMissed, mCorrupted, mConnectErrs, mDisconnects, mReconnects, mLogins, mPulls, mPushedAfter, mLoginFailed, mLoginRetry, mAfterRetry, mNeverOnline, mNotAttempt,
 	mE2E, mAck}
 
 // goroutineEvery is how often the summary samples the goroutine count: a
@@ -203,7 +204,8 @@ func (p *pusher) series(now time.Time, lost *verify.Reconciliation) []promrw.Tim
 	add(mLogins, float64(t.LoginsImmediate), "phase", "immediate")
 	add(mLogins, float64(t.LoginsLate), "phase", "late")
 	add(mPulls, float64(t.PullRequests))
-	for c, name := range []string{"closed", "no_answer", "refused", "other"} {
+	for c := range verify.LoginCauses {
+		name := verify.LoginCauseName(c)
 		add(mLoginFailed, float64(t.LoginFailed[c]), "cause", name)
 		add(mLoginRetry, float64(t.LoginRetried[c]), "cause", name)
 	}
@@ -216,6 +218,9 @@ func (p *pusher) series(now time.Time, lost *verify.Reconciliation) []promrw.Tim
 				name = mRoomMissed // a chatroom's misses are a rate, not a loss
 			}
 			add(name, float64(lost.Lost[k]), "conv_type", verify.KindName(k))
+			if k != verify.RoomIndex {
+				add(mLate, float64(lost.Late[k]), "conv_type", verify.KindName(k))
+			}
 			add(mNotAttempt, float64(lost.NotAttempted[k]), "conv_type", verify.KindName(k))
 		}
 		add(mNeverOnline, float64(lost.NeverOnline))

@@ -28,6 +28,21 @@ type ScenarioOptions struct {
 	// ProtocolOptions are the scenario's defaults per protocol for options
 	// the environment does not set ({ openim: { login: 'sdk' } }).
 	ProtocolOptions map[string]map[string]any `json:"protocolOptions,omitempty"`
+	// Limit is a limit search's defaults for this scenario (imbench limit,
+	// make limit): its flags override each.
+	Limit *LimitOptions `json:"limit,omitempty"`
+}
+
+// LimitOptions are a scenario's limit search: the objective every step
+// must meet, what rises and from where, how finely, how long a step.
+type LimitOptions struct {
+	Objective  string  `json:"objective,omitempty"`
+	Dimension  string  `json:"dimension,omitempty"` // rate or users
+	Start      float64 `json:"start,omitempty"`
+	Max        float64 `json:"max,omitempty"`
+	Factor     float64 `json:"factor,omitempty"`
+	Resolution float64 `json:"resolution,omitempty"`
+	Step       string  `json:"step,omitempty"`
 }
 
 // Expressions is one metric's thresholds: strings as k6 writes them, or
@@ -193,6 +208,7 @@ type RunOptions struct {
 	ReconnectCap   string
 	DrainQuiet     string
 	DrainTimeout   string
+	DrainSync      string        // IM_DRAIN_SYNC: on (default) or off
 	LoginRetries   int           // a failed first login is tried again this often (0: the engine's 5; -1: never)
 	LoginParallel  int           // logins in flight per VU (0: the engine's 64)
 	Version        string        // imbench's version, recorded in summary.json
@@ -203,13 +219,16 @@ type RunOptions struct {
 	StormURL       string        // where to ask for it (the reference target's POST /fault/storm)
 	Progress       time.Duration // progress lines this often; 0: none
 	Keep           bool          // IM_KEEP=1: the run's users, groups and chatrooms stay on the target at its end
+	// StoreCheck bounds the store check after the drain (IM_STORE_CHECK, a
+	// duration, default 60 s; "off": none, what is owed stays lost).
+	StoreCheck time.Duration
 }
 
 // RunOptionsFromEnv reads the run's tuning from its environment (the
 // variables env.js documented for k6): IM_PING_INTERVAL, IM_DRAIN_QUIET, …
 func RunOptionsFromEnv(env map[string]string, so ScenarioOptions) (RunOptions, error) {
 	o := RunOptions{ResultsDir: env["IM_RESULTS_DIR"], Version: env["IM_IMBENCH_VERSION"],
-		PingInterval: env["IM_PING_INTERVAL"], DrainQuiet: env["IM_DRAIN_QUIET"], DrainTimeout: env["IM_DRAIN_TIMEOUT"],
+		PingInterval: env["IM_PING_INTERVAL"], DrainQuiet: env["IM_DRAIN_QUIET"], DrainTimeout: env["IM_DRAIN_TIMEOUT"], DrainSync: env["IM_DRAIN_SYNC"],
 		LoginWindow: env["IM_LOGIN_WINDOW"], SendMargin: env["IM_SEND_MARGIN"], ReconnectDelay: env["IM_RECONNECT_DELAY"],
 		ReconnectCap: env["IM_RECONNECT_CAP"], StormURL: env["IM_STORM_URL"], StormAt: so.StormAt, VUs: so.VUs}
 	if o.ResultsDir == "" {
@@ -262,6 +281,18 @@ func RunOptionsFromEnv(env map[string]string, so ScenarioOptions) (RunOptions, e
 			errs = append(errs, fmt.Errorf("%s %q is not a positive duration", name, raw))
 		}
 	}
+	o.StoreCheck = defaultStoreCheck
+	switch raw := env["IM_STORE_CHECK"]; raw {
+	case "":
+	case "off", "0":
+		o.StoreCheck = 0
+	default:
+		d, err := time.ParseDuration(raw)
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("IM_STORE_CHECK must be a duration such as 60s, or off, got %q", raw))
+		}
+		o.StoreCheck = d
+	}
 	if _, err := o.engineOptions(); err != nil {
 		errs = append(errs, err)
 	}
@@ -301,6 +332,13 @@ func (o RunOptions) engineOptions() (engine.Options, error) {
 	}
 	out.LoginRetries = o.LoginRetries
 	out.LoginParallel = o.LoginParallel
+	switch o.DrainSync {
+	case "", "on":
+	case "off":
+		out.NoDrainSync = true
+	default:
+		errs = append(errs, fmt.Errorf("IM_DRAIN_SYNC must be on or off, got %q", o.DrainSync))
+	}
 	out.Defaults()
 	return out, first(errs)
 }

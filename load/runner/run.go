@@ -43,6 +43,7 @@ type Run struct {
 	mu        sync.Mutex
 	endedAt   time.Time
 	reconcile *verify.Reconciliation
+	stored    *storeCheck // the store check after the drain, when it ran or was skipped
 	metrics   *pusher
 }
 
@@ -154,12 +155,7 @@ func (r *Run) reconciled() verify.Reconciliation {
 	if r.reconcile != nil {
 		return *r.reconcile
 	}
-	in, out := map[uint32]*verify.Inbox{}, map[uint32]*verify.Outbox{}
-	for _, s := range r.Shared.Sessions() {
-		for _, u := range s.Users() {
-			in[u.Index()], out[u.Index()] = u.Inbox(), u.Outbox()
-		}
-	}
+	in, out := r.boxes()
 	rec := verify.Reconcile(r.Plan, r.Shared.Totals().Expected, in, out, 20)
 	r.reconcile = &rec
 	r.endedAt = time.Now()

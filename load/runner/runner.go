@@ -136,6 +136,9 @@ func newLogger(cfg Config, scenario, target string) (*slog.Logger, func()) {
 	return slog.New(p.Handler(slog.NewTextHandler(io.Discard, nil))), p.Close
 }
 
+// Close gives up a prepared run without running it: nothing was loaded.
+func (pr *Prepared) Close() { pr.closeLog() }
+
 // Execute runs the load and writes the results; it returns the exit code.
 func (pr *Prepared) Execute(ctx context.Context) int {
 	defer pr.closeLog()
@@ -159,6 +162,10 @@ func (pr *Prepared) Execute(ctx context.Context) int {
 			}
 			fmt.Fprintf(cfg.Stderr, "imbench: setup on %s: %v\n", run.Target.Name, err)
 			return ExitFailed
+		}
+		for _, w := range run.Setup.Warnings {
+			fmt.Fprintf(cfg.Stderr, "imbench: setup on %s: %s\n", run.Target.Name, w)
+			pr.log.Warn("setup: " + w)
 		}
 	}
 	if cfg.SetupOnly {
@@ -199,7 +206,8 @@ func (pr *Prepared) Execute(ctx context.Context) int {
 		}()
 	}
 	wg.Wait()
-	rec := run.reconciled()
+	run.reconciled()
+	rec := run.checkStore(ctx, cfg.Stderr)
 	run.progress.Stop()
 	run.metrics.finish(rec)
 

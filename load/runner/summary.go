@@ -70,14 +70,14 @@ func (r *Run) BuildSummary() summary.Summary {
 	d := summary.DeliveriesSummary{Expected: verify.Owed(t.Expected) - verify.Owed(rec.NotAttempted), NotAttempted: verify.Owed(rec.NotAttempted),
 		PushedAfterPull: verify.Sum(t.PushedAfterPull), Pushed: verify.Owed(t.Pushed), ByPull: verify.Owed(t.Pulled),
 		ByGapPull: verify.Owed(t.GapPulled), Duplicates: verify.Sum(t.Duplicates), OutOfOrder: verify.Sum(t.OutOfOrder),
-		Lost: verify.Owed(rec.Lost), Unexpected: verify.Sum(rec.Unexpected), OfUnanswered: verify.Sum(rec.OfUnanswered), Corrupted: t.Corrupt, Foreign: t.Foreign,
+		Lost: verify.Owed(rec.Lost), LostNeverStored: verify.Owed(rec.NeverStored), Late: verify.Owed(rec.Late), Unexpected: verify.Sum(rec.Unexpected), OfUnanswered: verify.Sum(rec.OfUnanswered), Corrupted: t.Corrupt, Foreign: t.Foreign,
 		LostSample: rec.Sample, ByType: map[string]summary.DeliveriesByType{}}
 	d.Received = d.Pushed + d.ByPull
 	for _, kind := range p.Kinds() {
 		k := verify.KindIndex(kind)
 		d.ByType[verify.KindName(k)] = summary.DeliveriesByType{Expected: t.Expected[k] - rec.NotAttempted[k], NotAttempted: rec.NotAttempted[k],
 			PushedAfterPull: t.PushedAfterPull[k], Received: t.Pushed[k] + t.Pulled[k],
-			Duplicates: t.Duplicates[k], OutOfOrder: t.OutOfOrder[k], Lost: rec.Lost[k]}
+			Duplicates: t.Duplicates[k], OutOfOrder: t.OutOfOrder[k], Lost: rec.Lost[k], LostNeverStored: rec.NeverStored[k], Late: rec.Late[k]}
 	}
 	d.ByClass = byClass(p, t.ByClass)
 	if len(p.Rooms) > 0 {
@@ -89,8 +89,9 @@ func (r *Run) BuildSummary() summary.Summary {
 	if w := p.Watchers(); w > 0 {
 		d.Watchers = &summary.WatchersSummary{Users: w, Expected: t.WatchExpected, Received: t.WatchReceived}
 	}
+	d.StoreCheck = r.storeCheckSummary()
 	s.Deliveries = d
-	s.Integrity = summary.IntegrityOf(d.Expected, d.Lost)
+	s.Integrity = summary.IntegrityOf(d.Expected, d.Lost+d.Late)
 
 	e2e, ack := latency.NewHistogram(), latency.NewHistogram()
 	var gen summary.GeneratorSummary
@@ -114,6 +115,7 @@ func (r *Run) BuildSummary() summary.Summary {
 			s.Histograms[name] = enc
 		}
 	}
+	s.Warnings = append(s.Warnings, r.Setup.Warnings...)
 	if rec.NotAttemptedPartial {
 		s.Warnings = append(s.Warnings, "users never online in a split run: deliveries owed them by senders in other segments are counted as lost")
 	}
@@ -222,5 +224,6 @@ func (r *Run) outages() *summary.Outages {
 }
 
 func loginCauses(a [verify.LoginCauses]int64) *summary.LoginCauses {
-	return &summary.LoginCauses{Closed: a[engine.LoginClosed], NoAnswer: a[engine.LoginNoAnswer], Refused: a[engine.LoginRefused], Other: a[engine.LoginOther]}
+	return &summary.LoginCauses{Closed: a[engine.LoginClosed], NoAnswer: a[engine.LoginNoAnswer], Refused: a[engine.LoginRefused],
+		ConnRefused: a[engine.LoginConnRefused], Other: a[engine.LoginOther]}
 }

@@ -98,7 +98,20 @@ func Teardown(ctx context.Context, rm engine.Remover, target string, c engine.Cr
 // failure on stderr: one line each.
 func (t TeardownRecord) Report(stdout, stderr io.Writer) {
 	r := t.Removed
-	fmt.Fprintf(stdout, "imbench: removed from %s: %s, %s, %s\n", t.Target, plural(r.Users, "user"), plural(r.Groups, "group"), plural(r.Rooms, "chatroom"))
+	var absent []string
+	for _, a := range []struct {
+		n    int
+		what string
+	}{{r.UsersAbsent, "user"}, {r.GroupsAbsent, "group"}, {r.RoomsAbsent, "chatroom"}} {
+		if a.n > 0 {
+			absent = append(absent, plural(a.n, a.what))
+		}
+	}
+	gone := ""
+	if len(absent) > 0 {
+		gone = fmt.Sprintf("; the server did not have %s (never made, or removed before)", strings.Join(absent, ", "))
+	}
+	fmt.Fprintf(stdout, "imbench: removed from %s: %s, %s, %s%s\n", t.Target, plural(r.Users, "user"), plural(r.Groups, "group"), plural(r.Rooms, "chatroom"), gone)
 	for _, k := range r.Kept {
 		fmt.Fprintf(stdout, "imbench: note: %s\n", k)
 	}

@@ -31,14 +31,14 @@ func KindName(i int) string { return [Kinds]string{"single", "group", "room"}[i]
 
 // LoginCauses indexes the login failure counters by why an attempt failed
 // (engine.LoginCause has the same order).
-const LoginCauses = 4
+const LoginCauses = 5
 
 // LoginCauseName is the metric tag value of login cause i: the server
 // closed the connection before it answered the login, no answer came in
 // time, the server refused it, anything else (the dial, TLS, a protocol
 // error).
 func LoginCauseName(i int) string {
-	return [LoginCauses]string{"closed", "no_answer", "refused", "other"}[i]
+	return [LoginCauses]string{"closed", "no_answer", "refused", "other", "conn_refused"}[i]
 }
 
 // Tally counts what one VU's users did and saw. Message counters are split by
@@ -189,4 +189,4 @@ func Sum(a [Kinds]int64) int64 { return a[0] + a[1] + a[RoomIndex] }
 func Owed(a [Kinds]int64) int64 { return Sum(a) - a[RoomIndex] }
 
 // Causes adds up a per-cause login counter.
-func Causes(a [LoginCauses]int64) int64 { return a[0] + a[1] + a[2] + a[3] }
+func Causes(a [LoginCauses]int64) int64 { return a[0] + a[1] + a[2] + a[3] + a[4] }

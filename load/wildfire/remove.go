@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/imbench/imbench/load/engine"
 	wire "github.com/imbench/imbench/wire/wildfire"
@@ -18,13 +19,13 @@ func (a *Admin) DestroyUser(ctx context.Context, id string) error {
 }
 
 // DismissGroup is /admin/group/del. An admin call skips the owner check;
-// operator sends the dismissal's notification. A group already gone is
-// 253, which counts as dismissed.
+// operator sends the dismissal's notification. A group the server does not
+// have (never created, or dismissed before) is 253: engine.ErrAbsent.
 func (a *Admin) DismissGroup(ctx context.Context, id, operator string) error {
 	_, err := call[json.RawMessage](ctx, a, wire.PathGroupDismiss, wire.DismissGroupReq{Operator: operator, GroupID: id})
 	var ae *APIError
 	if errors.As(err, &ae) && ae.Code == wire.CodeNotExist {
-		return nil
+		return fmt.Errorf("%w: %v", engine.ErrAbsent, err)
 	}
 	return err
 }
@@ -45,14 +46,14 @@ func (p *protocol) Remove(ctx context.Context, c engine.Created) (engine.Removal
 	var rm engine.Removal
 	var errs []error
 	var err error
-	rm.Rooms, err = engine.RemoveEach(ctx, "chatrooms", c.Rooms, p.cfg.Parallel, a.DestroyChatroom)
+	rm.Rooms, rm.RoomsAbsent, err = engine.RemoveEach(ctx, "chatrooms", c.Rooms, p.cfg.Parallel, a.DestroyChatroom)
 	errs = append(errs, err)
 	operator := c.UserID(0)
-	rm.Groups, err = engine.RemoveEach(ctx, "groups", c.Groups, p.cfg.Parallel, func(ctx context.Context, id string) error {
+	rm.Groups, rm.GroupsAbsent, err = engine.RemoveEach(ctx, "groups", c.Groups, p.cfg.Parallel, func(ctx context.Context, id string) error {
 		return a.DismissGroup(ctx, id, operator)
 	})
 	errs = append(errs, err)
-	rm.Users, err = engine.RemoveEach(ctx, "users", c.UserIDs(), p.cfg.Parallel, a.DestroyUser)
+	rm.Users, rm.UsersAbsent, err = engine.RemoveEach(ctx, "users", c.UserIDs(), p.cfg.Parallel, a.DestroyUser)
 	errs = append(errs, err)
 	if c.Users > 0 {
 		rm.Kept = append(rm.Kept, "Wildfire keeps a destroyed user's row, marked deleted, its profile cleared")

@@ -24,8 +24,8 @@ func (p *protocol) Remove(ctx context.Context, c engine.Created) (engine.Removal
 		return func(ctx context.Context, id string) error { return api.DeleteChannel(ctx, id, typ) }
 	}
 	var errRooms, errGroups error
-	rm.Rooms, errRooms = engine.RemoveEach(ctx, "live channels", c.Rooms, p.cfg.Parallel, deleteAs(wire.ChannelLive))
-	rm.Groups, errGroups = engine.RemoveEach(ctx, "group channels", c.Groups, p.cfg.Parallel, deleteAs(wire.ChannelGroup))
+	rm.Rooms, rm.RoomsAbsent, errRooms = engine.RemoveEach(ctx, "live channels", c.Rooms, p.cfg.Parallel, deleteAs(wire.ChannelLive))
+	rm.Groups, rm.GroupsAbsent, errGroups = engine.RemoveEach(ctx, "group channels", c.Groups, p.cfg.Parallel, deleteAs(wire.ChannelGroup))
 	if c.Users > 0 {
 		rm.Kept = append(rm.Kept, "WuKongIM v2 has no API that deletes a user or a token: the run's users stay")
 	}

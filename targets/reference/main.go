@@ -48,34 +48,36 @@ func main() {
 func run(args []string) error {
 	fs := flag.NewFlagSet("imbench-target", flag.ContinueOnError)
 	var (
-		role        = fs.String("role", "all", "all: one process; core: state, the APIs and Wildfire's MQTT, serving gateways; gateway: the OpenIM and WuKongIM connections (WebSocket, WuKongIM's TCP), linked to a core")
-		clusterAddr = fs.String("cluster", "127.0.0.1:10100", "where the core listens for gateways (core) or is found (gateway)")
-		apiAddr     = fs.String("api", "127.0.0.1:10002", "REST API `address`")
-		wsAddr      = fs.String("ws", "127.0.0.1:10001", "WebSocket gateway `address`")
-		metricsAddr = fs.String("metrics", "127.0.0.1:12002", "Prometheus /metrics `address`")
-		allowRemote = fs.Bool("allow-remote", false, "allow listening on addresses outside 127.0.0.0/8")
-		secret      = fs.String("secret", "", "admin secret (required)")
-		admin       = fs.String("admin", "imAdmin", "admin user id")
-		maxConns    = fs.Int("max-conns", 100000, "connection limit (websocketMaxConnNum)")
-		logFormat   = fs.String("log-format", "text", "log format: text or json")
-		readTimeout = fs.Duration("read-timeout", openim.PongWait, "drop an OpenIM connection silent this long (the gateway's read deadline)")
-		logPush     = fs.String("log-push", "", "also push the log to this Loki-protocol push `URL`, e.g. VictoriaLogs' http://127.0.0.1:9428/insert/loki/api/v1/push")
-		wkAPI       = fs.String("wukongim-api", "127.0.0.1:15001", "WuKongIM HTTP API `address` (empty: off)")
-		wkTCP       = fs.String("wukongim-tcp", "127.0.0.1:15100", "WuKongIM binary WKProto TCP `address` (empty: off)")
-		wkWS        = fs.String("wukongim-ws", "127.0.0.1:15200", "WuKongIM WKProto-over-WebSocket `address` (empty: off)")
-		wkEncrypt   = fs.Bool("wukongim-encryption", true, "encrypt WuKongIM payloads (false: the real server's disableEncryption)")
-		wkRetry     = fs.Duration("wukongim-retry-interval", wukongim.DefaultRetryInterval, "send an unacknowledged WuKongIM RECV again this often (messageRetry.interval)")
-		wkRead      = fs.Duration("wukongim-read-timeout", wukongim.DefaultReadTimeout, "drop a WuKongIM connection silent this long (connIdleTime)")
-		wfAdmin     = fs.String("wildfire-admin", "127.0.0.1:18180", "Wildfire admin API `address` (empty: off; served with the core: roles all and core)")
-		wfMQTT      = fs.String("wildfire-mqtt", "127.0.0.1:11883", "Wildfire MQTT `address` (empty: off; served with the core, where the per-user feeds are: roles all and core)")
-		wfRate      = fs.Int("wildfire-rate-limit", wildfire.DefaultRateLimit, "Wildfire requests per 5 s per clientId and topic (client.request_rate_limit; the release config's is 100)")
-		wfRead      = fs.Duration("wildfire-read-timeout", 0, "drop a Wildfire connection silent this long (0: round(1.5 × its keepAlive) s, as the real server)")
-		notes       = fs.Bool("openim-notifications", true, "send OpenIM's notifications as open-im-server does: 1501 on group creation, 1509 on invitations, 1201 per imported friend (notification.yml isSendMsg: a stored copy in the chat conversation and a push in its n_ conversation); false: none")
-		notesUnread = fs.String("openim-notification-unread", "", "comma-separated notification.yml `keys` (groupCreated, memberInvited, friendApplicationApproved) whose stored copy counts as unread (unreadCount: true; none as released)")
-		cpuProfile  = fs.String("cpuprofile", "", "write a CPU profile to this `file` until the process ends (IMBENCH_TARGET_CPUPROFILE)")
-		stateLog    = fs.String("state-log", "", "keep users, tokens, groups and acknowledged messages in this append-only `file`, replayed at start (empty: memory only; roles all and core; Wildfire's feeds are not kept)")
-		f           core.Faults
-		wkDrops     wukongim.LoginDrops
+		role          = fs.String("role", "all", "all: one process; core: state, the APIs and Wildfire's MQTT, serving gateways; gateway: the OpenIM and WuKongIM connections (WebSocket, WuKongIM's TCP), linked to a core")
+		clusterAddr   = fs.String("cluster", "127.0.0.1:10100", "where the core listens for gateways (core) or is found (gateway)")
+		apiAddr       = fs.String("api", "127.0.0.1:10002", "REST API `address`")
+		wsAddr        = fs.String("ws", "127.0.0.1:10001", "WebSocket gateway `address`")
+		metricsAddr   = fs.String("metrics", "127.0.0.1:12002", "Prometheus /metrics `address`")
+		allowRemote   = fs.Bool("allow-remote", false, "allow listening on addresses outside 127.0.0.0/8")
+		secret        = fs.String("secret", "", "admin secret (required)")
+		admin         = fs.String("admin", "imAdmin", "admin user id")
+		maxConns      = fs.Int("max-conns", 100000, "connection limit (websocketMaxConnNum)")
+		logFormat     = fs.String("log-format", "text", "log format: text or json")
+		readTimeout   = fs.Duration("read-timeout", openim.PongWait, "drop an OpenIM connection silent this long (the gateway's read deadline)")
+		logPush       = fs.String("log-push", "", "also push the log to this Loki-protocol push `URL`, e.g. VictoriaLogs' http://127.0.0.1:9428/insert/loki/api/v1/push")
+		wkAPI         = fs.String("wukongim-api", "127.0.0.1:15001", "WuKongIM HTTP API `address` (empty: off)")
+		wkTCP         = fs.String("wukongim-tcp", "127.0.0.1:15100", "WuKongIM binary WKProto TCP `address` (empty: off)")
+		wkWS          = fs.String("wukongim-ws", "127.0.0.1:15200", "WuKongIM WKProto-over-WebSocket `address` (empty: off)")
+		wkEncrypt     = fs.Bool("wukongim-encryption", true, "encrypt WuKongIM payloads (false: the real server's disableEncryption)")
+		wkOpen        = fs.Bool("wukongim-open", false, "serve WuKongIM as the real server's default configuration does: no managerToken (the API asks no token) and tokenAuthOn false (any token logs in, an empty one too; an unknown uid is registered), so its own tools run unchanged (wkcli bench)")
+		wkRetry       = fs.Duration("wukongim-retry-interval", wukongim.DefaultRetryInterval, "send an unacknowledged WuKongIM RECV again this often (messageRetry.interval)")
+		wkRead        = fs.Duration("wukongim-read-timeout", wukongim.DefaultReadTimeout, "drop a WuKongIM connection silent this long (connIdleTime)")
+		wfAdmin       = fs.String("wildfire-admin", "127.0.0.1:18180", "Wildfire admin API `address` (empty: off; served with the core: roles all and core)")
+		wfMQTT        = fs.String("wildfire-mqtt", "127.0.0.1:11883", "Wildfire MQTT `address` (empty: off; served with the core, where the per-user feeds are: roles all and core)")
+		wfRate        = fs.Int("wildfire-rate-limit", wildfire.DefaultRateLimit, "Wildfire requests per 5 s per clientId and topic (client.request_rate_limit; the release config's is 100)")
+		wfRead        = fs.Duration("wildfire-read-timeout", 0, "drop a Wildfire connection silent this long (0: round(1.5 × its keepAlive) s, as the real server)")
+		inviteRefusal = fs.Bool("openim-invite-seq-refusal", false, "answer /group/invite_user_to_group as open-im-server v3.8.3 does: add the first 50 invited, then refuse with 1001 \"maxSeq is invalid\" (its join-seq step asks for seq 0, which its own check refuses)")
+		notes         = fs.Bool("openim-notifications", true, "send OpenIM's notifications as open-im-server does: 1501 on group creation, 1509 on invitations, 1201 per imported friend (notification.yml isSendMsg: a stored copy in the chat conversation and a push in its n_ conversation); false: none")
+		notesUnread   = fs.String("openim-notification-unread", "", "comma-separated notification.yml `keys` (groupCreated, memberInvited, friendApplicationApproved) whose stored copy counts as unread (unreadCount: true; none as released)")
+		cpuProfile    = fs.String("cpuprofile", "", "write a CPU profile to this `file` until the process ends (IMBENCH_TARGET_CPUPROFILE)")
+		stateLog      = fs.String("state-log", "", "keep users, tokens, groups and acknowledged messages in this append-only `file`, replayed at start (empty: memory only; roles all and core; Wildfire's feeds are not kept)")
+		f             core.Faults
+		wkDrops       wukongim.LoginDrops
 	)
 	fs.Float64Var(&f.Lose, "fault-lose", 0, "rate of messages acknowledged but never stored nor pushed")
 	fs.Float64Var(&f.SkipPush, "fault-skip-push", 0, "rate of pushes skipped (message stored; clients pull it)")
@@ -86,6 +88,9 @@ func run(args []string) error {
 	fs.DurationVar(&f.Delay, "fault-delay", 0, "delay added before every push")
 	fs.Float64Var(&f.AckLate, "fault-ack-late", 0, "rate of messages stored and pushed whose sender is answered -fault-ack-late-by late (past the client's timeout: a send that looks failed but was delivered)")
 	fs.DurationVar(&f.AckLateBy, "fault-ack-late-by", 0, "how late -fault-ack-late answers (only that answer waits; the connection's other requests are served)")
+	fs.IntVar(&f.BatchDrop, "fault-batch-drop", 0, "acknowledge each message at once and store a conversation's messages in batches (every -fault-batch-window): a batch of more than this many is dropped whole, unstored and unpushed, as open-im-server v3.8's msgtransfer drops one of more than 100 (0: off)")
+	fs.DurationVar(&f.BatchWindow, "fault-batch-window", 100*time.Millisecond, "the batch fault's window (msgtransfer's 100 ms)")
+	fs.Float64Var(&f.Capacity, "fault-capacity", 0, "serve at most this many messages a second on one core, queueing the rest: each is answered at once, then waits its turn, costs 1/capacity s of CPU and is stored and pushed (0: no cap; what a limit search finds)")
 	fs.DurationVar(&f.DisconnectEvery, "fault-disconnect-every", 0, "drop connections this often")
 	fs.IntVar(&f.DisconnectCount, "fault-disconnect-count", 1, "connections dropped each time")
 	fs.Uint64Var(&f.Seed, "fault-seed", 0, "random seed of the faults (0: from the clock)")
@@ -159,9 +164,9 @@ func run(args []string) error {
 
 	m := core.NewMetrics()
 	front := openim.New(m, log)
-	front.Notifications, front.UnreadNotifications = *notes, unread
+	front.Notifications, front.UnreadNotifications, front.InviteSeqRefusal = *notes, unread, *inviteRefusal
 	wk := wukongim.New(m, log)
-	wk.Encryption, wk.RetryInterval, wk.ReadTimeout = *wkEncrypt, *wkRetry, *wkRead
+	wk.Encryption, wk.RetryInterval, wk.ReadTimeout, wk.Open = *wkEncrypt, *wkRetry, *wkRead, *wkOpen
 	wkDrops.Seed = f.Seed
 	if err := wk.SetLoginDrops(wkDrops); err != nil {
 		return err

@@ -1,5 +1,7 @@
 package wukongim
 
+import "time"
+
 // The HTTP API (port 5001, wukongim.md §8) a load client and a reference
 // server both speak. Shapes were read from WuKongIM/WuKongIM v2.x sources
 // (the revision the code index holds, v2 layout with internal/api and
@@ -43,7 +45,88 @@ const (
 	PathRoute         = "/route"
 	PathHealth        = "/health"
 	PathVarz          = "/varz"
+	// v2.1.2 and v2.2.5 internal/api/user.go: the online connections of
+	// the uids asked (there is no /user/online).
+	PathUserOnlineStatus = "/user/onlinestatus"
+	// internal/api/conversation.go: a user's conversations with their
+	// newest messages, what an SDK fetches at startup and reconnect.
+	PathConversationSync = "/conversation/sync"
+	// internal/api/connz.go: the connections, paged and sorted.
+	PathConnz = "/connz"
 )
+
+// OnlineStatus is one online connection in /user/onlinestatus's answer (the
+// request is a bare JSON array of uids; uids offline are left out, and no
+// connection at all answers {"status":200}).
+type OnlineStatus struct {
+	UID        string `json:"uid"`
+	DeviceFlag uint8  `json:"device_flag"`
+	Online     int    `json:"online"`
+}
+
+// ConversationSyncReq is /conversation/sync's body (v2.2.5; v2.1.2 has the
+// first four). Nothing is listed unless MsgCount > 0.
+type ConversationSyncReq struct {
+	UID                 string  `json:"uid"`
+	Version             int64   `json:"version"`
+	LastMsgSeqs         string  `json:"last_msg_seqs"` // "channelID:channelType:seq|…"
+	MsgCount            int     `json:"msg_count"`
+	OnlyUnread          int     `json:"only_unread,omitempty"`
+	ExcludeChannelTypes []uint8 `json:"exclude_channel_types,omitempty"`
+	Page                int     `json:"page,omitempty"`
+	PageSize            int     `json:"page_size,omitempty"`
+}
+
+// SyncConversation is one conversation of /conversation/sync's answer, a
+// bare JSON array of them.
+type SyncConversation struct {
+	ChannelID       string        `json:"channel_id"`
+	ChannelType     uint8         `json:"channel_type"`
+	Unread          int           `json:"unread"`
+	Timestamp       int64         `json:"timestamp"`
+	LastMsgSeq      uint64        `json:"last_msg_seq"`
+	LastClientMsgNo string        `json:"last_client_msg_no"`
+	OffsetMsgSeq    uint64        `json:"offset_msg_seq"`
+	ReadedToMsgSeq  uint64        `json:"readed_to_msg_seq"`
+	Version         int64         `json:"version"`
+	Recents         []MessageResp `json:"recents"`
+}
+
+// Connz is /connz's answer; ?sort=, offset, limit (default 20) and uid (a
+// substring) select the connections.
+type Connz struct {
+	Connections []ConnInfo `json:"connections"`
+	Now         time.Time  `json:"now"`
+	Total       int        `json:"total"`
+	Offset      int        `json:"offset"`
+	Limit       int        `json:"limit"`
+}
+
+// ConnInfo is one connection in /connz.
+type ConnInfo struct {
+	ID              int64  `json:"id"`
+	UID             string `json:"uid"`
+	IP              string `json:"ip"`
+	Port            int    `json:"port"`
+	LastActivity    string `json:"last_activity"`
+	Uptime          string `json:"uptime"`
+	Idle            string `json:"idle"`
+	PendingBytes    int    `json:"pending_bytes"`
+	InMsgs          int64  `json:"in_msgs"`
+	OutMsgs         int64  `json:"out_msgs"`
+	InMsgBytes      int64  `json:"in_msg_bytes"`
+	OutMsgBytes     int64  `json:"out_msg_bytes"`
+	InPackets       int64  `json:"in_packets"`
+	OutPackets      int64  `json:"out_packets"`
+	InPacketBytes   int64  `json:"in_packet_bytes"`
+	OutPacketBytes  int64  `json:"out_packet_bytes"`
+	Device          string `json:"device"`
+	DeviceID        string `json:"device_id"`
+	Version         uint8  `json:"version"`
+	ProxyTypeFormat string `json:"proxy_type_format"`
+	LeaderID        uint64 `json:"leader_id"`
+	NodeID          uint64 `json:"node_id"`
+}
 
 // ChannelDeleteReq is /channel/delete's body (channel_model.go).
 type ChannelDeleteReq struct {

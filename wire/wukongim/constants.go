@@ -167,3 +167,19 @@ func (r ReasonCode) String() string {
 // server sends an older connection when a master device logs in again
 // (§3 DISCONNECT, §13 kicks). /user/token's own kick uses a Chinese text.
 const KickReason = "login in other device"
+
+// LegalID is the rule the real server applies to a uid (/user/token,
+// CONNECT) and a channel id (/channel, /channel/subscriber_add, …):
+// options.IsSpecialChar refuses '@', '#' and '&', which it keeps for its
+// person channel ids ("a@b"). /user/token answers 400
+// {"msg":"uid不能包含特殊字符！"}, a channel route "频道ID不能包含特殊字符！",
+// and a CONNECT gets no CONNACK: the connection is closed.
+func LegalID(id string) bool {
+	for i := 0; i < len(id); i++ {
+		switch id[i] {
+		case '@', '#', '&':
+			return false
+		}
+	}
+	return true
+}

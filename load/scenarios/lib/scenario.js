@@ -6,8 +6,10 @@
 //   export const plan = im.workload({ ... });
 //   export const options = { thresholds: integrity };
 
-// integrity fails the run (exit 99) on any lost or corrupted delivery.
-export const integrity = { lost: ['count==0'], corrupted: ['count==0'] };
+// integrity fails the run (exit 99) on any lost, late or corrupted
+// delivery: late ones the server holds (read back after the drain) but did
+// not deliver in time.
+export const integrity = { lost: ['count==0'], late: ['count==0'], corrupted: ['count==0'] };
 
 // inOrder fails the run on disorder or a duplicate among the deliveries
 // of classes whose senders waited for each acknowledgement (1 in flight);

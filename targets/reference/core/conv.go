@@ -65,4 +65,7 @@ type Conv struct {
 	key  ConvKey
 	seq  int64      // the last seq given
 	msgs []*Message // seqs 1..seq; none for a chatroom
+
+	bmu     sync.Mutex
+	pending *pending // the batch fault's messages of the current window
 }

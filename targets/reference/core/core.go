@@ -28,10 +28,11 @@ type Config struct {
 
 // Core is the server state.
 type Core struct {
-	cfg     Config
-	metrics *Metrics
-	faults  *faultState
-	log     *slog.Logger
+	cfg      Config
+	metrics  *Metrics
+	faults   *faultState
+	capacity *capacity // the capacity fault's worker, when it is on
+	log      *slog.Logger
 
 	statelog *stateLog // nil: none, and while replaying
 
@@ -116,6 +117,9 @@ func New(cfg Config, m *Metrics) (*Core, error) {
 		groups: map[string]*group{}, rooms: map[string]*room{}, convs: map[ConvKey]*Conv{}, online: map[string]map[int][]*Session{}, sessions: map[string][]*Session{},
 		kept: map[string]bool{}}
 	c.faults = newFaultState(cfg.Faults)
+	if cfg.Faults.Capacity > 0 {
+		c.capacity = newCapacity(c, cfg.Faults.Capacity)
+	}
 	c.users[cfg.AdminID] = newUser(cfg.AdminID)
 	if cfg.StateLog != "" {
 		l, err := c.openStateLog(cfg.StateLog)

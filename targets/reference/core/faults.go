@@ -25,8 +25,17 @@ type Faults struct {
 	// client's ack timeout, the send looks failed though it was delivered
 	// (a real Wildfire overloaded by chatroom1k did so). Only that answer
 	// waits (Message.AckLate): the connection's other requests are served.
-	AckLate         float64
-	AckLateBy       time.Duration
+	AckLate   float64
+	AckLateBy time.Duration
+	// Acknowledge each message at once and store a conversation's messages
+	// in batches, every BatchWindow (100 ms when 0): a batch of more than
+	// BatchDrop is dropped whole, never stored nor pushed (open-im-server
+	// v3.8's msgtransfer over 100, batch.go). 0: off.
+	BatchDrop   int
+	BatchWindow time.Duration
+	// Capacity: serve at most this many messages a second on one core,
+	// queueing the rest (capacity.go). 0: as fast as the machine goes.
+	Capacity        float64
 	DisconnectEvery time.Duration // every so often, drop connections
 	DisconnectCount int           // how many at a time
 	Seed            uint64
@@ -49,6 +58,15 @@ func (f *Faults) Validate() error {
 	if f.AckLate > 0 && f.AckLateBy == 0 {
 		errs = append(errs, errors.New("fault ack-late needs ack-late-by: how late the answer comes"))
 	}
+	if f.Capacity < 0 {
+		errs = append(errs, errors.New("fault capacity must not be negative"))
+	}
+	if f.BatchDrop < 0 || f.BatchWindow < 0 {
+		errs = append(errs, errors.New("fault batch-drop and batch-window must not be negative"))
+	}
+	if f.BatchDrop > 0 && f.BatchWindow == 0 {
+		f.BatchWindow = 100 * time.Millisecond
+	}
 	if f.DisconnectEvery > 0 && f.DisconnectCount == 0 {
 		f.DisconnectCount = 1
 	}
@@ -57,7 +75,7 @@ func (f *Faults) Validate() error {
 
 // Active reports whether any fault is on.
 func (f Faults) Active() bool {
-	return f.Lose > 0 || f.SkipPush > 0 || f.Duplicate > 0 || f.Reorder > 0 || f.Delay > 0 || f.DisconnectEvery > 0 || f.AckLate > 0
+	return f.Lose > 0 || f.SkipPush > 0 || f.Duplicate > 0 || f.Reorder > 0 || f.Delay > 0 || f.DisconnectEvery > 0 || f.AckLate > 0 || f.BatchDrop > 0 || f.Capacity > 0
 }
 
 type faultState struct {

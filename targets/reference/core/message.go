@@ -22,6 +22,9 @@ type Message struct {
 	// AckLate is how late the front end answers the sender (the ack-late
 	// fault; 0: at once). Only that answer waits, not the connection.
 	AckLate time.Duration
+	// Transient: pushed to the members online and kept nowhere, with no
+	// seq (WuKongIM's NoPersist): no pull, no feed, no state log.
+	Transient bool
 }
 
 // Page is what a pull returns: messages of one conversation in seq order.

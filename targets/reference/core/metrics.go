@@ -30,6 +30,7 @@ type Metrics struct {
 	faultDelayed     [lastKind + 1]prometheus.Counter
 	faultLateAcks    [lastKind + 1]prometheus.Counter
 	faultDisconnects prometheus.Counter
+	faultBatchDrops  prometheus.Counter
 	faultLoginDrops  *prometheus.CounterVec
 }
 
@@ -39,7 +40,12 @@ type Counts struct {
 	online     atomic.Int64
 	accepted   [lastKind + 1]atomic.Uint64
 	refused    [lastKind + 1]atomic.Uint64
+	stored     atomic.Uint64
 }
+
+// Stored is how many messages were stored (given a seq), notifications
+// and chatrooms' included.
+func (c *Counts) Stored() uint64 { return c.stored.Load() }
 
 // Registered is how many users were registered.
 func (c *Counts) Registered() uint64 { return c.registered.Load() }
@@ -70,10 +76,11 @@ func NewMetrics() *Metrics {
 		stored:      f.counter("imbench_target_messages_stored_total", "Messages stored (seq assigned); a chatroom's are numbered but not kept."),
 		pulled:      f.counter("imbench_target_messages_pulled_total", "Messages returned by pulls."),
 		pushes:      f.counter("imbench_target_pushes_total", "Push frames written to connections."),
-		logins:      f.counterVec("imbench_target_ws_logins_total", "WebSocket logins by result.", "result"),
+		logins:      f.counterVec("imbench_target_ws_logins_total", "Logins by result, every protocol and transport alike: OpenIM's WebSocket, WuKongIM's TCP and WebSocket, Wildfire's MQTT (the name is the first front end's).", "result"),
 		hbTimeouts:  f.counter("imbench_target_heartbeat_timeouts_total", "Connections closed because the client stayed silent past the read deadline."),
 
 		faultDisconnects: f.counter("imbench_target_fault_disconnects_total", "Connections dropped on purpose (disconnect fault)."),
+		faultBatchDrops:  f.counter("imbench_target_fault_batch_drops_total", "Batches of a conversation's acknowledged messages dropped unstored for their size (batch fault; their messages and deliveries count as lost)."),
 		faultLoginDrops: f.counterVec("imbench_target_fault_login_drops_total",
 			"Logins dropped on purpose (a front end's login-drop fault): drop=closed, the connection closed before the login's answer; drop=silent, the answer never written.", "drop"),
 	}

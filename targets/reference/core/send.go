@@ -12,7 +12,9 @@ type recipient struct {
 // so the sender's other devices stay in sync; faults never touch those. A
 // chatroom's message is numbered and pushed but not kept. A System message
 // (one the server makes, such as a notification) is never faulted, and its
-// sender need not be in the group it goes to.
+// sender need not be in the group it goes to. Under the batch fault a
+// message is acknowledged at once, with no seq, and stored (or dropped)
+// with its conversation's batch.
 func (c *Core) Send(m *Message) (*Message, error) {
 	if m.Sender == "" {
 		return nil, ErrBadArgs.With("a message needs a sender")
@@ -21,12 +23,58 @@ func (c *Core) Send(m *Message) (*Message, error) {
 	if !kind.valid() {
 		return nil, ErrBadArgs.With("conversation kind %d", kind)
 	}
+	r, err := c.route(m)
+	if err != nil {
+		c.metrics.Counts.refused[kind].Add(1)
+		return nil, err
+	}
+	m.Time = time.Now().UnixMilli()
+	if !m.System && c.faults.lose() {
+		c.metrics.lost(kind, r.others)
+		c.metrics.Counts.accepted[kind].Add(1)
+		return m, nil // acknowledged, never stored, never pushed
+	}
+	if !m.System && c.faults.ackLate() { // decided before m is shared with the pushes
+		m.AckLate = c.faults.cfg.AckLateBy
+	}
+	if m.Transient {
+		c.pushOnly(m, r)
+		c.metrics.Counts.accepted[kind].Add(1)
+		return m, nil
+	}
+	if !m.System && c.capacity != nil {
+		c.capacity.take(m)
+		c.metrics.Counts.accepted[kind].Add(1)
+		return m, nil
+	}
+	if !m.System && kind.keepsHistory() && c.faults.cfg.BatchDrop > 0 {
+		c.batch(r.cv, m, r.others)
+		c.metrics.Counts.accepted[kind].Add(1)
+		return m, nil
+	}
+	if err := c.commit(m, r); err != nil {
+		return nil, err
+	}
+	c.metrics.Counts.accepted[kind].Add(1)
+	return m, nil
+}
+
+// routed is where a message goes, as its conversation stands now.
+type routed struct {
+	cv      *Conv
+	others  int         // members but the sender: the deliveries a lost message owes
+	targets []recipient // every online session of every member, the sender's too
+	offline []string    // members whose front end keeps a feed and that are offline
+}
+
+// route finds a message's conversation and its recipients.
+func (c *Core) route(m *Message) (routed, error) {
+	kind := m.Conv.Kind
 	c.mu.RLock()
 	members, err := c.membersLocked(m.Conv, m.Sender, m.System)
 	if err != nil {
 		c.mu.RUnlock()
-		c.metrics.Counts.refused[kind].Add(1)
-		return nil, err
+		return routed{}, err
 	}
 	// Deliveries a lost message owes: every member but the sender, online
 	// or not, for groups and chatrooms alike. A chatroom's are those a load
@@ -39,39 +87,43 @@ func (c *Core) Send(m *Message) (*Message, error) {
 	// but not yet answered to its client when the message arrives is
 	// counted, while a client that stamps a join at its answer does not
 	// expect the message; only the client can tell that case apart.
-	others := len(members) - 1
-	targets := make([]recipient, 0, len(members))
+	r := routed{others: len(members) - 1, targets: make([]recipient, 0, len(members))}
 	// Members a front end keeps a feed for and that are offline: theirs
 	// are filed in their feeds (SetFeed). Only looked for while a user is
 	// marked, so protocols without feeds pay nothing.
-	feed := c.feed
-	var offline []string
-	withFeeds := feed != nil && kind != Room && c.keptUsers.Load() > 0
+	withFeeds := c.feed != nil && kind != Room && c.keptUsers.Load() > 0
 	for _, u := range members {
 		online := c.sessions[u]
 		for _, s := range online {
-			targets = append(targets, recipient{u, s})
+			r.targets = append(r.targets, recipient{u, s})
 		}
 		if withFeeds && len(online) == 0 && u != m.Sender && c.kept[u] {
-			offline = append(offline, u)
+			r.offline = append(r.offline, u)
 		}
 	}
-	cv := c.convs[m.Conv]
+	r.cv = c.convs[m.Conv]
 	c.mu.RUnlock()
-	if cv == nil {
-		cv = c.openConv(m.Conv)
+	if r.cv == nil {
+		r.cv = c.openConv(m.Conv)
 	}
+	return r, nil
+}
 
-	m.Time = time.Now().UnixMilli()
-	if !m.System && c.faults.lose() {
-		c.metrics.lost(kind, others)
-		c.metrics.Counts.accepted[kind].Add(1)
-		return m, nil // acknowledged, never stored, never pushed
+// pushOnly pushes a transient message to the members online: no seq, no
+// history, no feed for the offline.
+func (c *Core) pushOnly(m *Message, r routed) {
+	p := &Push{Msg: m}
+	at := time.Now()
+	for _, t := range r.targets {
+		c.deliver(t.sess, p, at, m.System || t.user == m.Sender)
 	}
-	if !m.System && c.faults.ackLate() { // decided before m is shared with the pushes
-		m.AckLate = c.faults.cfg.AckLateBy
-	}
+}
 
+// commit numbers, keeps and pushes a message (the caller counts it
+// accepted).
+func (c *Core) commit(m *Message, r routed) error {
+	kind := m.Conv.Kind
+	cv := r.cv
 	cv.mu.Lock()
 	cv.seq++
 	m.Seq = cv.seq
@@ -79,26 +131,26 @@ func (c *Core) Send(m *Message) (*Message, error) {
 		cv.seq--
 		cv.mu.Unlock()
 		m.Seq = 0
-		return nil, err
+		return err
 	}
 	if kind.keepsHistory() {
 		cv.msgs = append(cv.msgs, m)
 	}
 	p := &Push{Msg: m}
-	if len(offline) > 0 {
-		feed(p, offline)
+	if len(r.offline) > 0 {
+		c.feed(p, r.offline)
 	}
 	at := time.Now()
-	for _, t := range targets {
+	for _, t := range r.targets {
 		c.deliver(t.sess, p, at, m.System || t.user == m.Sender)
 	}
 	cv.mu.Unlock()
-	c.metrics.Counts.accepted[kind].Add(1)
 	c.metrics.stored.Inc()
+	c.metrics.Counts.stored.Add(1)
 	if m.AckLate > 0 {
 		c.metrics.faultLateAcks[kind].Inc()
 	}
-	return m, nil
+	return nil
 }
 
 // membersLocked returns who is in conversation k, if sender may write

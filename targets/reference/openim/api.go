@@ -26,6 +26,7 @@ type API struct {
 	// Notifications, UnreadNotifications: see FrontEnd's.
 	Notifications       bool
 	UnreadNotifications map[string]bool
+	InviteSeqRefusal    bool // see FrontEnd's
 
 	mux   *http.ServeMux
 	meta  meta
@@ -242,6 +243,9 @@ func (a *API) register(_ *http.Request, _ caller, body []byte) (any, error) {
 	}
 	ids := make([]string, len(req.Users))
 	for i, u := range req.Users {
+		if !wire.LegalUserID(u.UserID) {
+			return nil, refuse(wire.CodeArgs, wire.IllegalUserIDDetail)
+		}
 		ids[i] = u.UserID
 	}
 	if err := existsAs(a.Core.Register(ids), wire.CodeRegistered); err != nil {
@@ -373,12 +377,23 @@ func (a *API) invite(r *http.Request, who caller, body []byte) (any, error) {
 			return nil, nil // join applications, not kept here
 		}
 	}
-	if err := a.Core.AddMembers(req.GroupID, req.InvitedUserIDs); err != nil {
+	invited := req.InvitedUserIDs
+	if a.InviteSeqRefusal {
+		invited = invited[:min(len(invited), inviteDBBatch)]
+	}
+	if err := a.Core.AddMembers(req.GroupID, invited); err != nil {
 		return nil, err
 	}
-	a.notifyMembersInvited(who, req.GroupID, req.InvitedUserIDs, r.Header.Get("operationID"))
+	a.notifyMembersInvited(who, req.GroupID, invited, r.Header.Get("operationID"))
+	if a.InviteSeqRefusal {
+		return nil, refuse(wire.CodeArgs, "maxSeq is invalid")
+	}
 	return nil, nil
 }
+
+// inviteDBBatch is how many invited members open-im-server v3.8 adds to
+// the database at once (group.go InviteUserToGroup singleQuantity).
+const inviteDBBatch = 50
 
 // needVerificationAll is constant.AllNeedVerification: joining by
 // application or by a member's invitation both need approval.

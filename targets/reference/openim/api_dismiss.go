@@ -26,7 +26,7 @@ func (a *API) dismissGroup(_ *http.Request, who caller, body []byte) (any, error
 	}
 	owner, err := a.Core.GroupOwner(req.GroupID)
 	if errors.Is(err, core.ErrUnknownGroup) {
-		return nil, refuse(wire.CodeRecordNotFound, "group %s has no owner", req.GroupID)
+		return nil, refuse(wire.CodeRecordNotFound, "group %s owner not found", req.GroupID)
 	}
 	if err != nil {
 		return nil, err

@@ -30,6 +30,13 @@ type FrontEnd struct {
 	// None does as released; OpenIM's integration_test guide sets
 	// groupCreated and friendApplicationApproved for its unread check.
 	UnreadNotifications map[string]bool
+	// InviteSeqRefusal answers /group/invite_user_to_group as
+	// open-im-server v3.8.3 does: it adds the first 50 invited (one
+	// database batch), notifies them, then fails to set their join seq (a
+	// request for seq 0, which the conversation service's own check
+	// refuses) and answers 1001 "maxSeq is invalid"; the rest are not
+	// added. Off by default (-openim-invite-seq-refusal).
+	InviteSeqRefusal bool
 
 	reads *readSeqs
 }
@@ -43,6 +50,7 @@ func New(m *core.Metrics, log *slog.Logger) *FrontEnd {
 func (f *FrontEnd) API(c *core.Core) http.Handler {
 	a := NewAPI(c, f.Metrics)
 	a.Notifications, a.UnreadNotifications, a.reads = f.Notifications, f.UnreadNotifications, f.reads
+	a.InviteSeqRefusal = f.InviteSeqRefusal
 	return a
 }
 

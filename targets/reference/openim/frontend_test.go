@@ -108,7 +108,7 @@ func TestMetricsKeepOpenIMNames(t *testing.T) {
 	}
 	for _, name := range []string{"online_user_num", "user_register_total", "user_login_total", "msg_long_time_push_total",
 		"single_chat_msg_process_success_total", "single_chat_msg_process_failed_total",
-		"group_chat_msg_process_success_total", "group_chat_msg_process_failed_total",
+		"group_chat_msg_process_success_total", "group_chat_msg_process_failed_total", "msg_insert_mongo_success_total",
 		"imbench_target_connections", "imbench_target_pushes_total", "imbench_target_fault_lost_deliveries_total"} {
 		if !have[name] {
 			t.Errorf("no series %s", name)

@@ -28,9 +28,12 @@ import (
 // Gateway limits and deadlines, as msggateway's constant.go has them.
 const (
 	PongWait       = wire.ReadDeadlineSeconds * time.Second // read deadline: a client silent this long is dropped
-	writeWait      = 10 * time.Second
+	writeWait      = 10 * time.Second                       // for control frames only: pushes are written with no deadline, as msggateway's loopSend
 	maxMessageSize = wire.MaxFrameBytes
-	queueFrames    = 1024
+	// queueFrames is msggateway's per-connection writer channel (256): a
+	// push that finds it full closes the connection ("websocket write
+	// buffer full,close connection") and is dropped.
+	queueFrames = 256
 )
 
 // Gateway serves the WebSocket endpoint.

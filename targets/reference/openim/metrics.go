@@ -40,7 +40,9 @@ type countsCollector struct{ c *core.Counts }
 var (
 	onlineDesc     = prometheus.NewDesc("online_user_num", "Distinct users with at least one connection.", nil, nil)
 	registeredDesc = prometheus.NewDesc("user_register_total", "Users registered.", nil, nil)
-	msgDescs       = []struct {
+	storedDesc     = prometheus.NewDesc("msg_insert_mongo_success_total", "Messages stored, as msgtransfer counts its inserts into MongoDB (notifications included): "+
+		"below the messages accepted (*_chat_msg_process_success_total) when acknowledged messages were never stored.", nil, nil)
+	msgDescs = []struct {
 		kind     core.Kind
 		ok, fail *prometheus.Desc
 	}{
@@ -56,6 +58,7 @@ var (
 func (cc countsCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- onlineDesc
 	ch <- registeredDesc
+	ch <- storedDesc
 	for _, d := range msgDescs {
 		ch <- d.ok
 		ch <- d.fail
@@ -65,6 +68,7 @@ func (cc countsCollector) Describe(ch chan<- *prometheus.Desc) {
 func (cc countsCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(onlineDesc, prometheus.GaugeValue, float64(cc.c.OnlineUsers()))
 	ch <- prometheus.MustNewConstMetric(registeredDesc, prometheus.CounterValue, float64(cc.c.Registered()))
+	ch <- prometheus.MustNewConstMetric(storedDesc, prometheus.CounterValue, float64(cc.c.Stored()))
 	for _, d := range msgDescs {
 		ch <- prometheus.MustNewConstMetric(d.ok, prometheus.CounterValue, float64(cc.c.Accepted(d.kind)))
 		ch <- prometheus.MustNewConstMetric(d.fail, prometheus.CounterValue, float64(cc.c.Refused(d.kind)))

@@ -111,7 +111,10 @@ func (c *conn) flush(b *batch) bool {
 	c.wmu.Lock()
 	err := net.ErrClosed
 	if !c.ended() {
-		c.nc.SetWriteDeadline(time.Now().Add(writeWait))
+		// No deadline, as msggateway's loopSend: a reader that stalls
+		// fills the queue instead. Cleared each time, since a control
+		// frame (a pong, a close) leaves its own deadline on the socket.
+		c.nc.SetWriteDeadline(time.Time{})
 		_, err = c.nc.Write(b.buf)
 	}
 	c.wmu.Unlock()

@@ -33,8 +33,17 @@ func Start(t testing.TB, faults core.Faults) *Target { return StartWith(t, fault
 // StartWith also sets the gateway's read deadline (0: the front end's).
 func StartWith(t testing.TB, faults core.Faults, readTimeout time.Duration) *Target {
 	t.Helper()
-	tg := startCore(t, faults)
+	tg := startCore(t, faults, nil)
 	tg.WSURL = serveGateway(t, tg.front, tg.Core, readTimeout)
+	return tg
+}
+
+// StartConfigured serves a target whose front end configure sets up first
+// (a behaviour of the real server's that is off by default).
+func StartConfigured(t testing.TB, faults core.Faults, configure func(*openim.FrontEnd)) *Target {
+	t.Helper()
+	tg := startCore(t, faults, configure)
+	tg.WSURL = serveGateway(t, tg.front, tg.Core, 0)
 	return tg
 }
 
@@ -42,7 +51,7 @@ func StartWith(t testing.TB, faults core.Faults, readTimeout time.Duration) *Tar
 // cluster); WSURL lists the gateways, comma-separated.
 func StartCluster(t testing.TB, faults core.Faults, n int) *Target {
 	t.Helper()
-	tg := startCore(t, faults)
+	tg := startCore(t, faults, nil)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -70,9 +79,12 @@ func frontEnd(m *core.Metrics) *openim.FrontEnd {
 }
 
 // startCore serves the state and the REST API; no gateway yet.
-func startCore(t testing.TB, faults core.Faults) *Target {
+func startCore(t testing.TB, faults core.Faults, configure func(*openim.FrontEnd)) *Target {
 	m := core.NewMetrics()
 	front := frontEnd(m)
+	if configure != nil {
+		configure(front)
+	}
 	c, err := core.New(core.Config{Secret: "test-secret", Faults: faults, Log: slog.New(slog.DiscardHandler)}, m)
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,11 @@ func validID(id string) bool {
 func (f *FrontEnd) ensureUsers(ids ...string) wire.ErrorCode {
 	known := f.c.Registered(ids)
 	for _, id := range ids {
+		if len(id) > wire.MaxIDLen {
+			// The real server's insert into a varchar(64) column fails:
+			// the SQL exception comes back as a server error.
+			return wire.CodeServerError
+		}
 		if !validID(id) {
 			return wire.CodeInvalidParameter
 		}

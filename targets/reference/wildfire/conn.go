@@ -13,10 +13,14 @@ import (
 )
 
 const (
-	writeWait  = 10 * time.Second
-	maxPending = 16 << 20 // bytes queued for a client that does not read: it is dropped
-	keepBuf    = 64 << 10
+	writeWait = 10 * time.Second // the CONNACK's only
+	keepBuf   = 64 << 10
 )
+
+// A client that reads slower than its frames come is never dropped for it:
+// the real server writes with Netty's writeAndFlush, no writability check
+// and no write timeout (ConnectionDescriptor), so what waits grows; only
+// the reader-idle limit (1.5 × keepAlive) closes a connection.
 
 // conn is one logged-in MQTT connection. Its reader goroutine (readLoop)
 // handles requests and queues the answers; writeLoop writes whatever is
@@ -189,10 +193,9 @@ func (c *conn) notifyLocked(t int, seq int64, m *core.Message) {
 	was := len(c.obuf)
 	c.obuf = appendNotify(c.obuf, t, seq, target)
 	c.opush++
-	full := len(c.obuf) > maxPending
 	c.qmu.Unlock()
 	c.f.Metrics.notifies[t].Inc()
-	c.signal(was == 0, full)
+	c.signal(was == 0)
 }
 
 // appendNotify appends an MN push: NotifyMessage{type, head, target}.
@@ -251,19 +254,13 @@ func (c *conn) put(b []byte) {
 	c.qmu.Lock()
 	was := len(c.obuf)
 	c.obuf = append(c.obuf, b...)
-	full := len(c.obuf) > maxPending
 	c.qmu.Unlock()
-	c.signal(was == 0, full)
+	c.signal(was == 0)
 }
 
 // signal wakes writeLoop when what was queued was the first: it takes the
 // whole queue each time it wakes, so it is woken already otherwise.
-func (c *conn) signal(first, full bool) {
-	if full {
-		c.f.Log.Warn("wildfire: write queue full, closing", "user", c.uid, "clientId", c.s.clientID)
-		c.Close()
-		return
-	}
+func (c *conn) signal(first bool) {
 	if !first {
 		return
 	}
@@ -290,7 +287,7 @@ func (c *conn) writeLoop() {
 			spare = b
 			continue
 		}
-		c.nc.SetWriteDeadline(time.Now().Add(writeWait))
+		c.nc.SetWriteDeadline(time.Time{}) // none: what waits for a slow reader grows, as on the real server
 		if _, err := c.nc.Write(b); err != nil {
 			c.Close()
 			return

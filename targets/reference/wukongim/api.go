@@ -13,7 +13,8 @@ import (
 // api serves the routes of the real server's port 5001 that a load client
 // uses (wukongim.md §8, wire/wukongim/api.go). The core's secret is the
 // managerToken: every request, unknown paths included, needs it in the
-// "token" header or gets a bare 401. Answers are the real envelopes:
+// "token" header or gets a bare 401, unless the front end is Open (no
+// managerToken, as the real server's default configuration). Answers are the real envelopes:
 // 200 {"status":200} (with "data" where the real one has it), 400
 // {"msg":…,"status":400}, or the bare JSON some routes answer.
 type api struct {
@@ -51,12 +52,15 @@ func newAPI(f *FrontEnd, c *core.Core) *api {
 		wire.PathRoute:              {http.MethodGet, a.route},
 		wire.PathHealth:             {http.MethodGet, func(*http.Request, []byte) (any, error) { return wire.HealthResp{Status: "ok"}, nil }},
 		wire.PathVarz:               {http.MethodGet, a.varz},
+		wire.PathUserOnlineStatus:   {http.MethodPost, a.onlineStatus},
+		wire.PathConversationSync:   {http.MethodPost, a.conversationSync},
+		wire.PathConnz:              {http.MethodGet, a.connz},
 	}
 	return a
 }
 
 func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !a.c.CheckSecret(r.Header.Get("token")) {
+	if !a.f.Open && !a.c.CheckSecret(r.Header.Get("token")) {
 		w.WriteHeader(http.StatusUnauthorized)
 		return
 	}

@@ -20,11 +20,11 @@ func (a *api) userToken(_ *http.Request, body []byte) (any, error) {
 	}
 	switch {
 	case strings.TrimSpace(req.UID) == "":
-		return nil, refuse("uid is empty")
+		return nil, refuse("uid不能为空！")
 	case req.Token == "":
-		return nil, refuse("token is empty")
+		return nil, refuse("token不能为空！")
 	case !validID(req.UID):
-		return nil, refuse("uid %q holds @, # or &", req.UID)
+		return nil, refuse("uid不能包含特殊字符！")
 	}
 	level, other := wire.DeviceLevelSlave, wire.DeviceLevelMaster
 	if req.DeviceLevel == wire.DeviceLevelMaster {
@@ -105,9 +105,9 @@ func (a *api) subscriberRemove(_ *http.Request, body []byte) (any, error) {
 func checkChannel(id string, typ uint8, what string) error {
 	switch {
 	case strings.TrimSpace(id) == "":
-		return refuse("channel_id is empty")
+		return refuse("频道ID不能为空！")
 	case !validID(id):
-		return refuse("channel_id %q holds @, # or &", id)
+		return refuse("频道ID不能包含特殊字符！")
 	case typ == wire.ChannelPerson:
 		return refuse("cannot %s a person channel", what)
 	case typ != wire.ChannelGroup && typ != wire.ChannelLive:

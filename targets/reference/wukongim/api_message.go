@@ -87,6 +87,14 @@ func (a *api) messageSync(_ *http.Request, body []byte) (any, error) {
 			}
 		}
 	}
+	if len(resp.Messages) > 0 {
+		// As the real server (v2.1.2 and v2.2.5) answers: its store's
+		// iterator steps over the first message's header column, so the
+		// first message of every page comes back with no header flags,
+		// red_dot 0 whatever was sent (pkg/wkdb message.go
+		// iteratorChannelMessagesDirection).
+		resp.Messages[0].Header = wire.MessageHeader{}
+	}
 	more := len(resp.Messages) >= limit
 	if n := len(resp.Messages); n > 0 && req.EndMessageSeq != 0 {
 		edge := resp.Messages[n-1].MessageSeq

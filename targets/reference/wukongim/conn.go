@@ -1,6 +1,7 @@
 package wukongim
 
 import (
+	"math"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -11,10 +12,17 @@ import (
 )
 
 const (
-	writeWait   = 10 * time.Second
-	queueFrames = 4096 // a client this far behind is dropped
-	keepBuf     = 1 << 20
+	writeWait = 10 * time.Second // for a goodbye's answer only
+	keepBuf   = 1 << 20
 )
+
+// A client that reads slower than its pushes come is never dropped for it,
+// as on the real server: its outbound buffer is an elastic ring buffer
+// with no cap that a push could hit (pkg/wknet conn.go
+// WriteToOutboundBuffer, pkg/ring), written with no deadline (a full socket
+// waits for the next writable event). The queue grows and the latency
+// shows the backlog; the idle limit (connIdleTime) counts reads only.
+const unbounded = math.MaxInt
 
 // conn is one logged-in connection: readLoop's goroutine reads and handles
 // frames, writeLoop's writes everything (answers, pushes, resent RECVs) in
@@ -36,6 +44,7 @@ type conn struct {
 	kicked bool // writeLoop's: the kick's DISCONNECT is out
 
 	retry retryQueue
+	stats connStats
 }
 
 type frame struct {
@@ -98,11 +107,7 @@ func (c *conn) enqueue(f frame) bool {
 	if c.ended() {
 		return false
 	}
-	if !c.q.Push(f, queueFrames) {
-		c.g.f.Log.Warn("write queue full, closing", "uid", c.uid)
-		c.Close()
-		return false
-	}
+	c.q.Push(f, unbounded)
 	return true
 }
 
@@ -112,9 +117,11 @@ func (c *conn) first(data []byte) { c.q.PushFront(frame{data: data, at: time.Now
 
 // out is a batch being written and what it holds.
 type out struct {
-	buf    []byte
-	pushes int // core pushes (imbench_target_pushes_total)
-	recvs  int // RECVs, resent ones too
+	buf      []byte
+	pushes   int // core pushes (imbench_target_pushes_total)
+	recvs    int // RECVs, resent ones too
+	frames   int // every frame, for /connz
+	msgBytes int // RECVs' payloads
 	// Scratch reused for every encrypted RECV: its payload and sign.
 	payload, sign []byte
 }
@@ -138,6 +145,7 @@ func (c *conn) writeLoop() {
 			switch {
 			case f.kick:
 				if !c.kicked {
+					o.frames++
 					c.kicked, kick = true, true
 					o.buf, _ = wire.Disconnect{ReasonCode: wire.ReasonConnectKick, Reason: wire.KickReason}.Append(o.buf, c.version)
 				}
@@ -145,6 +153,7 @@ func (c *conn) writeLoop() {
 				c.appendPush(&o, f.push)
 			default:
 				o.buf = append(o.buf, f.data...)
+				o.frames++
 				if f.resend {
 					o.recvs++
 				}
@@ -165,7 +174,7 @@ func (c *conn) flush(o *out) bool {
 		return true
 	}
 	c.wmu.Lock()
-	err := c.t.write(o.buf, time.Now().Add(writeWait))
+	err := c.t.write(o.buf, time.Time{})
 	c.wmu.Unlock()
 	if err != nil {
 		c.Close()
@@ -175,7 +184,12 @@ func (c *conn) flush(o *out) bool {
 	m.outBytes.Add(int64(len(o.buf)))
 	m.outMsgs.Add(int64(o.recvs))
 	m.PushesWritten(o.pushes)
-	o.buf, o.pushes, o.recvs = o.buf[:0], 0, 0
+	st := &c.stats
+	st.outBytes.Add(int64(len(o.buf)))
+	st.outPackets.Add(int64(o.frames))
+	st.outMsgs.Add(int64(o.recvs))
+	st.outMsgBytes.Add(int64(o.msgBytes))
+	o.buf, o.pushes, o.recvs, o.frames, o.msgBytes = o.buf[:0], 0, 0, 0, 0
 	if cap(o.buf) > keepBuf {
 		o.buf = nil
 	}

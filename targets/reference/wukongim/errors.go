@@ -14,7 +14,10 @@ var reasons = []struct {
 	reason wire.ReasonCode
 }{
 	{core.ErrNotMember, wire.ReasonSubscriberNotExist},
-	{core.ErrUnknownGroup, wire.ReasonChannelNotExist},
+	// The real server finds no channel info for an unknown group and
+	// checks the sender against its (empty) subscribers: reason 3, never 5
+	// (internal/service/permission.go).
+	{core.ErrUnknownGroup, wire.ReasonSubscriberNotExist},
 	{core.ErrUnknownUser, wire.ReasonChannelNotExist}, // a person channel to a uid that never got a token
 	{core.ErrBadArgs, wire.ReasonChannelIDError},
 }

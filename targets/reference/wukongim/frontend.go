@@ -63,6 +63,13 @@ type FrontEnd struct {
 	RetryMax       int            // and at most this many times
 	NodeID         uint64         // CONNACK's nodeId
 	Route          wire.RouteResp // what GET /route answers: this front end's own addresses
+	// Open is the real server's default configuration: no managerToken
+	// (no API route asks for a token) and tokenAuthOn false (a CONNECT
+	// logs in with any token, an empty one too, as a slave device). A uid
+	// the core does not know is registered at its CONNECT, or when a
+	// person channel names it, where the core is in this process. Off, the
+	// core's secret is the managerToken and every login needs its token.
+	Open bool
 
 	ids     idGen
 	started time.Time
@@ -71,6 +78,7 @@ type FrontEnd struct {
 
 	mu     sync.Mutex
 	online map[string]int // uid → connections, this process's
+	live   sync.Map       // *conn → struct{}: the logged-in connections (/connz, /user/onlinestatus)
 }
 
 // New registers WuKongIM's series on m and returns a front end with the
@@ -131,6 +139,21 @@ func (f *FrontEnd) gateway(b core.Backend, readTimeout time.Duration) *gateway {
 		readTimeout = f.ReadTimeout
 	}
 	return &gateway{f: f, b: b, readTimeout: readTimeout}
+}
+
+// registrar is a backend that registers users: the core, in this process.
+type registrar interface {
+	Registered(ids []string) map[string]bool
+	Register(ids []string) error
+}
+
+// ensure registers uid where the open setting takes any uid and the core
+// is here; a core behind a cluster link keeps refusing uids it does not
+// know.
+func (g *gateway) ensure(uid string) {
+	if r, ok := g.b.(registrar); ok && !r.Registered([]string{uid})[uid] {
+		r.Register([]string{uid}) // a concurrent registration of the same uid is as good
+	}
 }
 
 // userOnline counts a logged-in connection of uid, or (delta -1) its end.

@@ -45,11 +45,13 @@ func (g *gateway) serve(t transport) {
 	m := g.f.Metrics
 	m.conns.Add(1)
 	g.f.userOnline(cp.UID, 1)
+	g.f.track(c)
 	defer func() {
 		g.b.Detach(c.sess)
 		c.Close()
 		m.conns.Add(-1)
 		g.f.userOnline(cp.UID, -1)
+		g.f.untrack(c)
 	}()
 	c.first(ack)
 	go c.writeLoop()
@@ -60,11 +62,13 @@ func (g *gateway) serve(t transport) {
 // conn is a refusal, or a drop the login-drop fault chose for a login that
 // would have succeeded (burst: it came in a burst).
 func (g *gateway) login(t transport, cp *wire.Connect, burst bool) (*conn, []byte, wire.ReasonCode, dropHow) {
-	if cp.Token == "" {
-		return nil, nil, wire.ReasonAuthFail, keep
-	}
 	level := wire.DeviceLevelSlave
-	if g.b.CheckLogin(cp.Token, cp.UID, tokenDevice(cp.DeviceFlag, level)) != nil {
+	switch {
+	case g.f.Open:
+		g.ensure(cp.UID) // tokenAuthOn false: any token, a slave device (event_connect.go)
+	case cp.Token == "":
+		return nil, nil, wire.ReasonAuthFail, keep
+	case g.b.CheckLogin(cp.Token, cp.UID, tokenDevice(cp.DeviceFlag, level)) != nil:
 		level = wire.DeviceLevelMaster
 		if g.b.CheckLogin(cp.Token, cp.UID, tokenDevice(cp.DeviceFlag, level)) != nil {
 			return nil, nil, wire.ReasonAuthFail, keep
@@ -90,6 +94,8 @@ func (g *gateway) login(t transport, cp *wire.Connect, burst bool) (*conn, []byt
 		ack.ServerKey = kp.PublicKeyBase64()
 	}
 	c := newConn(g, t, cp.UID, version, cipher)
+	c.stats.since, c.stats.device, c.stats.level, c.stats.deviceID = time.Now(), cp.DeviceFlag, level, cp.DeviceID
+	c.stats.lastActivity.Store(c.stats.since.UnixNano())
 	device, token := sessionDevice(cp.DeviceFlag, level, cp.DeviceID)
 	c.sess = core.NewSession(cp.UID, device, token, c)
 	if err := g.b.Attach(c.sess); err != nil {

@@ -98,17 +98,8 @@ func channelOf(k core.ConvKey, viewer string) (string, uint8) {
 	return k.ID, wire.ChannelPerson
 }
 
-// validID refuses the characters the real server keeps for its person
-// channel ids ("a@b") and tags.
-func validID(id string) bool {
-	for i := 0; i < len(id); i++ {
-		switch id[i] {
-		case '@', '#', '&':
-			return false
-		}
-	}
-	return true
-}
+// validID is the real server's rule for user and channel ids.
+func validID(id string) bool { return wire.LegalID(id) }
 
 // headerOf is a message's header flags as the API writes them.
 func headerOf(flags uint8) wire.MessageHeader {

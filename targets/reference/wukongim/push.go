@@ -95,6 +95,8 @@ func (c *conn) appendPush(o *out, p *core.Push) {
 	}
 	o.pushes++
 	o.recvs++
+	o.frames++
+	o.msgBytes += len(pi.s.Plain)
 	if pi.s.Flags&wire.FlagNoPersist == 0 {
 		c.track(pi.s.MessageID, pi.seq, o.buf[start:])
 	}

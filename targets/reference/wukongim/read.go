@@ -29,6 +29,9 @@ func (c *conn) readLoop(r *frameReader) {
 			}
 			return
 		}
+		c.stats.inPackets.Add(1)
+		c.stats.inBytes.Add(int64(len(body) + 2)) // the fixed header and at least one length byte
+		c.stats.lastActivity.Store(time.Now().UnixNano())
 		switch typ {
 		case wire.TypePing:
 			m.pings.Inc()

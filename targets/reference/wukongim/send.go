@@ -19,6 +19,8 @@ func (c *conn) onSend(flags uint8, body []byte) bool {
 	m := c.g.f.Metrics
 	m.sendPackets.Inc()
 	m.inMsgs.Add(1)
+	c.stats.inMsgs.Add(1)
+	c.stats.inMsgBytes.Add(int64(len(s.Payload)))
 	ack := wire.Sendack{Flags: flags, ClientSeq: s.ClientSeq}
 	var late time.Duration
 	ack.MessageID, ack.MessageSeq, ack.ReasonCode, late = c.send(&s)
@@ -35,30 +37,38 @@ func (c *conn) onSend(flags uint8, body []byte) bool {
 
 // send checks, decrypts and stores one message (wukongim.md §4.5): the
 // msgKey is checked before the payload is decrypted, a mismatch or a payload
-// that does not decrypt being reason 9.
+// that does not decrypt being reason 9. As the real server, every SEND gets
+// a fresh message id as it is read, and its SENDACK carries it refused or
+// not (internal/server/proto.go). A NoPersist message is pushed to those
+// online and stored nowhere: seq 0 in its SENDACK and RECVs, nothing for
+// /channel/messagesync (event_persist.go skips it).
 func (c *conn) send(s *wire.Send) (id int64, seq uint32, reason wire.ReasonCode, late time.Duration) {
+	id = c.g.f.ids.next()
 	plain := s.Payload // stored.encode copies it out of the read buffer
 	if c.cipher != nil {
 		if c.cipher.MsgKey(s.AppendSign(nil)) != s.MsgKey {
-			return 0, 0, wire.ReasonPayloadDecodeError, 0
+			return id, 0, wire.ReasonPayloadDecodeError, 0
 		}
 		var err error
 		if plain, err = c.cipher.Decrypt(s.Payload); err != nil {
-			return 0, 0, wire.ReasonPayloadDecodeError, 0
+			return id, 0, wire.ReasonPayloadDecodeError, 0
 		}
 	}
 	key, ok := convOf(c.uid, s.ChannelID, s.ChannelType)
 	if !ok {
 		if !servedType(s.ChannelType) {
-			return 0, 0, wire.ReasonNotSupportChannelType, 0
+			return id, 0, wire.ReasonNotSupportChannelType, 0
 		}
-		return 0, 0, wire.ReasonChannelIDError, 0
+		return id, 0, wire.ReasonChannelIDError, 0
 	}
-	id = c.g.f.ids.next()
+	if c.g.f.Open && key.Kind == core.Direct {
+		c.g.ensure(s.ChannelID) // the real server in its open setting takes any uid
+	}
 	st := stored{Flags: s.Flags, Setting: s.Setting, Expire: s.Expire, MessageID: id, Origin: c.id, Topic: s.Topic, Plain: plain}
-	msg, err := c.g.b.Send(&core.Message{Conv: key, Sender: c.uid, ClientID: s.ClientMsgNo, Payload: st.encode()})
+	msg, err := c.g.b.Send(&core.Message{Conv: key, Sender: c.uid, ClientID: s.ClientMsgNo, Payload: st.encode(),
+		Transient: s.Flags&wire.FlagNoPersist != 0})
 	if err != nil {
-		return 0, 0, reasonOf(err), 0
+		return id, 0, reasonOf(err), 0
 	}
 	return id, uint32(msg.Seq), wire.ReasonSuccess, msg.AckLate
 }

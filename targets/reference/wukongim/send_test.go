@@ -74,6 +74,7 @@ func TestGroupMessagesAndRefusals(t *testing.T) {
 	tg := reftest.StartWuKongIM(t, core.Faults{}, 0)
 	users(t, tg, "a", "b", "c", "d")
 	group(t, tg, "g1", "a", "b", "c")
+	refusedIDs := map[int64]bool{}
 	for _, via := range both {
 		a, b, c, d := online(t, tg, via, "a"), online(t, tg, via, "b"), online(t, tg, via, "c"), online(t, tg, via, "d")
 		a.write(a.sendPacket("g1", wire.ChannelGroup, "hi all"))
@@ -96,16 +97,25 @@ func TestGroupMessagesAndRefusals(t *testing.T) {
 			want wire.ReasonCode
 		}{
 			{d, d.sendPacket("g1", wire.ChannelGroup, "x"), wire.ReasonSubscriberNotExist},
-			{a, a.sendPacket("nogroup", wire.ChannelGroup, "x"), wire.ReasonChannelNotExist},
+			// The real server never answers ChannelNotExist: an unknown
+			// channel has no subscribers, the sender is not one.
+			{a, a.sendPacket("nogroup", wire.ChannelGroup, "x"), wire.ReasonSubscriberNotExist},
 			{a, badKey, wire.ReasonPayloadDecodeError},
 			{a, badPayload, wire.ReasonPayloadDecodeError},
 			{a, a.sendPacket("g1", wire.ChannelInfo, "x"), wire.ReasonNotSupportChannelType},
-			{a, a.sendPacket("g1", wire.ChannelLive, "x"), wire.ReasonChannelNotExist}, // no chatroom g1
+			{a, a.sendPacket("g1", wire.ChannelLive, "x"), wire.ReasonSubscriberNotExist}, // no chatroom g1
 		} {
 			cs.c.write(cs.s)
-			if ack := cs.c.must(5 * time.Second).(wire.Sendack); ack.ReasonCode != cs.want || ack.ClientSeq != cs.s.ClientSeq {
+			ack := cs.c.must(5 * time.Second).(wire.Sendack)
+			if ack.ReasonCode != cs.want || ack.ClientSeq != cs.s.ClientSeq {
 				t.Fatalf("SENDACK %+v, want reason %d", ack, cs.want)
 			}
+			// A refused SEND's answer carries the fresh id the real server
+			// gives every SEND as it reads it, and no seq.
+			if ack.MessageID == 0 || ack.MessageSeq != 0 || refusedIDs[ack.MessageID] {
+				t.Fatalf("refused SENDACK %+v: want a fresh message id and seq 0", ack)
+			}
+			refusedIDs[ack.MessageID] = true
 		}
 		b.quiet()
 		c.quiet()
@@ -215,4 +225,39 @@ func TestAcrossGateways(t *testing.T) {
 		}
 	}
 	waitCounter(t, tg, "imbench_target_pushes_total", 6)
+}
+
+// A NoPersist message, as the real server handles it (event_persist.go,
+// event_pushonline.go): pushed to those online with seq 0 and its flag,
+// its SENDACK a fresh id and seq 0, kept nowhere (messagesync has none)
+// and never resent for want of a RECVACK.
+func TestNoPersistIsPushedNotStored(t *testing.T) {
+	tg := reftest.StartWuKongIMWith(t, core.Faults{}, reftest.WKOptions{RetryInterval: 150 * time.Millisecond, RetryMax: 2})
+	users(t, tg, "a", "b")
+	for _, via := range both {
+		a, b := online(t, tg, via, "a"), online(t, tg, via, "b")
+		s := a.sendPacket("b", wire.ChannelPerson, "fleeting")
+		s.Flags |= wire.FlagNoPersist
+		if a.cipher != nil {
+			s.MsgKey = a.cipher.MsgKey(s.AppendSign(nil))
+		}
+		a.write(s)
+		ack := a.must(5 * time.Second).(wire.Sendack)
+		if ack.ReasonCode != wire.ReasonSuccess || ack.MessageID == 0 || ack.MessageSeq != 0 {
+			t.Fatalf("%s: SENDACK %+v", via, ack)
+		}
+		r, text := b.recv(5 * time.Second)
+		if text != "fleeting" || r.MessageSeq != 0 || r.Flags&wire.FlagNoPersist == 0 || r.MessageID != ack.MessageID {
+			t.Fatalf("%s: RECV %+v %q", via, r, text)
+		}
+		time.Sleep(400 * time.Millisecond) // two retry intervals: no RECVACK was sent, no resend comes
+		b.quiet()
+		a.close()
+		b.close()
+	}
+	var p wire.ChannelMessageSyncResp
+	if st, body := apiCall(t, tg, "POST", wire.PathChannelMessageSync, wire.ChannelMessageSyncReq{LoginUID: "a", ChannelID: "b",
+		ChannelType: wire.ChannelPerson, Limit: 10}, &p); st != 200 || len(p.Messages) != 0 {
+		t.Fatalf("messagesync of a NoPersist-only channel: %d %s", st, body)
+	}
 }

@@ -20,12 +20,15 @@ type transport interface {
 	Read(p []byte) (int, error)
 	SetReadDeadline(t time.Time) error
 	write(b []byte, deadline time.Time) error
+	remote() string // the peer's address
 	Close() error
 }
 
 type tcpTransport struct{ net.Conn }
 
 func newTCPTransport(nc net.Conn) *tcpTransport { return &tcpTransport{nc} }
+
+func (t *tcpTransport) remote() string { return t.RemoteAddr().String() }
 
 func (t *tcpTransport) write(b []byte, deadline time.Time) error {
 	t.SetWriteDeadline(deadline)
@@ -67,6 +70,8 @@ func (t *wsTransport) Read(p []byte) (int, error) {
 }
 
 func (t *wsTransport) SetReadDeadline(d time.Time) error { return t.ws.SetReadDeadline(d) }
+
+func (t *wsTransport) remote() string { return t.ws.RemoteAddr().String() }
 
 func (t *wsTransport) write(b []byte, deadline time.Time) error {
 	t.ws.SetWriteDeadline(deadline)

@@ -1,0 +1,507 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/imbench/imbench/internal/badinput"
+	"github.com/imbench/imbench/internal/live"
+	"github.com/imbench/imbench/internal/procgroup"
+	"github.com/imbench/imbench/internal/profile"
+	"github.com/imbench/imbench/internal/promrw"
+	"github.com/imbench/imbench/internal/stack"
+	"github.com/imbench/imbench/internal/summary"
+	"github.com/imbench/imbench/load/limit"
+	"github.com/imbench/imbench/load/runner"
+	"github.com/imbench/imbench/report"
+)
+
+// `imbench limit`: a limit search over a scenario (load/limit). Every step
+// is a whole run of the scenario at one load, in this process, with every
+// delivery verified; the search's own results go to results/<search id>,
+// each step's to results/<search id>_s<n>.
+
+type limitConfig struct {
+	rc        *runConfig
+	params    limit.Params
+	objective limit.Objective
+	step      time.Duration // sending per step (rate), holding (users)
+	quiet     bool
+}
+
+func cmdLimit(args []string) (int, error) {
+	lc, err := parseLimit(args)
+	if err != nil {
+		return 0, err
+	}
+	if err := preflight(lc.rc); err != nil {
+		return 0, err
+	}
+	return runLimit(lc)
+}
+
+func parseLimit(args []string) (*limitConfig, error) {
+	fs := flag.NewFlagSet("limit", flag.ContinueOnError)
+	var (
+		scenario   = fs.String("scenario", "", "the scenario whose load rises (required)")
+		target     = fs.String("target", "reference", "target profile under targets/")
+		protocol   = fs.String("protocol", "", "the protocol to speak, where the target speaks several")
+		scale      = fs.String("scale", "", "scales the scenario's users (its rate is the search's)")
+		slo        = fs.String("slo", "e2e_p99<1000,lost==0,late==0", "the objective every step must meet: conditions on the run's figures, as thresholds name them")
+		dimension  = fs.String("dimension", "rate", "what rises: rate (the open classes' messages a second) or users (users held online: a hold scenario)")
+		start      = fs.Float64("start", 0, "the first step's load (default: 100 msg/s, or 1,000 users)")
+		factor     = fs.Float64("factor", 2, "each step that holds multiplies the load by this, until one breaks")
+		resolution = fs.Float64("resolution", 0.05, "narrow the interval between the last load held and the first broken to this share")
+		most       = fs.Float64("max", 0, "the most load to try (0: no cap)")
+		step       = fs.Duration("step", 30*time.Second, "how long each step sends (rate) or holds (users)")
+		maxSteps   = fs.Int("max-steps", 16, "the most steps the search makes")
+		runID      = fs.String("run-id", "", "the search's id (default: generated); step n is <id>_s<n>")
+		results    = fs.String("results", "results", "results folder")
+		quiet      = fs.Bool("q", false, "no progress lines within a step")
+	)
+	if err := fs.Parse(args); err != nil {
+		return nil, badinput.Wrap(err)
+	}
+	if fs.NArg() > 0 {
+		return nil, badinput.Errorf("unexpected arguments %q", fs.Args())
+	}
+	runArgs := []string{"-scenario", *scenario, "-target", *target, "-results", *results, "-q"}
+	for flagName, v := range map[string]string{"-protocol": *protocol, "-scale": *scale, "-run-id": *runID} {
+		if v != "" {
+			runArgs = append(runArgs, flagName, v)
+		}
+	}
+	rc, err := parseRun(runArgs)
+	if err != nil {
+		return nil, err
+	}
+	// The scenario's own search (options.limit) fills what no flag set.
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	env := map[string]string{}
+	for _, kv := range rc.env {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	sc, err := runner.Load(rc.script, env, rc.runID)
+	if err != nil {
+		return nil, badinput.Errorf("%v", err)
+	}
+	if lo := sc.Options.Limit; lo != nil {
+		str := func(name string, dst *string, v string) {
+			if !set[name] && v != "" {
+				*dst = v
+			}
+		}
+		num := func(name string, dst *float64, v float64) {
+			if !set[name] && v != 0 {
+				*dst = v
+			}
+		}
+		str("slo", slo, lo.Objective)
+		str("dimension", dimension, lo.Dimension)
+		num("start", start, lo.Start)
+		num("max", most, lo.Max)
+		num("factor", factor, lo.Factor)
+		num("resolution", resolution, lo.Resolution)
+		if !set["step"] && lo.Step != "" {
+			d, err := time.ParseDuration(lo.Step)
+			if err != nil {
+				return nil, badinput.Errorf("%s: options.limit.step %q is not a duration", rc.scenario, lo.Step)
+			}
+			*step = d
+		}
+	}
+	if *step < 5*time.Second || *step > time.Hour {
+		return nil, badinput.Errorf("STEP must be within 5s..1h, got %s", *step)
+	}
+	lc := &limitConfig{rc: rc, step: *step, quiet: *quiet,
+		params: limit.Params{Dimension: *dimension, Start: *start, Factor: *factor, Resolution: *resolution, Max: *most, MaxSteps: *maxSteps}}
+	if lc.params.Start == 0 {
+		lc.params.Start = 100
+		if lc.params.Dimension == "users" {
+			lc.params.Start = 1000
+		}
+	}
+	lc.params.Defaults()
+	if err := lc.params.Validate(); err != nil {
+		return nil, badinput.Errorf("%v", err)
+	}
+	if lc.objective, err = limit.ParseObjective(*slo); err != nil {
+		return nil, badinput.Errorf("%v", err)
+	}
+	// The search's steps are named <id>_s<n>: the id leaves room for them.
+	if len(rc.runID) > 28 {
+		return nil, badinput.Errorf("the search's id %q leaves no room for its steps' (<id>_s<n>): 28 characters at most", rc.runID)
+	}
+	return lc, nil
+}
+
+func runLimit(lc *limitConfig) (int, error) {
+	rc := lc.rc
+	searchID := rc.runID
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	obs := rc.observation()
+	fmt.Printf("imbench: limit search %s: %s on %s (%s), %s rising from %g by ×%g to a resolution of %g %%; objective %s; %s a step\n",
+		searchID, rc.scenario, rc.target.Name, rc.where(), lc.params.Dimension, lc.params.Start, lc.params.Factor,
+		lc.params.Resolution*100, lc.objective.Text, lc.step)
+	for _, n := range obs.Notes {
+		fmt.Println("imbench:", n)
+	}
+	groups := append(profile.StackGroupsList(), rc.target.Processes...)
+	sampler, err := procgroup.Start(groups, time.Second)
+	if err != nil {
+		return 0, err
+	}
+	defer sampler.Stop()
+	gen := startSelfSampler()
+	defer gen.stop()
+	roles := componentRoles(rc.target)
+	prom := &report.Prom{URL: "http://" + stack.Addrs().Prometheus}
+
+	stepFn := func(ctx context.Context, n int, asked float64) (limit.Step, error) {
+		src := *rc
+		src.runID = fmt.Sprintf("%s_s%d", searchID, n)
+		src.env = append(append([]string(nil), rc.env...), lc.stepEnv(asked)...)
+		src.env = append(src.env, "IM_RUN_ID="+src.runID)
+		dir := filepath.Join(rc.resultsDir, src.runID)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return limit.Step{}, err
+		}
+		logf, err := os.Create(filepath.Join(dir, "step.log"))
+		if err != nil {
+			return limit.Step{}, err
+		}
+		defer logf.Close()
+		cfg := src.runnerConfig(obs)
+		cfg.NoThresholds = true // the objective judges the step
+		cfg.Stdout, cfg.Stderr = logf, logf
+		if !lc.quiet {
+			cfg.Stderr = io.MultiWriter(logf, os.Stderr)
+		}
+		prep, err := runner.Prepare(ctx, cfg)
+		if err != nil {
+			return limit.Step{}, fmt.Errorf("step %d: %w", n, err)
+		}
+		if planned := prep.Run.Plan.Rate; lc.params.Dimension == "rate" && math.Abs(planned-asked) > 0.01*asked {
+			prep.Close()
+			return limit.Step{}, badinput.Errorf("step %d would plan %.1f msg/s where the search asks %g: the scenario does not take its rate "+
+				"from IM_RATE (a workload spreads ...planKnobs(__ENV); its open classes share the rate)", n, planned, asked)
+		}
+		code := prep.Execute(ctx)
+		s, err := summary.Load(filepath.Join(dir, "summary.json"))
+		if err != nil {
+			return limit.Step{}, fmt.Errorf("step %d ended (exit %d) with no summary: %w (%s)", n, code, err, filepath.Join(dir, "step.log"))
+		}
+		if code == runner.ExitAborted || code == runner.ExitInterrupted {
+			return limit.Step{}, fmt.Errorf("step %d: the run ended early (exit %d): see %s", n, code, filepath.Join(dir, "step.log"))
+		}
+		st := stepOf(n, asked, src.runID, s, lc.params.Dimension)
+		from, to := stepWindow(s, lc.params.Dimension)
+		st.GeneratorCores = gen.cores(from, to)
+		st.MachineBusy = sampler.MachineBusy(from, to)
+		st.Usage = stepUsage(ctx, prom, sampler, s, roles, from, to)
+		return st, nil
+	}
+	report := func(st limit.Step) {
+		fmt.Println("imbench: " + limit.StepLine(st, lc.params.Dimension))
+	}
+	var prev *limit.Step
+	series := newSearchSeries(obs.PromWrite, searchID, rc.scenario, rc.target.Name)
+	view := live.StartView(rc.target.Name, targetComponents(rc.target))
+	defer view.Stop()
+	lo, hi := 0.0, 0.0
+	res, err := limit.Run(ctx, lc.params, lc.objective, limit.Machine{Cores: runtime.NumCPU(), GeneratorCores: runtime.GOMAXPROCS(0)}, func(ctx context.Context, n int, asked float64) (limit.Step, error) {
+		if prev != nil && !prev.Held {
+			settle(ctx, sampler, rc.target)
+		}
+		fmt.Printf("imbench: step %d: %s\n", n, limit.LoadText(asked, lc.params.Dimension))
+		series.starting(n, asked)
+		view.ShowStep(searchID, fmt.Sprintf("%s_s%d", searchID, n), fmt.Sprintf("limit search %s, step %d: %s asked (%s); held so far %s, broken %s; objective %s",
+			searchID, n, limit.LoadText(asked, lc.params.Dimension), rc.scenario+" on "+rc.target.Name,
+			limit.LoadText(lo, lc.params.Dimension), limit.LoadText(hi, lc.params.Dimension), lc.objective.Text), time.Now())
+		return stepFn(ctx, n, asked)
+	}, func(st limit.Step) {
+		prev = &st
+		if st.Held {
+			lo = max(lo, st.Asked)
+		} else if hi == 0 || st.Asked < hi {
+			hi = st.Asked
+		}
+		series.judged(st, lo, hi)
+		report(st)
+	})
+	res.SearchID, res.Scenario, res.Target = searchID, rc.scenario, rc.target.Name
+	dir := filepath.Join(rc.resultsDir, searchID)
+	if werr := limit.Write(dir, res); werr != nil {
+		return 0, werr
+	}
+	fmt.Print(limit.Table(res))
+	fmt.Printf("imbench: %s\nimbench: search in %s (limit.json, limit.md, limit.html)\n", limit.ResultLine(res), dir)
+	if err != nil {
+		return 1, nil
+	}
+	if res.Limit == 0 && !res.GeneratorLimited {
+		return runner.ExitThresholds, nil // not even the smallest load held
+	}
+	return 0, nil
+}
+
+// settle waits, after a step that broke the objective, for the server to
+// work off what it still held (a backlog would weigh on the next step):
+// until its processes here use less than a fifth of a core for 3 s, or
+// for a minute where none of them runs here. At most 3 minutes.
+func settle(ctx context.Context, sampler *procgroup.Sampler, t profile.Profile) {
+	fmt.Println("imbench: the last step broke the objective: waiting for the server to settle")
+	deadline := time.Now().Add(3 * time.Minute)
+	seen := false
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(time.Second)
+		now := time.Now()
+		var busy float64
+		found := false
+		for _, u := range sampler.Window(now.Add(-3*time.Second), now) {
+			for _, p := range t.Processes {
+				if p.Group == u.Group {
+					busy = max(busy, u.CPUBusiest)
+					found = true
+				}
+			}
+		}
+		seen = seen || found
+		if found && busy < 20 {
+			return
+		}
+		if !seen && now.After(deadline.Add(-2*time.Minute)) {
+			return // not on this machine: a minute is all it gets
+		}
+	}
+}
+
+// stepEnv sets a step's load: the open classes' rate and the sending time,
+// or the users held and the holding time.
+func (lc *limitConfig) stepEnv(asked float64) []string {
+	if lc.params.Dimension == "users" {
+		return []string{"IM_USERS=" + strconv.Itoa(int(asked)), "IM_HOLD=" + lc.step.String()}
+	}
+	return []string{"IM_RATE=" + strconv.FormatFloat(asked, 'f', -1, 64), "IM_DURATION=" + lc.step.String()}
+}
+
+// stepOf reads a step's figures off its summary.
+func stepOf(n int, asked float64, runID string, s summary.Summary, dim string) limit.Step {
+	m, d := s.Messages, s.Deliveries
+	st := limit.Step{N: n, Asked: asked, RunID: runID, Summary: s, Lost: d.Lost, Late: d.Late, Unanswered: m.Unanswered,
+		Unsent: m.Unsent, Online: s.Users.OnlinePeak,
+		E2EP50: s.Latency.E2E.P50, E2EP99: s.Latency.E2E.P99, AckP50: s.Latency.Ack.P50, AckP99: s.Latency.Ack.P99}
+	secs := float64(m.LastSendMs-m.FirstSendMs) / 1000
+	if secs > 0 {
+		st.Achieved = float64(m.Sent) / secs
+		st.Acked = float64(m.Acked) / secs
+		st.Deliveries = float64(d.Received) / secs
+	}
+	if dim == "users" {
+		st.Achieved = float64(s.Users.OnlinePeak)
+	}
+	return st
+}
+
+// stepWindow is what a step's usage is read over: its sending, or the run.
+func stepWindow(s summary.Summary, dim string) (time.Time, time.Time) {
+	m := s.Messages
+	if dim == "rate" && m.LastSendMs > m.FirstSendMs {
+		return time.UnixMilli(m.FirstSendMs), time.UnixMilli(m.LastSendMs)
+	}
+	return s.StartedAt, s.EndedAt
+}
+
+// componentRoles maps process groups to their role in a step's usage.
+func componentRoles(t profile.Profile) map[string]string {
+	roles := map[string]string{profile.GeneratorGroup: "generator"}
+	for _, g := range profile.StackGroups() {
+		if g != profile.GeneratorGroup {
+			roles[g] = "observability"
+		}
+	}
+	for _, p := range t.Processes {
+		roles[p.Group] = "target"
+	}
+	return roles
+}
+
+// stepUsage is the server's parts' CPU and memory over a step's window,
+// the resource table's process groups: sampled from /proc here every
+// second where the server runs on this machine (per process, which a
+// group's sum cannot tell: its busiest process); else Prometheus' series
+// of the resource table, where it answers (a server on another host with
+// its own exporters). The generator's own row is left out: this process's
+// CPU is the step's GeneratorCores.
+func stepUsage(ctx context.Context, prom *report.Prom, sampler *procgroup.Sampler, s summary.Summary, roles map[string]string, from, to time.Time) []limit.Usage {
+	var out []limit.Usage
+	local := false
+	for _, u := range sampler.Window(from, to) {
+		role := roles[u.Group]
+		if role == "" || role == "generator" {
+			continue
+		}
+		local = local || role == "target"
+		out = append(out, limit.Usage{Component: u.Group, Role: role, Processes: u.Processes, CPUAvg: u.CPUAvg, CPUPeak: u.CPUPeak,
+			CPUBusiest: u.CPUBusiest, RSSAvg: u.RSSAvg, RSSPeak: u.RSSPeak, RSSGrowth: u.RSSGrown})
+	}
+	if local || !prom.Ready(ctx) {
+		return out
+	}
+	fctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	time.Sleep(6 * time.Second) // the recording rules' next evaluation covers the window's end
+	if series, err := report.Fetch(fctx, *prom, s.RunID, s.Target, from, to, roles); err == nil && len(series.Resources) > 0 {
+		return usageOf(series)
+	}
+	return out
+}
+
+// usageOf is a step's usage from the resource table's series: its rows,
+// and each part's memory growth from the memory chart's line.
+func usageOf(s *report.Series) []limit.Usage {
+	growth := map[string]float64{}
+	for _, c := range s.Charts {
+		if c.Title != "Resident memory per component" {
+			continue
+		}
+		for _, l := range c.Lines {
+			if n := len(l.Points); n >= 4 {
+				q := n / 4
+				var first, last float64
+				for i := 0; i < q; i++ {
+					first += l.Points[i][1] / float64(q)
+					last += l.Points[n-1-i][1] / float64(q)
+				}
+				growth[l.Name] = last - first
+			}
+		}
+	}
+	var out []limit.Usage
+	for _, r := range s.Resources {
+		if r.Role == "generator" {
+			continue
+		}
+		out = append(out, limit.Usage{Component: r.Component, Role: r.Role, Processes: r.Processes, CPUAvg: r.CPUAvg, CPUPeak: r.CPUPeak,
+			RSSAvg: r.RSSAvg, RSSPeak: r.RSSPeak, RSSGrowth: growth[r.Component]})
+	}
+	return out
+}
+
+// selfSampler samples this process's CPU every second: the generator's.
+type selfSampler struct {
+	done  chan struct{}
+	mu    sync.Mutex
+	times []time.Time
+	cpu   []float64
+}
+
+func startSelfSampler() *selfSampler {
+	s := &selfSampler{done: make(chan struct{})}
+	s.add()
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.done:
+				return
+			case <-t.C:
+				s.add()
+			}
+		}
+	}()
+	return s
+}
+
+func (s *selfSampler) add() {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	s.mu.Lock()
+	s.times = append(s.times, time.Now())
+	s.cpu = append(s.cpu, float64(ru.Utime.Nano()+ru.Stime.Nano())/1e9)
+	s.mu.Unlock()
+}
+
+func (s *selfSampler) stop() { close(s.done) }
+
+// cores is the process's CPU over [from, to], in cores.
+func (s *selfSampler) cores(from, to time.Time) float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	first, last := -1, -1
+	for i, t := range s.times {
+		if !t.Before(from) && !t.After(to) {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 || last <= first {
+		return 0
+	}
+	return (s.cpu[last] - s.cpu[first]) / s.times[last].Sub(s.times[first]).Seconds()
+}
+
+// searchSeries writes a search's state to Prometheus (the dashboard's
+// "Limit search" row): the step under way and its load, what each step
+// achieved and whether it held, the limit and the knee so far.
+type searchSeries struct {
+	rw     *promrw.Writer
+	labels map[string]string
+}
+
+func newSearchSeries(url string, searchID, scenario, target string) *searchSeries {
+	if url == "" {
+		return nil
+	}
+	return &searchSeries{rw: promrw.New(url, nil, func(f string, a ...any) { fmt.Fprintf(os.Stderr, "imbench: "+f+"\n", a...) }),
+		labels: map[string]string{"search_id": searchID, "scenario": scenario, "target": target}}
+}
+
+func (s *searchSeries) write(values map[string]float64) {
+	if s == nil {
+		return
+	}
+	ts := s.rw.Stamp(time.Now())
+	var out []promrw.TimeSeries
+	for name, v := range values {
+		out = append(out, promrw.TimeSeries{Labels: promrw.Labels(s.labels, name), Samples: []promrw.Sample{{Value: v, Timestamp: ts}}})
+	}
+	s.rw.Write(out)
+}
+
+// starting says a step began at a load.
+func (s *searchSeries) starting(n int, asked float64) {
+	s.write(map[string]float64{"imbench_limit_step": float64(n), "imbench_limit_asked": asked})
+}
+
+// judged says how a step ended, and the interval so far.
+func (s *searchSeries) judged(st limit.Step, lo, hi float64) {
+	held := 0.0
+	if st.Held {
+		held = 1
+	}
+	v := map[string]float64{"imbench_limit_achieved": st.Achieved, "imbench_limit_held": held, "imbench_limit_held_load": lo,
+		"imbench_limit_step_e2e_p99_seconds": st.E2EP99 / 1000}
+	if hi > 0 {
+		v["imbench_limit_broken_load"] = hi
+	}
+	s.write(v)
+}

@@ -1,0 +1,296 @@
+// Package procgroup samples this machine's processes in the groups a
+// target profile names (by comm, or by a regexp of the command line, the
+// first group that matches taking a process, as process-exporter does): each
+// group's CPU and resident memory over time, for figures over a window
+// where no Prometheus ran.
+package procgroup
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/imbench/imbench/internal/profile"
+)
+
+const clockTicks = 100 // sysconf(_SC_CLK_TCK) on Linux
+
+// point is one group at one moment: its processes' CPU seconds since they
+// started, summed, and their resident memory.
+type point struct {
+	at    time.Time
+	cpu   float64
+	rss   float64
+	procs int
+	pids  map[int]float64 // each process's CPU seconds, so that one that ends takes its seconds with it
+}
+
+// Sampler samples groups every interval until Stop.
+type Sampler struct {
+	groups []group
+	stop   chan struct{}
+	done   chan struct{}
+
+	mu      sync.Mutex
+	points  map[string][]point
+	machine []machinePoint
+}
+
+// machinePoint is /proc/stat's busy and total jiffies of every core.
+type machinePoint struct {
+	at          time.Time
+	busy, total float64
+}
+
+type group struct {
+	name    string
+	comm    []string
+	cmdline []*regexp.Regexp
+}
+
+// Start samples the groups every interval (a second if 0).
+func Start(groups []profile.Process, interval time.Duration) (*Sampler, error) {
+	if interval <= 0 {
+		interval = time.Second
+	}
+	s := &Sampler{stop: make(chan struct{}), done: make(chan struct{}), points: map[string][]point{}}
+	for _, g := range groups {
+		gg := group{name: g.Group, comm: g.Comm}
+		for _, re := range g.Cmdline {
+			r, err := regexp.Compile(re)
+			if err != nil {
+				return nil, fmt.Errorf("process group %s: %w", g.Group, err)
+			}
+			gg.cmdline = append(gg.cmdline, r)
+		}
+		s.groups = append(s.groups, gg)
+	}
+	s.sample()
+	go func() {
+		defer close(s.done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.stop:
+				s.sample()
+				return
+			case <-t.C:
+				s.sample()
+			}
+		}
+	}()
+	return s, nil
+}
+
+// Stop takes a last sample and stops.
+func (s *Sampler) Stop() {
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
+	}
+	<-s.done
+}
+
+func (s *Sampler) sample() {
+	now := time.Now()
+	cur := map[string]*point{}
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil {
+			continue
+		}
+		comm, _ := os.ReadFile(d + "/comm")
+		cmd, _ := os.ReadFile(d + "/cmdline")
+		g := s.match(strings.TrimSpace(string(comm)), strings.ReplaceAll(string(cmd), "\x00", " "))
+		if g == "" {
+			continue
+		}
+		cpu, rss, ok := readProc(d)
+		if !ok {
+			continue
+		}
+		p := cur[g]
+		if p == nil {
+			p = &point{at: now, pids: map[int]float64{}}
+			cur[g] = p
+		}
+		p.pids[pid] = cpu
+		p.rss += rss
+		p.procs++
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if busy, total, ok := readMachine(); ok {
+		s.machine = append(s.machine, machinePoint{at: now, busy: busy, total: total})
+	}
+	for g, p := range cur {
+		for _, c := range p.pids {
+			p.cpu += c
+		}
+		s.points[g] = append(s.points[g], *p)
+	}
+}
+
+// match is the first group whose comm or command line selects a process.
+func (s *Sampler) match(comm, cmdline string) string {
+	for _, g := range s.groups {
+		if slices.Contains(g.comm, comm) {
+			return g.name
+		}
+		for _, re := range g.cmdline {
+			if re.MatchString(cmdline) {
+				return g.name
+			}
+		}
+	}
+	return ""
+}
+
+func readProc(dir string) (cpu, rss float64, ok bool) {
+	stat, err := os.ReadFile(dir + "/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	if i < 0 || i+2 > len(stat) {
+		return 0, 0, false
+	}
+	f := strings.Fields(string(stat[i+2:]))
+	if len(f) < 22 {
+		return 0, 0, false
+	}
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	rssPages, _ := strconv.ParseFloat(f[21], 64)
+	return (utime + stime) / clockTicks, rssPages * float64(os.Getpagesize()), true
+}
+
+// Usage is one group over a window: CPU in % of one core (average, and the
+// peak of the sampling intervals), resident memory (average, peak, and its
+// rise from the window's first quarter to its last), processes.
+type Usage struct {
+	Group                     string
+	Processes                 float64
+	CPUAvg, CPUPeak           float64
+	CPUBusiest                float64 // the busiest process's average, % of one core
+	RSSAvg, RSSPeak, RSSGrown float64
+}
+
+// Window gives each group's usage over [from, to]; groups with fewer than
+// two samples there are left out.
+func (s *Sampler) Window(from, to time.Time) []Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Usage
+	for _, g := range s.groups {
+		var in []point
+		for _, p := range s.points[g.name] {
+			if !p.at.Before(from) && !p.at.After(to) {
+				in = append(in, p)
+			}
+		}
+		if len(in) < 2 {
+			continue
+		}
+		u := Usage{Group: g.name}
+		var busy, wall float64
+		perPID := map[int]float64{}
+		for i := 1; i < len(in); i++ {
+			dt := in[i].at.Sub(in[i-1].at).Seconds()
+			d := cpuDelta(in[i-1], in[i], perPID)
+			busy += d
+			wall += dt
+			if dt > 0 {
+				u.CPUPeak = max(u.CPUPeak, 100*d/dt)
+			}
+		}
+		if wall > 0 {
+			u.CPUAvg = 100 * busy / wall
+			for _, b := range perPID {
+				u.CPUBusiest = max(u.CPUBusiest, 100*b/wall)
+			}
+		}
+		q := max(len(in)/4, 1)
+		var first, last float64
+		for i, p := range in {
+			u.RSSAvg += p.rss / float64(len(in))
+			u.RSSPeak = max(u.RSSPeak, p.rss)
+			u.Processes = max(u.Processes, float64(p.procs))
+			if i < q {
+				first += p.rss / float64(q)
+			}
+			if i >= len(in)-q {
+				last += p.rss / float64(q)
+			}
+		}
+		u.RSSGrown = last - first
+		out = append(out, u)
+	}
+	return out
+}
+
+// cpuDelta is the CPU seconds a group's processes used between two samples:
+// each process present in both, so that one starting or ending in between
+// does not count its whole life.
+func cpuDelta(a, b point, perPID map[int]float64) float64 {
+	var d float64
+	for pid, c := range b.pids {
+		if prev, ok := a.pids[pid]; ok && c >= prev {
+			d += c - prev
+			perPID[pid] += c - prev
+		}
+	}
+	return d
+}
+
+// readMachine reads the machine's busy and total jiffies, all cores.
+func readMachine() (busy, total float64, ok bool) {
+	raw, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	line, _, _ := strings.Cut(string(raw), "\n")
+	f := strings.Fields(line)
+	if len(f) < 8 || f[0] != "cpu" {
+		return 0, 0, false
+	}
+	for i, v := range f[1:] {
+		x, _ := strconv.ParseFloat(v, 64)
+		total += x
+		if i != 3 && i != 4 { // idle, iowait
+			busy += x
+		}
+	}
+	return busy, total, true
+}
+
+// MachineBusy is the machine's busy share of all its cores over [from,
+// to], 0..1 (0 with fewer than two samples there).
+func (s *Sampler) MachineBusy(from, to time.Time) float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var first, last *machinePoint
+	for i := range s.machine {
+		p := &s.machine[i]
+		if p.at.Before(from) || p.at.After(to) {
+			continue
+		}
+		if first == nil {
+			first = p
+		}
+		last = p
+	}
+	if first == nil || last == first || last.total <= first.total {
+		return 0
+	}
+	return (last.busy - first.busy) / (last.total - first.total)
+}

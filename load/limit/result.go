@@ -1,0 +1,130 @@
+package limit
+
+import (
+	"math"
+
+	"github.com/imbench/imbench/internal/summary"
+)
+
+// Step is one step of a search: a whole run of the scenario at one load,
+// every delivery verified, and what the server's parts and the generator
+// used meanwhile.
+type Step struct {
+	N     int     `json:"n"`
+	Asked float64 `json:"asked"` // msg/s, or users
+	RunID string  `json:"run_id"`
+	// What the step achieved, per second of its sending (users: online).
+	Achieved   float64 `json:"achieved"`
+	Acked      float64 `json:"acked_per_second"`
+	Deliveries float64 `json:"deliveries_per_second"`
+	Online     int64   `json:"online"`
+	E2EP50     float64 `json:"e2e_p50_ms"`
+	E2EP99     float64 `json:"e2e_p99_ms"`
+	AckP50     float64 `json:"ack_p50_ms"`
+	AckP99     float64 `json:"ack_p99_ms"`
+	Lost       int64   `json:"lost"`
+	Late       int64   `json:"late"`
+	Unanswered int64   `json:"unanswered"`
+	Unsent     int64   `json:"unsent"`
+	// The objective on this step: held, or the conditions broken.
+	Held   bool     `json:"held"`
+	Broken []string `json:"broken,omitempty"`
+	// Usage over the step: the server's process groups (role target),
+	// the generator, the rest of the host; from the resource table's
+	// series, or sampled from /proc where no Prometheus ran.
+	Usage []Usage `json:"usage,omitempty"`
+	// The generator, this process: CPU in cores over the step.
+	GeneratorCores float64 `json:"generator_cores"`
+	// MachineBusy is the machine's busy share of all its cores over the
+	// step (0..1; 0: unknown), whoever used them.
+	MachineBusy    float64 `json:"machine_busy,omitempty"`
+	GeneratorBound bool    `json:"generator_bound,omitempty"`
+	GeneratorWhy   string  `json:"generator_why,omitempty"`
+
+	Summary summary.Summary `json:"-"`
+}
+
+// Usage is one process group over a step: CPU in % of one core (as the
+// resource table), resident memory, and its slope over the step.
+type Usage struct {
+	Component string  `json:"component"`
+	Role      string  `json:"role"` // target, generator, other
+	Processes float64 `json:"processes"`
+	CPUAvg    float64 `json:"cpu_avg_percent"`
+	CPUPeak   float64 `json:"cpu_peak_percent"`
+	// CPUBusiest is the busiest process's average (sampled from /proc; 0
+	// where only the group's sum is known).
+	CPUBusiest float64 `json:"cpu_busiest_process_percent,omitempty"`
+	RSSAvg     float64 `json:"rss_avg_bytes"`
+	RSSPeak    float64 `json:"rss_peak_bytes"`
+	// RSSGrowth is the memory's rise from the step's first quarter to its
+	// last, bytes: a part still growing when the step ended.
+	RSSGrowth float64 `json:"rss_growth_bytes"`
+}
+
+// Saturation is what gave out first at the knee.
+type Saturation struct {
+	Component string `json:"component,omitempty"` // a server process group, "the machine", or "imbench"
+	Generator bool   `json:"generator,omitempty"` // the limit is the generator's, not the server's
+	Why       string `json:"why"`
+	Advice    string `json:"advice,omitempty"`
+}
+
+// Machine is where the search ran: the machine's cores, and those the
+// generator (this process) may use (GOMAXPROCS).
+type Machine struct {
+	Cores          int `json:"cores,omitempty"`
+	GeneratorCores int `json:"generator_cores,omitempty"`
+}
+
+// Result is a whole search.
+type Result struct {
+	SearchID  string  `json:"search_id"`
+	Scenario  string  `json:"scenario"`
+	Target    string  `json:"target"`
+	Params    Params  `json:"params"`
+	Objective string  `json:"objective"`
+	Steps     []Step  `json:"steps"`
+	Machine   Machine `json:"machine"`
+	Limit     float64 `json:"limit"`                // the highest load held (0: none held)
+	LimitStep int     `json:"limit_step,omitempty"` // its step's n
+	Knee      float64 `json:"knee,omitempty"`       // the lowest load that broke the objective above the limit
+	KneeStep  int     `json:"knee_step,omitempty"`
+	// Resolution reached: (knee − limit) / limit, where both are known.
+	Reached          float64    `json:"resolution_reached,omitempty"`
+	Saturated        Saturation `json:"saturated"`
+	GeneratorLimited bool       `json:"generator_limited,omitempty"`
+	Stopped          string     `json:"stopped,omitempty"` // why the search ended before its resolution
+}
+
+// finish sets the limit and the knee from the interval the steps left,
+// and names what saturated at the knee.
+func (r *Result) finish(lo, hi float64) {
+	r.Limit, r.LimitStep = lo, r.stepAt(lo)
+	if !math.IsInf(hi, 1) {
+		r.Knee, r.KneeStep = hi, r.stepAt(hi)
+	}
+	if r.Limit > 0 && r.Knee > 0 {
+		r.Reached = (r.Knee - r.Limit) / r.Limit
+	}
+	r.Saturated = r.saturation()
+}
+
+func (r *Result) stepAt(load float64) int {
+	for _, s := range r.Steps {
+		if s.Asked == load {
+			return s.N
+		}
+	}
+	return 0
+}
+
+// Step returns step n (nil if there is none).
+func (r *Result) Step(n int) *Step {
+	for i := range r.Steps {
+		if r.Steps[i].N == n {
+			return &r.Steps[i]
+		}
+	}
+	return nil
+}

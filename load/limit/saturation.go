@@ -1,0 +1,127 @@
+package limit
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Saturation rules, over the step at the knee (or the last one, where none
+// broke):
+//
+//  1. the generator: this process used nearly every core it may use
+//     (GOMAXPROCS, the machine's);
+//  2. the machine: its cores all busy (the parts' CPU and the generator's
+//     at 90 % of the cores or more): the server's largest part is named,
+//     the machine said;
+//  3. a part of the server at one core: its busiest process at 90 % to
+//     115 % of one core (per process, where only the group's sum is
+//     known): its work runs on one core at a time, and that core is full
+//     (a single-threaded part, a serial stage); a part at several cores
+//     gives out by rule 2 when the machine does;
+//  4. a part whose memory was still growing through the step by more than
+//     a tenth: it is queueing what it cannot serve;
+//  5. the generator again: the step sent less than asked while none of
+//     the above held;
+//  6. else nothing the resource table sees saturated: the limit lies in
+//     what it does not show (a lock, the disk, the network, the database).
+func (r *Result) saturation() Saturation {
+	st := r.Step(r.KneeStep)
+	if st == nil && len(r.Steps) > 0 {
+		st = &r.Steps[len(r.Steps)-1]
+	}
+	if st == nil {
+		return Saturation{Why: "no step ran"}
+	}
+	return saturationOf(st, r.Machine)
+}
+
+// saturationOf applies the rules to step st on machine m (0 cores:
+// unknown).
+func saturationOf(st *Step, m Machine) Saturation {
+	cores := m.Cores
+	var target []Usage
+	busy := st.GeneratorCores * 100
+	for _, u := range st.Usage {
+		if u.Role == "target" {
+			target = append(target, u)
+		}
+		if u.Role != "generator" {
+			busy += u.CPUAvg
+		}
+	}
+	sort.Slice(target, func(i, j int) bool { return target[i].CPUAvg > target[j].CPUAvg })
+	advice := "run the generator on more cores or machines (SEGMENTS=n, or segments on other hosts), or lower what each message costs it"
+	// A step that fell short of its load with the generator near its
+	// cores was held back by the generator, whatever the server's parts
+	// show: their queues grow when the generator reads slowly too.
+	full := 0.9
+	short := shortfall(st)
+	if short != "" {
+		full = 0.8
+	}
+	if may := min(m.GeneratorCores, cores); may > 0 && st.GeneratorCores >= full*float64(may) {
+		why := fmt.Sprintf("the generator used %.2f of the %d cores it may use at step %d", st.GeneratorCores, may, st.N)
+		if short != "" {
+			why += "; " + short
+		}
+		return Saturation{Component: "imbench", Generator: true, Advice: advice, Why: why}
+	}
+	if st.MachineBusy > 0 {
+		busy = 100 * st.MachineBusy * float64(cores)
+	}
+	if cores > 0 && busy >= 90*float64(cores) {
+		var server float64
+		for _, u := range target {
+			server += u.CPUAvg
+		}
+		others := busy - server - st.GeneratorCores*100
+		if gen := st.GeneratorCores * 100; gen >= server && gen >= others {
+			// The generator took the larger share of a machine it
+			// shares with the server: the server's limit is not known
+			// here.
+			why := fmt.Sprintf("the machine's %d cores were busy at step %d, the generator the largest user (%.0f %% of one core, the server's parts %.0f %%, other processes %.0f %%)",
+				cores, st.N, gen, server, others)
+			if short != "" {
+				why += "; " + short
+			}
+			return Saturation{Component: "imbench", Generator: true, Why: why,
+				Advice: "run the generator on another machine than the server's, or on more of them (segments on other hosts)"}
+		}
+		if len(target) == 0 || others > server {
+			return Saturation{Component: "the machine",
+				Why: fmt.Sprintf("the machine's %d cores were busy at step %d (%.0f %% of one core in all: the server's parts %.0f %%, the generator %.0f %%, other processes %.0f %%): "+
+					"what ran beside the server took its room", cores, st.N, busy, server, st.GeneratorCores*100, others),
+				Advice: "run the search on a machine with nothing else running, or with the generator on another host"}
+		}
+		return Saturation{Component: target[0].Component,
+			Why: fmt.Sprintf("the machine's %d cores were busy at step %d (%.0f %% of one core in all, the generator's %.0f %% included); the server's largest part, %s, used %.0f %%",
+				cores, st.N, busy, st.GeneratorCores*100, target[0].Component, target[0].CPUAvg)}
+	}
+	for _, u := range target {
+		one := u.CPUBusiest
+		if one == 0 {
+			one = u.CPUAvg / max(u.Processes, 1)
+		}
+		if one >= 90 && one <= 115 {
+			return Saturation{Component: u.Component,
+				Why: fmt.Sprintf("%s's busiest process used %.0f %% of one core at step %d: its work runs on one core at a time, and that core was full",
+					u.Component, one, st.N)}
+		}
+	}
+	for _, u := range target {
+		if u.RSSAvg > 0 && u.RSSGrowth > 0.1*u.RSSAvg {
+			return Saturation{Component: u.Component,
+				Why: fmt.Sprintf("%s's memory grew by %s through step %d: it queues what it does not serve", u.Component, mib(u.RSSGrowth), st.N)}
+		}
+	}
+	if short != "" {
+		return Saturation{Component: "imbench", Generator: true, Advice: advice,
+			Why: short + ", while no part of the server saturated"}
+	}
+	if len(st.Usage) == 0 {
+		return Saturation{Why: "no resource figures for the step (no Prometheus, and the server's processes are not on this machine)"}
+	}
+	return Saturation{Why: "no part of the server reached a core, nor the machine its cores: the limit lies in what the resource table does not show (a lock, the disk, the network, a database elsewhere)"}
+}
+
+func mib(b float64) string { return fmt.Sprintf("%.0f MiB", b/(1<<20)) }

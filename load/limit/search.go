@@ -1,0 +1,194 @@
+package limit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Params shape a search.
+type Params struct {
+	// Dimension is what rises: "rate" (the open classes' messages a second)
+	// or "users" (users held online).
+	Dimension string
+	// Start is the first step's load; each step that holds multiplies it
+	// by Factor until one breaks (or Max is reached), then the search
+	// halves the interval until (broken − held) / held ≤ Resolution.
+	Start, Factor, Resolution, Max float64
+	// MaxSteps bounds the search whatever the server does.
+	MaxSteps int
+}
+
+// Defaults fills unset parameters.
+func (p *Params) Defaults() {
+	if p.Factor <= 1 {
+		p.Factor = 2
+	}
+	if p.Resolution <= 0 {
+		p.Resolution = 0.05
+	}
+	if p.MaxSteps <= 0 {
+		p.MaxSteps = 16
+	}
+	if p.Dimension == "" {
+		p.Dimension = "rate"
+	}
+}
+
+// Validate refuses parameters no search can work with.
+func (p Params) Validate() error {
+	switch {
+	case p.Dimension != "rate" && p.Dimension != "users":
+		return fmt.Errorf("the load dimension is rate or users, not %q", p.Dimension)
+	case p.Start <= 0:
+		return errors.New("the first step's load must be positive")
+	case p.Max > 0 && p.Max < p.Start:
+		return fmt.Errorf("the most load to try (%g) is below the first step's (%g)", p.Max, p.Start)
+	case p.Resolution >= 1:
+		return fmt.Errorf("the resolution is a share of the load (0.05 for 5 %%), got %g", p.Resolution)
+	}
+	return nil
+}
+
+// StepFunc runs one step at a load and returns what it measured; its
+// Held, Broken and GeneratorBound are the search's to set.
+type StepFunc func(ctx context.Context, n int, asked float64) (Step, error)
+
+// Run searches: it steps up until a step breaks the objective, then halves
+// the interval down to the resolution. A step whose load the generator
+// could not put out while the server had room ends the search: its limit
+// is imbench's, not the server's.
+func Run(ctx context.Context, p Params, o Objective, m Machine, run StepFunc, judged func(Step)) (Result, error) {
+	p.Defaults()
+	if err := p.Validate(); err != nil {
+		return Result{}, err
+	}
+	res := Result{Params: p, Objective: o.Text, Machine: m}
+	lo, hi := 0.0, math.Inf(1)
+	asked := p.Start
+	for n := 1; n <= p.MaxSteps; n++ {
+		if err := ctx.Err(); err != nil {
+			res.Stopped = "interrupted"
+			break
+		}
+		st, err := run(ctx, n, round(asked, p.Dimension))
+		if err != nil {
+			res.Stopped = err.Error()
+			res.finish(lo, hi)
+			return res, err
+		}
+		st.Held, st.Broken, err = o.Check(&st.Summary)
+		if err != nil {
+			return res, err
+		}
+		if short := shortfall(&st); short != "" && p.Dimension == "rate" {
+			// The load was not put on the server: whatever its figures,
+			// the step did not hold it (the send lag hides from the
+			// latency, which starts at each send).
+			st.Held = false
+			st.Broken = append(st.Broken, short)
+		}
+		if p.Dimension == "rate" {
+			st.GeneratorBound, st.GeneratorWhy = generatorBound(&st, m)
+		}
+		res.Steps = append(res.Steps, st)
+		if judged != nil {
+			judged(st)
+		}
+		switch {
+		case st.GeneratorBound:
+			// Whatever the objective says of it, the step did not put
+			// its load on the server: neither this load nor any above it
+			// can be judged on this machine. The limit stays the last
+			// load the server held in full.
+			res.Stopped = "the generator could not put out the load: " + st.GeneratorWhy
+			res.GeneratorLimited = true
+			res.finish(lo, math.Inf(1))
+			return res, nil
+		case st.Held:
+			lo = math.Max(lo, st.Asked)
+		default:
+			hi = math.Min(hi, st.Asked)
+		}
+		next, done := nextLoad(lo, hi, p)
+		if done {
+			break
+		}
+		if round(next, p.Dimension) == round(asked, p.Dimension) {
+			break // the unit of the load is the resolution here
+		}
+		asked = next
+	}
+	if res.Stopped == "" && len(res.Steps) == p.MaxSteps {
+		if _, done := nextLoad(lo, hi, p); !done {
+			res.Stopped = fmt.Sprintf("%d steps, the most a search makes", p.MaxSteps)
+		}
+	}
+	res.finish(lo, hi)
+	return res, nil
+}
+
+// nextLoad is the next step's load, or done once the interval is narrow
+// enough, the most load to try held, or nothing held at the smallest.
+func nextLoad(lo, hi float64, p Params) (float64, bool) {
+	switch {
+	case math.IsInf(hi, 1):
+		next := lo * p.Factor
+		if p.Max > 0 && lo >= p.Max {
+			return 0, true // held at the most load to try
+		}
+		if p.Max > 0 {
+			next = math.Min(next, p.Max)
+		}
+		return next, false
+	case lo == 0:
+		next := hi / p.Factor
+		if next < minLoad(p) {
+			return 0, true // broke even at the smallest load
+		}
+		return next, false
+	case (hi-lo)/lo <= p.Resolution:
+		return 0, true
+	}
+	return (lo + hi) / 2, false
+}
+
+func minLoad(p Params) float64 {
+	if p.Dimension == "users" {
+		return 2
+	}
+	return 0.1
+}
+
+// round keeps users whole and rates to a tenth.
+func round(v float64, dim string) float64 {
+	if dim == "users" {
+		return math.Round(v)
+	}
+	return math.Round(v*10) / 10
+}
+
+// shortfall says how a rate step fell short of its load: messages still to
+// send when its sending ended, or a send rate more than 5 % under the one
+// asked ("" when it did not).
+func shortfall(st *Step) string {
+	if st.Summary.Messages.Unsent > 0 {
+		return fmt.Sprintf("%d messages still to send when step %d's sending ended (asked %g msg/s, sent %.1f msg/s)",
+			st.Summary.Messages.Unsent, st.N, st.Asked, st.Achieved)
+	}
+	if st.Achieved > 0 && st.Achieved < 0.95*st.Asked {
+		return fmt.Sprintf("step %d sent %.1f msg/s of the %g asked", st.N, st.Achieved, st.Asked)
+	}
+	return ""
+}
+
+// generatorBound is a step whose load the generator did not put out while
+// the server had room: what saturated there is the generator.
+func generatorBound(st *Step, m Machine) (bool, string) {
+	sat := saturationOf(st, m)
+	if !sat.Generator {
+		return false, ""
+	}
+	return true, sat.Why
+}

@@ -1,0 +1,251 @@
+package limit
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// LoadText is a load as the search states it.
+func LoadText(v float64, dim string) string {
+	if dim == "users" {
+		return fmt.Sprintf("%s users", num(v))
+	}
+	return fmt.Sprintf("%s msg/s", num(v))
+}
+
+// StepLine is one step's result in a line.
+func StepLine(st Step, dim string) string {
+	verdict := "held"
+	if !st.Held {
+		verdict = "broke " + strings.Join(st.Broken, ", ")
+	}
+	if dim == "users" {
+		return fmt.Sprintf("step %d: %s asked, %d online, e2e p99 %s ms, lost %d: %s", st.N, LoadText(st.Asked, dim), st.Online,
+			num(st.E2EP99), st.Lost, verdict)
+	}
+	return fmt.Sprintf("step %d: %s asked, %s sent, %s deliveries/s verified, e2e p99 %s ms, ack p99 %s ms, lost %d, late %d, unanswered %d: %s",
+		st.N, LoadText(st.Asked, dim), num(st.Achieved), num(st.Deliveries), num(st.E2EP99), num(st.AckP99), st.Lost, st.Late, st.Unanswered, verdict)
+}
+
+// ResultLine is the search's result in a line.
+func ResultLine(r Result) string {
+	dim := r.Params.Dimension
+	var b strings.Builder
+	switch {
+	case r.GeneratorLimited:
+		fmt.Fprintf(&b, "the generator was the limit, not the server: %s", r.Saturated.Why)
+		if r.Limit > 0 {
+			fmt.Fprintf(&b, "; the server held %s within %s", LoadText(r.Limit, dim), r.Objective)
+		}
+		if r.Saturated.Advice != "" {
+			fmt.Fprintf(&b, " (%s)", r.Saturated.Advice)
+		}
+		return b.String()
+	case r.Limit == 0:
+		fmt.Fprintf(&b, "no step held %s (the smallest tried: %s)", r.Objective, LoadText(r.smallest(), dim))
+	default:
+		fmt.Fprintf(&b, "limit %s within %s", LoadText(r.Limit, dim), r.Objective)
+		if st := r.Step(r.LimitStep); st != nil && dim == "rate" {
+			fmt.Fprintf(&b, " (%s deliveries/s verified, e2e p99 %s ms)", num(st.Deliveries), num(st.E2EP99))
+		}
+		if r.Knee > 0 {
+			fmt.Fprintf(&b, "; %s broke it", LoadText(r.Knee, dim))
+			if k := r.Step(r.KneeStep); k != nil {
+				fmt.Fprintf(&b, " (%s)", strings.Join(k.Broken, ", "))
+			}
+		} else {
+			b.WriteString("; no step broke it")
+		}
+	}
+	if r.Saturated.Component != "" {
+		fmt.Fprintf(&b, "; gave out first: %s: %s", r.Saturated.Component, r.Saturated.Why)
+	} else if r.Saturated.Why != "" {
+		fmt.Fprintf(&b, "; %s", r.Saturated.Why)
+	}
+	if r.Stopped != "" && !r.GeneratorLimited {
+		fmt.Fprintf(&b, " (the search stopped: %s)", r.Stopped)
+	}
+	return b.String()
+}
+
+func (r Result) smallest() float64 {
+	v := 0.0
+	for _, s := range r.Steps {
+		if v == 0 || s.Asked < v {
+			v = s.Asked
+		}
+	}
+	return v
+}
+
+// Table is the steps in load order, with each server part's CPU and memory
+// and the generator's CPU, as markdown.
+func Table(r Result) string {
+	steps := append([]Step(nil), r.Steps...)
+	sort.Slice(steps, func(i, j int) bool { return steps[i].Asked < steps[j].Asked })
+	var parts []string
+	seen := map[string]bool{}
+	for _, s := range steps {
+		for _, u := range s.Usage {
+			if u.Role == "target" && !seen[u.Component] {
+				seen[u.Component] = true
+				parts = append(parts, u.Component)
+			}
+		}
+	}
+	sort.Strings(parts)
+	head := []string{"step", "asked", "achieved", "deliveries/s", "e2e p50/p99 ms", "ack p50/p99 ms", "lost", "late", "unanswered", "objective"}
+	for _, p := range parts {
+		head = append(head, p+" CPU / RSS")
+	}
+	head = append(head, "imbench CPU")
+	var b strings.Builder
+	b.WriteString("\n| " + strings.Join(head, " | ") + " |\n|" + strings.Repeat(" --- |", len(head)) + "\n")
+	for _, s := range steps {
+		mark := ""
+		switch s.N {
+		case r.LimitStep:
+			mark = " (limit)"
+		case r.KneeStep:
+			mark = " (knee)"
+		}
+		verdict := "held"
+		if !s.Held {
+			verdict = "broke: " + strings.Join(s.Broken, ", ")
+		}
+		if s.GeneratorBound {
+			verdict += "; generator-bound"
+		}
+		row := []string{fmt.Sprintf("%d%s", s.N, mark), LoadText(s.Asked, r.Params.Dimension), num(s.Achieved), num(s.Deliveries),
+			num(s.E2EP50) + " / " + num(s.E2EP99), num(s.AckP50) + " / " + num(s.AckP99),
+			fmt.Sprint(s.Lost), fmt.Sprint(s.Late), fmt.Sprint(s.Unanswered), verdict}
+		for _, p := range parts {
+			cell := "—"
+			for _, u := range s.Usage {
+				if u.Component == p {
+					cell = fmt.Sprintf("%s %% / %s", num(u.CPUAvg), mib(u.RSSAvg))
+				}
+			}
+			row = append(row, cell)
+		}
+		row = append(row, fmt.Sprintf("%s %%", num(100*s.GeneratorCores)))
+		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+	}
+	return b.String()
+}
+
+// num writes a figure with up to three significant decimals and thousands
+// separated.
+func num(v float64) string {
+	switch {
+	case v >= 100 || v == float64(int64(v)):
+		s := fmt.Sprintf("%.0f", v)
+		return group(s)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+func group(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// Write keeps a search in dir: limit.json (everything), limit.md (the
+// result and the step table) and limit.html (the same, with the knee chart).
+func Write(dir string, r Result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	raw, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "limit.json"), append(raw, '\n'), 0o644); err != nil {
+		return err
+	}
+	md := Markdown(r)
+	if err := os.WriteFile(filepath.Join(dir, "limit.md"), []byte(md), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "limit.html"), HTML(r), 0o644)
+}
+
+// Load reads a search's limit.json.
+func Load(dir string) (Result, error) {
+	var r Result
+	raw, err := os.ReadFile(filepath.Join(dir, "limit.json"))
+	if err != nil {
+		return r, err
+	}
+	return r, json.Unmarshal(raw, &r)
+}
+
+// Markdown is limit.md.
+func Markdown(r Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# imbench limit search %s\n\n%s on %s: %s rising from %s by ×%g to a resolution of %g %%; objective %s.\n\n",
+		r.SearchID, r.Scenario, r.Target, r.Params.Dimension, LoadText(r.Params.Start, r.Params.Dimension), r.Params.Factor,
+		r.Params.Resolution*100, r.Objective)
+	fmt.Fprintf(&b, "**Result.** %s.\n\n", ResultLine(r))
+	if r.Saturated.Advice != "" {
+		fmt.Fprintf(&b, "**What to do.** %s.\n\n", r.Saturated.Advice)
+	}
+	b.WriteString("## Steps\n\nEach step is a whole run of the scenario (results/<search id>_s<n>), every delivery verified; " +
+		"latency over the whole step, rates per second of its sending, CPU in % of one core over its sending.\n")
+	b.WriteString(Table(r))
+	return b.String()
+}
+
+// CompareMarkdown sets two searches side by side: the limit, the knee,
+// what the limit step delivered, and what gave out first.
+func CompareMarkdown(a, b Result) string {
+	var out strings.Builder
+	fmt.Fprintf(&out, "# imbench compare: limit searches %s vs %s\n\nA: %s on %s, objective %s. B: %s on %s, objective %s.\n\n",
+		a.SearchID, b.SearchID, a.Scenario, a.Target, a.Objective, b.Scenario, b.Target, b.Objective)
+	out.WriteString("| | A | B | change |\n| --- | --- | --- | --- |\n")
+	dim := a.Params.Dimension
+	row := func(name string, va, vb float64, text func(float64) string) {
+		change := "—"
+		if va > 0 {
+			change = fmt.Sprintf("%+.1f %%", 100*(vb-va)/va)
+		}
+		fmt.Fprintf(&out, "| %s | %s | %s | %s |\n", name, text(va), text(vb), change)
+	}
+	load := func(v float64) string { return LoadText(v, dim) }
+	row("Limit", a.Limit, b.Limit, load)
+	row("Knee", a.Knee, b.Knee, load)
+	at := func(r Result) Step {
+		if s := r.Step(r.LimitStep); s != nil {
+			return *s
+		}
+		return Step{}
+	}
+	sa, sb := at(a), at(b)
+	row("Deliveries/s at the limit", sa.Deliveries, sb.Deliveries, num)
+	row("E2E p99 at the limit (ms)", sa.E2EP99, sb.E2EP99, num)
+	fmt.Fprintf(&out, "| Gave out first | %s | %s | |\n", gaveOut(a), gaveOut(b))
+	return out.String()
+}
+
+func gaveOut(r Result) string {
+	switch {
+	case r.GeneratorLimited:
+		return "the generator (no server limit)"
+	case r.Saturated.Component != "":
+		return r.Saturated.Component
+	}
+	return "—"
+}

@@ -1,0 +1,65 @@
+package core
+
+import (
+	"sync"
+	"time"
+)
+
+// The capacity fault: a server that serves at most Capacity messages a
+// second on one core and queues the rest. Each message is acknowledged at
+// once (its answer carries no seq) and waits its turn; one worker spends
+// 1/Capacity s of CPU on each, then stores and pushes it. Below the
+// capacity the worker's core is partly busy and the latency low; above it
+// the core is full, the queue and the process's memory grow, and every
+// message waits longer than the one before: what a limit search must find
+// and name (load/limit).
+type capacity struct {
+	c    *Core
+	each time.Duration
+
+	mu    sync.Mutex
+	queue []*Message
+	wake  *sync.Cond
+}
+
+func newCapacity(c *Core, perSecond float64) *capacity {
+	k := &capacity{c: c, each: time.Duration(float64(time.Second) / perSecond)}
+	k.wake = sync.NewCond(&k.mu)
+	go k.serve()
+	return k
+}
+
+// take queues m for the worker.
+func (k *capacity) take(m *Message) {
+	k.mu.Lock()
+	k.queue = append(k.queue, m)
+	k.mu.Unlock()
+	k.wake.Signal()
+}
+
+func (k *capacity) serve() {
+	for {
+		k.mu.Lock()
+		for len(k.queue) == 0 {
+			k.wake.Wait()
+		}
+		m := k.queue[0]
+		k.queue[0] = nil
+		k.queue = k.queue[1:]
+		k.mu.Unlock()
+		spin(k.each)
+		r, err := k.c.route(m)
+		if err == nil {
+			err = k.c.commit(m, r)
+		}
+		if err != nil {
+			k.c.log.Warn("capacity: a queued message could not be stored", "conversation", m.Conv.ID, "err", err)
+		}
+	}
+}
+
+// spin keeps a core busy for d: the work the capacity stands for.
+func spin(d time.Duration) {
+	for start := time.Now(); time.Since(start) < d; {
+	}
+}
