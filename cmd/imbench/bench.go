@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/imbench/imbench/internal/badinput"
-	"github.com/imbench/imbench/internal/bench"
+	"github.com/imbench/imbench/bench"
 )
 
-// `imbench bench`: measures the generator (internal/bench).
+// `imbench bench`: measures the generator (bench).
 func cmdBench(args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var (
@@ -68,7 +68,7 @@ func cmdBench(args []string) error {
 }
 
 // `imbench bench-baseline-hold`: the baseline the bench compares the
-// generator with, as a process of its own (internal/bench). Not in the
+// generator with, as a process of its own (bench). Not in the
 // usage: the bench starts it.
 func cmdBenchBaselineHold(args []string) error {
 	fs := flag.NewFlagSet("bench-baseline-hold", flag.ContinueOnError)

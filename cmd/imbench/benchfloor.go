@@ -5,11 +5,11 @@ import (
 	"os"
 
 	"github.com/imbench/imbench/internal/badinput"
-	"github.com/imbench/imbench/internal/bench"
+	"github.com/imbench/imbench/bench"
 )
 
 // `imbench bench-floor`: the bare client the bench sets the generator's
-// cost per delivery against, as a process of its own (internal/bench
+// cost per delivery against, as a process of its own (bench
 // floor.go). Not in the usage: the bench starts it. IMBENCH_CPUPROFILE
 // profiles it as it profiles a run.
 func cmdBenchFloor(args []string) error {

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/imbench/imbench/internal/badinput"
-	"github.com/imbench/imbench/internal/live"
+	"github.com/imbench/imbench/report/live"
 	"github.com/imbench/imbench/internal/observe"
 	"github.com/imbench/imbench/internal/stack"
 	"github.com/imbench/imbench/load/runner"

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/imbench/imbench/internal/badinput"
-	"github.com/imbench/imbench/internal/live"
+	"github.com/imbench/imbench/report/live"
 	"github.com/imbench/imbench/internal/procgroup"
 	"github.com/imbench/imbench/internal/profile"
 	"github.com/imbench/imbench/internal/promrw"

@@ -131,7 +131,7 @@ func (c *cdp) text() string {
 }
 
 // IM_LIVE_ADDR off loopback is refused before anything starts: parseRun
-// checks it first (internal/live says what it accepts).
+// checks it first (report/live says what it accepts).
 func TestLiveAddrIsLoopbackOnly(t *testing.T) {
 	t.Setenv("IM_LIVE_ADDR", "0.0.0.0:8089")
 	if _, err := parseRun([]string{"-scenario", "openim/test1"}); !badinput.Is(err) || strings.Contains(err.Error(), "\n") {

@@ -3,9 +3,9 @@
 // `status` manage the stack (internal/stack); `run` checks a scenario's
 // inputs and its target before any load, then runs it (load/runner), its
 // metrics and log going where internal/observe says, its live view served
-// by internal/live; `report`, `compare` and `merge` work on results (report/);
+// by report/live; `report`, `compare` and `merge` work on results (report/);
 // `scenarios` lists the catalog (internal/catalog); `bench` measures the
-// generator (internal/bench). It runs from the project root: targets/,
+// generator (bench). It runs from the project root: targets/,
 // load/scenarios, .tools/bin and .run are relative to it.
 package main
 
@@ -57,9 +57,9 @@ func main() {
 		err = cmdGenerate(os.Args[2:])
 	case "bench":
 		err = cmdBench(os.Args[2:])
-	case "bench-baseline-hold": // not in the usage: the bench's baseline (internal/bench/baseline_client.go)
+	case "bench-baseline-hold": // not in the usage: the bench's baseline (bench/baseline_client.go)
 		err = cmdBenchBaselineHold(os.Args[2:])
-	case "bench-floor": // not in the usage: the bench's floor (internal/bench/floor.go)
+	case "bench-floor": // not in the usage: the bench's floor (bench/floor.go)
 		err = cmdBenchFloor(os.Args[2:])
 	case "report":
 		err = cmdReport(os.Args[2:])

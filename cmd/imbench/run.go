@@ -18,7 +18,7 @@ import (
 
 	"github.com/imbench/imbench/internal/badinput"
 	"github.com/imbench/imbench/internal/catalog"
-	"github.com/imbench/imbench/internal/live"
+	"github.com/imbench/imbench/report/live"
 	"github.com/imbench/imbench/internal/profile"
 	"github.com/imbench/imbench/internal/runid"
 	"github.com/imbench/imbench/internal/stack"
