@@ -373,7 +373,7 @@ func TestBadInputStopsBeforeLoad(t *testing.T) {
 			results := t.TempDir()
 			r := imbench(t, c.env, append([]string{"run", "-results", results}, c.args...)...)
 			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
-			if r.code == 0 || len(lines) != 1 || !strings.HasPrefix(lines[0], "imbench: ") || !strings.Contains(lines[0], c.want) {
+			if r.code != 2 || len(lines) != 1 || !strings.HasPrefix(lines[0], "imbench: ") || !strings.Contains(lines[0], c.want) {
 				t.Fatalf("exit %d, stderr %q; want one line containing %q", r.code, r.stderr, c.want)
 			}
 			if n := tg.counter(t, "imbench_target_ws_logins_total") + tg.counter(t, "imbench_target_messages_stored_total"); n != 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"maps"
 	"net"
 	"os"
@@ -274,7 +273,8 @@ func preflight(rc *runConfig) error {
 		if rc.target.Name == "reference" && errors.As(err, &op) {
 			hint = " (start it with make up)"
 		}
-		return fmt.Errorf("target %s: %v%s", rc.target.Name, err, hint)
+		// Refused before any load, as every bad input is: exit 2.
+		return badinput.Errorf("target %s: %v%s", rc.target.Name, err, hint)
 	}
 	return nil
 }
