@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/imbench/imbench/internal/badinput"
 	"github.com/imbench/imbench/bench"
+	"github.com/imbench/imbench/internal/badinput"
 )
 
 // `imbench bench`: measures the generator (bench).

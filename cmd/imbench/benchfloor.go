@@ -4,8 +4,8 @@ import (
 	"flag"
 	"os"
 
-	"github.com/imbench/imbench/internal/badinput"
 	"github.com/imbench/imbench/bench"
+	"github.com/imbench/imbench/internal/badinput"
 )
 
 // `imbench bench-floor`: the bare client the bench sets the generator's

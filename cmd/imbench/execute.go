@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/imbench/imbench/internal/badinput"
-	"github.com/imbench/imbench/report/live"
 	"github.com/imbench/imbench/internal/observe"
 	"github.com/imbench/imbench/internal/stack"
 	"github.com/imbench/imbench/load/runner"
+	"github.com/imbench/imbench/report/live"
 )
 
 // execute runs a checked scenario: in this process, or over SEGMENTS

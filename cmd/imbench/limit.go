@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/imbench/imbench/internal/badinput"
-	"github.com/imbench/imbench/report/live"
 	"github.com/imbench/imbench/internal/procgroup"
 	"github.com/imbench/imbench/internal/profile"
 	"github.com/imbench/imbench/internal/promrw"
@@ -26,6 +25,7 @@ import (
 	"github.com/imbench/imbench/load/limit"
 	"github.com/imbench/imbench/load/runner"
 	"github.com/imbench/imbench/report"
+	"github.com/imbench/imbench/report/live"
 )
 
 // `imbench limit`: a limit search over a scenario (load/limit). Every step
@@ -303,9 +303,9 @@ func (lc *limitConfig) stepEnv(asked float64) []string {
 // stepOf reads a step's figures off its summary.
 func stepOf(n int, asked float64, runID string, s summary.Summary, dim string) limit.Step {
 	m, d := s.Messages, s.Deliveries
-	st := limit.Step{N: n, Asked: asked, RunID: runID, Summary: s, Lost: d.Lost, Late: d.Late, Unanswered: m.Unanswered,
+	st := limit.Step{N: n, Asked: asked, RunID: runID, Summary: s, Expected: d.Expected, Lost: d.Lost, Late: d.Late, Unanswered: m.Unanswered,
 		Unsent: m.Unsent, Online: s.Users.OnlinePeak,
-		E2EP50: s.Latency.E2E.P50, E2EP99: s.Latency.E2E.P99, AckP50: s.Latency.Ack.P50, AckP99: s.Latency.Ack.P99}
+		E2EP50: s.Latency.E2E.P50, E2EP99: s.Latency.E2E.P99, AckAvg: s.Latency.Ack.Avg, AckP50: s.Latency.Ack.P50, AckP99: s.Latency.Ack.P99}
 	secs := float64(m.LastSendMs-m.FirstSendMs) / 1000
 	if secs > 0 {
 		st.Achieved = float64(m.Sent) / secs
@@ -358,7 +358,7 @@ func stepUsage(ctx context.Context, prom *report.Prom, sampler *procgroup.Sample
 		}
 		local = local || role == "target"
 		out = append(out, limit.Usage{Component: u.Group, Role: role, Processes: u.Processes, CPUAvg: u.CPUAvg, CPUPeak: u.CPUPeak,
-			CPUBusiest: u.CPUBusiest, RSSAvg: u.RSSAvg, RSSPeak: u.RSSPeak, RSSGrowth: u.RSSGrown})
+			CPUBusiest: u.CPUBusiest, CPUBusiestThread: u.CPUBusiestThread, RSSAvg: u.RSSAvg, RSSPeak: u.RSSPeak, RSSGrowth: u.RSSGrown})
 	}
 	if local || !prom.Ready(ctx) {
 		return out

@@ -17,7 +17,6 @@ import (
 
 	"github.com/imbench/imbench/internal/badinput"
 	"github.com/imbench/imbench/internal/catalog"
-	"github.com/imbench/imbench/report/live"
 	"github.com/imbench/imbench/internal/profile"
 	"github.com/imbench/imbench/internal/runid"
 	"github.com/imbench/imbench/internal/stack"
@@ -26,6 +25,7 @@ import (
 	"github.com/imbench/imbench/load/segment"
 	_ "github.com/imbench/imbench/load/wildfire"
 	_ "github.com/imbench/imbench/load/wukongim"
+	"github.com/imbench/imbench/report/live"
 )
 
 // `imbench run`: its flags and every check before any load (the scenario,

@@ -15,12 +15,12 @@ import (
 	"time"
 
 	"github.com/imbench/imbench/internal/badinput"
-	"github.com/imbench/imbench/report/live"
 	"github.com/imbench/imbench/internal/profile"
 	"github.com/imbench/imbench/internal/summary"
 	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/runner"
 	"github.com/imbench/imbench/load/segment"
+	"github.com/imbench/imbench/report/live"
 )
 
 // runSegments runs a scenario as rc.segments processes of this binary,

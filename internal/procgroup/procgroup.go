@@ -29,6 +29,7 @@ type point struct {
 	rss   float64
 	procs int
 	pids  map[int]float64 // each process's CPU seconds, so that one that ends takes its seconds with it
+	tids  map[int]float64 // each thread's CPU seconds: a part whose work runs on one thread shows it full
 }
 
 // Sampler samples groups every interval until Stop.
@@ -120,10 +121,18 @@ func (s *Sampler) sample() {
 		}
 		p := cur[g]
 		if p == nil {
-			p = &point{at: now, pids: map[int]float64{}}
+			p = &point{at: now, pids: map[int]float64{}, tids: map[int]float64{}}
 			cur[g] = p
 		}
 		p.pids[pid] = cpu
+		tasks, _ := filepath.Glob(d + "/task/[0-9]*")
+		for _, td := range tasks {
+			if tid, err := strconv.Atoi(filepath.Base(td)); err == nil {
+				if c, _, ok := readProc(td); ok {
+					p.tids[tid] = c
+				}
+			}
+		}
 		p.rss += rss
 		p.procs++
 	}
@@ -182,6 +191,7 @@ type Usage struct {
 	Processes                 float64
 	CPUAvg, CPUPeak           float64
 	CPUBusiest                float64 // the busiest process's average, % of one core
+	CPUBusiestThread          float64 // the busiest thread's average, % of one core
 	RSSAvg, RSSPeak, RSSGrown float64
 }
 
@@ -203,10 +213,11 @@ func (s *Sampler) Window(from, to time.Time) []Usage {
 		}
 		u := Usage{Group: g.name}
 		var busy, wall float64
-		perPID := map[int]float64{}
+		perPID, perTID := map[int]float64{}, map[int]float64{}
 		for i := 1; i < len(in); i++ {
 			dt := in[i].at.Sub(in[i-1].at).Seconds()
-			d := cpuDelta(in[i-1], in[i], perPID)
+			d := cpuDelta(in[i-1].pids, in[i].pids, perPID)
+			cpuDelta(in[i-1].tids, in[i].tids, perTID)
 			busy += d
 			wall += dt
 			if dt > 0 {
@@ -217,6 +228,9 @@ func (s *Sampler) Window(from, to time.Time) []Usage {
 			u.CPUAvg = 100 * busy / wall
 			for _, b := range perPID {
 				u.CPUBusiest = max(u.CPUBusiest, 100*b/wall)
+			}
+			for _, b := range perTID {
+				u.CPUBusiestThread = max(u.CPUBusiestThread, 100*b/wall)
 			}
 		}
 		q := max(len(in)/4, 1)
@@ -238,15 +252,15 @@ func (s *Sampler) Window(from, to time.Time) []Usage {
 	return out
 }
 
-// cpuDelta is the CPU seconds a group's processes used between two samples:
-// each process present in both, so that one starting or ending in between
-// does not count its whole life.
-func cpuDelta(a, b point, perPID map[int]float64) float64 {
+// cpuDelta is the CPU seconds a group's processes (or threads) used
+// between two samples, each one present in both, so that one starting or
+// ending in between does not count its whole life; per takes each one's.
+func cpuDelta(a, b map[int]float64, per map[int]float64) float64 {
 	var d float64
-	for pid, c := range b.pids {
-		if prev, ok := a.pids[pid]; ok && c >= prev {
+	for id, c := range b {
+		if prev, ok := a[id]; ok && c >= prev {
 			d += c - prev
-			perPID[pid] += c - prev
+			per[id] += c - prev
 		}
 	}
 	return d

@@ -43,30 +43,54 @@ func sortedSteps(r Result) []Step {
 	return s
 }
 
-// throughput is a step's x: verified deliveries a second where the step
-// sent messages, else the users online.
-func throughput(s Step, dim string) float64 {
-	if dim == "users" {
-		return float64(s.Online)
+// measure is what the knee chart draws: e2e latency against verified
+// deliveries a second (or users online), or, where no step owed a
+// delivery (a send-only scenario), the answer time against acknowledged
+// messages a second.
+type measure struct {
+	x         func(Step) float64
+	p99, p50  func(Step) float64
+	xLabel    string
+	name      string // e2e, ack
+	objective string // the objective's bound drawn: e2e_p99, ack_p99
+}
+
+func measureOf(r Result) measure {
+	dim := r.Params.Dimension
+	owed := dim == "users"
+	for _, s := range r.Steps {
+		owed = owed || s.Expected > 0
 	}
-	return s.Deliveries
+	if !owed {
+		return measure{x: func(s Step) float64 { return s.Acked }, p99: func(s Step) float64 { return s.AckP99 },
+			p50: func(s Step) float64 { return s.AckP50 }, xLabel: "acknowledged msg/s", name: "ack", objective: "ack_p99"}
+	}
+	m := measure{p99: func(s Step) float64 { return s.E2EP99 }, p50: func(s Step) float64 { return s.E2EP50 },
+		xLabel: xLabel(dim), name: "e2e", objective: "e2e_p99"}
+	if dim == "users" {
+		m.x = func(s Step) float64 { return float64(s.Online) }
+	} else {
+		m.x = func(s Step) float64 { return s.Deliveries }
+	}
+	return m
 }
 
 func kneeChart(r Result) string {
 	steps := sortedSteps(r)
 	dim := r.Params.Dimension
+	m := measureOf(r)
 	xmax, ymax := 0.0, 0.0
 	for _, s := range steps {
-		xmax = math.Max(xmax, throughput(s, dim))
-		ymax = math.Max(ymax, s.E2EP99)
+		xmax = math.Max(xmax, m.x(s))
+		ymax = math.Max(ymax, m.p99(s))
 	}
 	xmax, ymax = nice(xmax), nice(ymax)
 	x := func(v float64) float64 { return cpl + v/xmax*(cw-cpl-cpr) }
 	y := func(v float64) float64 { return cpt + (1-v/ymax)*(ch-cpt-cpb) }
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="100%%" role="img" aria-label="knee" data-points="%d">`, cw, ch, len(steps))
-	axes(&b, xmax, ymax, x, y, "ms", xLabel(dim))
-	if obj := objectiveLine(r.Objective); obj > 0 && obj <= ymax {
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="100%%" role="img" aria-label="knee" data-points="%d" data-measure="%s">`, cw, ch, len(steps), m.name)
+	axes(&b, xmax, ymax, x, y, "ms", m.xLabel)
+	if obj := objectiveLine(r.Objective, m.objective); obj > 0 && obj <= ymax {
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#c0392b" stroke-dasharray="4 3"/><text x="%d" y="%.1f" text-anchor="end" fill="#c0392b">objective %s ms</text>`,
 			cpl, cw-cpr, y(obj), y(obj), cw-cpr, y(obj)-4, num(obj))
 	}
@@ -74,10 +98,10 @@ func kneeChart(r Result) string {
 		color string
 		v     func(Step) float64
 		name  string
-	}{{"#1f6feb", func(s Step) float64 { return s.E2EP99 }, "e2e p99"}, {"#8a63d2", func(s Step) float64 { return s.E2EP50 }, "e2e p50"}} {
+	}{{"#1f6feb", m.p99, m.name + " p99"}, {"#8a63d2", m.p50, m.name + " p50"}} {
 		var pts []string
 		for _, s := range steps {
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(throughput(s, dim)), y(series.v(s))))
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(m.x(s)), y(series.v(s))))
 		}
 		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"><title>%s</title></polyline>`, series.color, strings.Join(pts, " "), series.name)
 	}
@@ -86,16 +110,16 @@ func kneeChart(r Result) string {
 		if !s.Held {
 			color = "#c0392b"
 		}
-		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>step %d: %s, %s, e2e p99 %s ms</title></circle>`,
-			x(throughput(s, dim)), y(s.E2EP99), color, s.N, LoadText(s.Asked, dim), xLabel(dim)+" "+num(throughput(s, dim)), num(s.E2EP99))
+		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>step %d: %s, %s %s, %s p99 %s ms</title></circle>`,
+			x(m.x(s)), y(m.p99(s)), color, s.N, LoadText(s.Asked, dim), m.xLabel, num(m.x(s)), m.name, num(m.p99(s)))
 		switch s.N {
 		case r.LimitStep:
-			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" data-mark="limit">limit</text>`, x(throughput(s, dim)), y(s.E2EP99)-9)
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" data-mark="limit">limit</text>`, x(m.x(s)), y(m.p99(s))-9)
 		case r.KneeStep:
-			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" data-mark="knee">knee</text>`, x(throughput(s, dim)), y(s.E2EP99)-9)
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" data-mark="knee">knee</text>`, x(m.x(s)), y(m.p99(s))-9)
 		}
 	}
-	b.WriteString(`<text x="60" y="24" fill="#1f6feb">e2e p99</text><text x="120" y="24" fill="#8a63d2">e2e p50</text></svg>`)
+	fmt.Fprintf(&b, `<text x="60" y="24" fill="#1f6feb">%s p99</text><text x="120" y="24" fill="#8a63d2">%s p50</text></svg>`, m.name, m.name)
 	return b.String()
 }
 
@@ -160,11 +184,12 @@ func xLabel(dim string) string {
 	return "verified deliveries/s"
 }
 
-// objectiveLine is the objective's e2e p99 bound, to draw on the chart.
-func objectiveLine(obj string) float64 {
+// objectiveLine is the objective's upper bound of name (e2e_p99,
+// ack_p99), to draw on the chart.
+func objectiveLine(obj, name string) float64 {
 	for _, part := range strings.Split(obj, ",") {
 		m := condRE.FindStringSubmatch(part)
-		if m != nil && m[1] == "e2e_p99" && strings.HasPrefix(m[2], "<") {
+		if m != nil && m[1] == name && strings.HasPrefix(m[2], "<") {
 			var v float64
 			fmt.Sscan(m[3], &v)
 			return v

@@ -17,9 +17,11 @@ type Step struct {
 	Achieved   float64 `json:"achieved"`
 	Acked      float64 `json:"acked_per_second"`
 	Deliveries float64 `json:"deliveries_per_second"`
+	Expected   int64   `json:"expected_deliveries"` // none: no delivery to verify (a send-only scenario)
 	Online     int64   `json:"online"`
 	E2EP50     float64 `json:"e2e_p50_ms"`
 	E2EP99     float64 `json:"e2e_p99_ms"`
+	AckAvg     float64 `json:"ack_avg_ms"`
 	AckP50     float64 `json:"ack_p50_ms"`
 	AckP99     float64 `json:"ack_p99_ms"`
 	Lost       int64   `json:"lost"`
@@ -55,8 +57,11 @@ type Usage struct {
 	// CPUBusiest is the busiest process's average (sampled from /proc; 0
 	// where only the group's sum is known).
 	CPUBusiest float64 `json:"cpu_busiest_process_percent,omitempty"`
-	RSSAvg     float64 `json:"rss_avg_bytes"`
-	RSSPeak    float64 `json:"rss_peak_bytes"`
+	// CPUBusiestThread is the busiest thread's average (from /proc too):
+	// a part whose work runs on one thread shows that thread full.
+	CPUBusiestThread float64 `json:"cpu_busiest_thread_percent,omitempty"`
+	RSSAvg           float64 `json:"rss_avg_bytes"`
+	RSSPeak          float64 `json:"rss_peak_bytes"`
 	// RSSGrowth is the memory's rise from the step's first quarter to its
 	// last, bytes: a part still growing when the step ended.
 	RSSGrowth float64 `json:"rss_growth_bytes"`

@@ -10,18 +10,23 @@ import (
 //
 //  1. the generator: this process used nearly every core it may use
 //     (GOMAXPROCS, the machine's);
-//  2. the machine: its cores all busy (the parts' CPU and the generator's
+//  2. a part of the server at one core: its busiest thread at 90 % of one
+//     core or more (sampled from /proc; not known from Prometheus): its
+//     work runs on that thread, and a thread has one core at most (a
+//     single-threaded part, a serial stage), however busy the machine;
+//  3. the machine: its cores all busy (the parts' CPU and the generator's
 //     at 90 % of the cores or more): the server's largest part is named,
-//     the machine said;
-//  3. a part of the server at one core: its busiest process at 90 % to
-//     115 % of one core (per process, where only the group's sum is
-//     known): its work runs on one core at a time, and that core is full
-//     (a single-threaded part, a serial stage); a part at several cores
-//     gives out by rule 2 when the machine does;
+//     the machine said; a part whose threads share the work (a Go
+//     program's) gives out so;
 //  4. a part whose memory was still growing through the step by more than
 //     a tenth: it is queueing what it cannot serve;
-//  5. the generator again: the step sent less than asked while none of
-//     the above held;
+//  5. a step that sent less than asked, the generator's cores to spare:
+//     each sender waits for the answer to its message before the next, so
+//     the senders send at most their number over the answer time. Would
+//     they have sent what was asked at the answer time of the search's
+//     lowest load, the server did not keep up (its largest part named);
+//     else the scenario has too few senders for the rate (the limit is
+//     the scenario's);
 //  6. else nothing the resource table sees saturated: the limit lies in
 //     what it does not show (a lock, the disk, the network, the database).
 func (r *Result) saturation() Saturation {
@@ -32,12 +37,27 @@ func (r *Result) saturation() Saturation {
 	if st == nil {
 		return Saturation{Why: "no step ran"}
 	}
-	return saturationOf(st, r.Machine)
+	return saturationOf(st, r.baseline(), r.Machine)
+}
+
+// baseline is the step at the search's lowest load: the server's answer
+// time when nothing queued.
+func (r *Result) baseline() *Step {
+	var b *Step
+	for i := range r.Steps {
+		if b == nil || r.Steps[i].Asked < b.Asked {
+			b = &r.Steps[i]
+		}
+	}
+	return b
 }
 
 // saturationOf applies the rules to step st on machine m (0 cores:
-// unknown).
-func saturationOf(st *Step, m Machine) Saturation {
+// unknown), base the step at the lowest load (nil: st).
+func saturationOf(st, base *Step, m Machine) Saturation {
+	if base == nil {
+		base = st
+	}
 	cores := m.Cores
 	var target []Usage
 	busy := st.GeneratorCores * 100
@@ -65,6 +85,13 @@ func saturationOf(st *Step, m Machine) Saturation {
 			why += "; " + short
 		}
 		return Saturation{Component: "imbench", Generator: true, Advice: advice, Why: why}
+	}
+	for _, u := range target {
+		if u.CPUBusiestThread >= 90 {
+			return Saturation{Component: u.Component,
+				Why: fmt.Sprintf("%s's busiest thread used %.0f %% of one core at step %d (the part %.0f %% in all): its work runs on that thread, and that core was full",
+					u.Component, u.CPUBusiestThread, st.N, u.CPUAvg)}
+		}
 	}
 	if st.MachineBusy > 0 {
 		busy = 100 * st.MachineBusy * float64(cores)
@@ -98,30 +125,44 @@ func saturationOf(st *Step, m Machine) Saturation {
 				cores, st.N, busy, st.GeneratorCores*100, target[0].Component, target[0].CPUAvg)}
 	}
 	for _, u := range target {
-		one := u.CPUBusiest
-		if one == 0 {
-			one = u.CPUAvg / max(u.Processes, 1)
-		}
-		if one >= 90 && one <= 115 {
-			return Saturation{Component: u.Component,
-				Why: fmt.Sprintf("%s's busiest process used %.0f %% of one core at step %d: its work runs on one core at a time, and that core was full",
-					u.Component, one, st.N)}
-		}
-	}
-	for _, u := range target {
 		if u.RSSAvg > 0 && u.RSSGrowth > 0.1*u.RSSAvg {
 			return Saturation{Component: u.Component,
 				Why: fmt.Sprintf("%s's memory grew by %s through step %d: it queues what it does not serve", u.Component, mib(u.RSSGrowth), st.N)}
 		}
 	}
 	if short != "" {
-		return Saturation{Component: "imbench", Generator: true, Advice: advice,
-			Why: short + ", while no part of the server saturated"}
+		return waited(st, base, target, short)
 	}
 	if len(st.Usage) == 0 {
 		return Saturation{Why: "no resource figures for the step (no Prometheus, and the server's processes are not on this machine)"}
 	}
 	return Saturation{Why: "no part of the server reached a core, nor the machine its cores: the limit lies in what the resource table does not show (a lock, the disk, the network, a database elsewhere)"}
+}
+
+// waited names why a step sent less than asked while the generator had
+// cores to spare: its senders were waiting for answers (rule 5).
+func waited(st, base *Step, target []Usage, short string) Saturation {
+	inFlight := st.Achieved * st.AckAvg / 1000 // Little's law: the senders waiting at a time
+	// What the same senders would have sent, answered as fast as at the
+	// lowest load.
+	could := 0.0
+	if base.AckAvg > 0 {
+		could = st.Achieved * st.AckAvg / base.AckAvg
+	}
+	if st == base || could < 0.95*st.Asked {
+		return Saturation{Component: "imbench", Generator: true,
+			Why: fmt.Sprintf("%s: the server answered in %.2f ms on average (%.2f ms at %g), and with about %.1f messages in flight, each sender waiting for its answer before its next message, its senders could not send more at that pace",
+				short, st.AckAvg, base.AckAvg, base.Asked, inFlight),
+			Advice: "give the scenario more senders for this rate (a larger SCALE, or more users sending), each keeping one message in flight"}
+	}
+	why := fmt.Sprintf("%s: the server's answers slowed from %.2f ms on average at %g to %.2f ms; each sender waits for its answer before its next message (about %.1f in flight), so the server set the pace (answered as at %g, they would have sent %.0f msg/s)",
+		short, base.AckAvg, base.Asked, st.AckAvg, inFlight, base.Asked, could)
+	if len(target) == 0 {
+		return Saturation{Component: "the server", Why: why + "; no figures of its parts"}
+	}
+	return Saturation{Component: target[0].Component,
+		Why: fmt.Sprintf("%s; its largest part, %s, used %.0f %% of one core, no core nor the machine full: the limit lies in what the resource table does not show (a lock, a queue, the disk)",
+			why, target[0].Component, target[0].CPUAvg)}
 }
 
 func mib(b float64) string { return fmt.Sprintf("%.0f MiB", b/(1<<20)) }

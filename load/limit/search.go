@@ -90,7 +90,7 @@ func Run(ctx context.Context, p Params, o Objective, m Machine, run StepFunc, ju
 			st.Broken = append(st.Broken, short)
 		}
 		if p.Dimension == "rate" {
-			st.GeneratorBound, st.GeneratorWhy = generatorBound(&st, m)
+			st.GeneratorBound, st.GeneratorWhy = generatorBound(&st, res.lowest(st), m)
 		}
 		res.Steps = append(res.Steps, st)
 		if judged != nil {
@@ -127,6 +127,15 @@ func Run(ctx context.Context, p Params, o Objective, m Machine, run StepFunc, ju
 	}
 	res.finish(lo, hi)
 	return res, nil
+}
+
+// lowest is the step at the lowest load so far, st included.
+func (r *Result) lowest(st Step) *Step {
+	b := r.baseline()
+	if b == nil || st.Asked < b.Asked {
+		return &st
+	}
+	return b
 }
 
 // nextLoad is the next step's load, or done once the interval is narrow
@@ -185,8 +194,8 @@ func shortfall(st *Step) string {
 
 // generatorBound is a step whose load the generator did not put out while
 // the server had room: what saturated there is the generator.
-func generatorBound(st *Step, m Machine) (bool, string) {
-	sat := saturationOf(st, m)
+func generatorBound(st, base *Step, m Machine) (bool, string) {
+	sat := saturationOf(st, base, m)
 	if !sat.Generator {
 		return false, ""
 	}

@@ -21,8 +21,8 @@ func model(n, gen float64) StepFunc {
 		}
 		var s summary.Summary
 		s.Latency.E2E = summary.LatencySummary{Count: 1, P99: p99}
-		return Step{N: step, Asked: asked, Achieved: sent, E2EP99: p99, Summary: s, GeneratorCores: 0.2,
-			Usage: []Usage{{Component: "imbench-target", Role: "target", Processes: 1, CPUAvg: min(cpu, 100)}}}, nil
+		return Step{N: step, Asked: asked, Achieved: sent, E2EP99: p99, AckAvg: 1, Summary: s, GeneratorCores: 0.2,
+			Usage: []Usage{{Component: "imbench-target", Role: "target", Processes: 1, CPUAvg: min(cpu, 100), CPUBusiestThread: min(cpu, 100)}}}, nil
 	}
 }
 
@@ -124,11 +124,76 @@ func TestSearchNamesAGeneratorAtItsCores(t *testing.T) {
 func TestSearchNamesABusyMachine(t *testing.T) {
 	st := Step{N: 1, Asked: 100, Achieved: 100, MachineBusy: 0.97, GeneratorCores: 0.2,
 		Usage: []Usage{{Component: "imbench-target", Role: "target", Processes: 1, CPUAvg: 30}}}
-	if s := saturationOf(&st, Machine{Cores: 2, GeneratorCores: 2}); s.Component != "the machine" || s.Generator {
+	if s := saturationOf(&st, nil, Machine{Cores: 2, GeneratorCores: 2}); s.Component != "the machine" || s.Generator {
 		t.Fatalf("saturation %+v", s)
 	}
 	st.Usage[0].CPUAvg = 150
-	if s := saturationOf(&st, Machine{Cores: 2, GeneratorCores: 2}); s.Component != "imbench-target" {
+	if s := saturationOf(&st, nil, Machine{Cores: 2, GeneratorCores: 2}); s.Component != "imbench-target" {
 		t.Fatalf("saturation %+v", s)
+	}
+}
+
+// A process at one core whose threads share the work is not a part at one
+// core: a Go server's goroutines run on every thread.
+func TestOneCoreIsAThreads(t *testing.T) {
+	st := Step{N: 3, Asked: 800, Achieved: 800, AckAvg: 1, GeneratorCores: 0.1,
+		Usage: []Usage{{Component: "server", Role: "target", Processes: 1, CPUAvg: 100, CPUBusiest: 100, CPUBusiestThread: 30}}}
+	if s := saturationOf(&st, nil, Machine{Cores: 8, GeneratorCores: 8}); s.Component != "" {
+		t.Fatalf("saturation %+v", s)
+	}
+	st.Usage[0].CPUBusiestThread = 97
+	if s := saturationOf(&st, nil, Machine{Cores: 8, GeneratorCores: 8}); s.Component != "server" || !strings.Contains(s.Why, "busiest thread") {
+		t.Fatalf("saturation %+v", s)
+	}
+}
+
+// A step that sent less than asked with the generator's cores to spare:
+// its senders waited for answers. Answers as quick as at the lowest load
+// mean too few senders; slower ones, a server that did not keep up.
+func TestShortfallNamesWhoSetThePace(t *testing.T) {
+	base := Step{N: 1, Asked: 400, Achieved: 400, AckAvg: 0.7, GeneratorCores: 0.1}
+	st := Step{N: 3, Asked: 1600, Achieved: 1450, AckAvg: 0.68, GeneratorCores: 0.14,
+		Usage: []Usage{{Component: "server", Role: "target", Processes: 1, CPUAvg: 64, CPUBusiestThread: 20}}}
+	st.Summary.Messages.Sent = 1450
+	s := saturationOf(&st, &base, Machine{Cores: 2, GeneratorCores: 2})
+	if s.Component != "imbench" || !s.Generator || !strings.Contains(s.Advice, "more senders") {
+		t.Fatalf("flat answers: %+v", s)
+	}
+	st.AckAvg = 4
+	s = saturationOf(&st, &base, Machine{Cores: 2, GeneratorCores: 2})
+	if s.Component != "server" || s.Generator || !strings.Contains(s.Why, "slowed from 0.70 ms") {
+		t.Fatalf("slower answers: %+v", s)
+	}
+	// The search goes on below such a step: the server set the pace.
+	run := func(_ context.Context, n int, asked float64) (Step, error) {
+		x := st
+		x.N, x.Asked, x.Achieved, x.AckAvg = n, asked, min(asked, 1000), 0.7
+		if asked > 1000 {
+			x.AckAvg = 0.7 * asked / 1000
+		}
+		return x, nil
+	}
+	r, err := Run(context.Background(), Params{Start: 250, Resolution: 0.05}, objective(t, "ack_avg<1000"), Machine{Cores: 8, GeneratorCores: 8}, run, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.GeneratorLimited || r.Limit < 950 || r.Limit > 1000/0.95 || r.Saturated.Component != "server" {
+		t.Fatalf("limit %g knee %g stopped %q saturated %+v", r.Limit, r.Knee, r.Stopped, r.Saturated)
+	}
+}
+
+// A send-only search (no delivery owed) draws the answer time against
+// acknowledged messages, not an empty e2e chart.
+func TestKneeChartOfASendOnlySearch(t *testing.T) {
+	r := Result{Params: Params{Dimension: "rate"}, Objective: "ack_p99<50", LimitStep: 1, KneeStep: 2, Steps: []Step{
+		{N: 1, Asked: 100, Acked: 100, AckP50: 1, AckP99: 4, Held: true},
+		{N: 2, Asked: 200, Acked: 150, AckP50: 30, AckP99: 90}}}
+	page := string(HTML(r))
+	if !strings.Contains(page, `data-measure="ack"`) || !strings.Contains(page, "acknowledged msg/s 150") || !strings.Contains(page, "objective 50 ms") {
+		t.Fatalf("knee chart:\n%s", page)
+	}
+	r.Steps[0].Expected, r.Steps[0].Deliveries, r.Steps[0].E2EP99 = 1000, 1000, 12
+	if page := string(HTML(r)); !strings.Contains(page, `data-measure="e2e"`) {
+		t.Fatal("a search with deliveries owed not drawn by e2e latency")
 	}
 }

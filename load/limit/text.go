@@ -27,8 +27,12 @@ func StepLine(st Step, dim string) string {
 		return fmt.Sprintf("step %d: %s asked, %d online, e2e p99 %s ms, lost %d: %s", st.N, LoadText(st.Asked, dim), st.Online,
 			num(st.E2EP99), st.Lost, verdict)
 	}
-	return fmt.Sprintf("step %d: %s asked, %s sent, %s deliveries/s verified, e2e p99 %s ms, ack p99 %s ms, lost %d, late %d, unanswered %d: %s",
-		st.N, LoadText(st.Asked, dim), num(st.Achieved), num(st.Deliveries), num(st.E2EP99), num(st.AckP99), st.Lost, st.Late, st.Unanswered, verdict)
+	recv := "no delivery owed"
+	if st.Expected > 0 {
+		recv = fmt.Sprintf("%s deliveries/s verified, e2e p99 %s ms", num(st.Deliveries), num(st.E2EP99))
+	}
+	return fmt.Sprintf("step %d: %s asked, %s sent, %s, ack p99 %s ms, lost %d, late %d, unanswered %d: %s",
+		st.N, LoadText(st.Asked, dim), num(st.Achieved), recv, num(st.AckP99), st.Lost, st.Late, st.Unanswered, verdict)
 }
 
 // ResultLine is the search's result in a line.
@@ -49,7 +53,7 @@ func ResultLine(r Result) string {
 		fmt.Fprintf(&b, "no step held %s (the smallest tried: %s)", r.Objective, LoadText(r.smallest(), dim))
 	default:
 		fmt.Fprintf(&b, "limit %s within %s", LoadText(r.Limit, dim), r.Objective)
-		if st := r.Step(r.LimitStep); st != nil && dim == "rate" {
+		if st := r.Step(r.LimitStep); st != nil && dim == "rate" && st.Expected > 0 {
 			fmt.Fprintf(&b, " (%s deliveries/s verified, e2e p99 %s ms)", num(st.Deliveries), num(st.E2EP99))
 		}
 		if r.Knee > 0 {
@@ -120,8 +124,12 @@ func Table(r Result) string {
 		if s.GeneratorBound {
 			verdict += "; generator-bound"
 		}
-		row := []string{fmt.Sprintf("%d%s", s.N, mark), LoadText(s.Asked, r.Params.Dimension), num(s.Achieved), num(s.Deliveries),
-			num(s.E2EP50) + " / " + num(s.E2EP99), num(s.AckP50) + " / " + num(s.AckP99),
+		deliveries, e2e := num(s.Deliveries), num(s.E2EP50)+" / "+num(s.E2EP99)
+		if s.Expected == 0 {
+			deliveries, e2e = "none owed", "—"
+		}
+		row := []string{fmt.Sprintf("%d%s", s.N, mark), LoadText(s.Asked, r.Params.Dimension), num(s.Achieved), deliveries,
+			e2e, num(s.AckP50) + " / " + num(s.AckP99),
 			fmt.Sprint(s.Lost), fmt.Sprint(s.Late), fmt.Sprint(s.Unanswered), verdict}
 		for _, p := range parts {
 			cell := "—"

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"runtime"
 	"sync"
 	"time"
 )
@@ -38,6 +39,9 @@ func (k *capacity) take(m *Message) {
 }
 
 func (k *capacity) serve() {
+	// On one thread of its own, as a single-threaded stage runs: what
+	// fills is one core, and /proc shows that thread full.
+	runtime.LockOSThread()
 	for {
 		k.mu.Lock()
 		for len(k.queue) == 0 {
