@@ -208,14 +208,14 @@ func run(args []string) error {
 			// Anyone who reaches it can drop every connection: loopback only.
 			control.Handle("POST /fault/storm", stormHandler(c, log))
 		}
-		servers[*apiAddr] = &http.Server{Handler: front.API(c), ReadHeaderTimeout: 10 * time.Second}
+		servers[*apiAddr] = apiServer(front.API(c))
 		if *wkAPI != "" {
-			servers[*wkAPI] = &http.Server{Handler: wk.API(c), ReadHeaderTimeout: 10 * time.Second}
+			servers[*wkAPI] = apiServer(wk.API(c))
 		}
 		wf = wildfire.New(c, m, log)
 		wf.RateLimit, wf.ReadTimeout = *wfRate, *wfRead
 		if *wfAdmin != "" {
-			servers[*wfAdmin] = &http.Server{Handler: wf.API(), ReadHeaderTimeout: 10 * time.Second}
+			servers[*wfAdmin] = apiServer(wf.API())
 		}
 	}
 	if *role != "core" {
@@ -315,4 +315,15 @@ func checkLoopback(addr string, allow bool) error {
 		return nil
 	}
 	return fmt.Errorf("listen address %q is outside 127.0.0.0/8; pass -allow-remote to allow it", addr)
+}
+
+// apiServer serves a front end's REST API as the real servers do
+// (openim-api's plain http.Server, WuKongIM's gin Run): with no time limit
+// on a request's headers. Go counts that limit for a connection's first
+// request from the accept, so a connection a client's transport dialed
+// and left unused in its idle pool (OpenIM's SDK does, in bursts) would be
+// closed under it, and a POST sent on it as it closes fails with EOF, never
+// retried.
+func apiServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h}
 }
