@@ -77,10 +77,16 @@ func (r *Report) resultsTable() table {
 	add("Total Messages", fmt.Sprintf("%s sent (%s acknowledged, %s failed)%s; %s deliveries: %s pushed, %s pulled",
 		num(float64(m.Sent)), num(float64(m.Acked)), num(float64(m.SendFailed)), summary.UnansweredText(m, d)+summary.UnsentText(m), num(float64(d.Received)),
 		num(float64(d.Pushed)), num(float64(d.ByPull))))
+	if t := summary.UnansweredRow(m, d); t != "" {
+		add("Unanswered Sends", t)
+	}
 	add("Message Integrity", integrity(s))
 	add("Duplicates / Out of Order", duplicatesText(d))
 	if t := summary.OrderText(d.ByClass); t != "" {
 		add("Order by pacing", t)
+	}
+	if r := d.Rooms; r != nil {
+		add("Chatrooms", fmt.Sprintf("%s; %s sent before a member joined", summary.RoomsText(r), num(float64(r.BeforeJoin))))
 	}
 	add("Average Latency", fmt.Sprintf("%s seconds", dec(s.Latency.E2E.Avg/1000, 3)))
 	add("Maximum Latency", fmt.Sprintf("%s seconds", dec(s.Latency.E2E.Max/1000, 3)))

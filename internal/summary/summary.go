@@ -384,6 +384,9 @@ func (s Summary) Table() string {
 	d := s.Deliveries
 	row("Total Messages", fmt.Sprintf("%d sent, %d acknowledged, %d failed%s%s; %d deliveries (%d pushed, %d pulled)",
 		s.Messages.Sent, s.Messages.Acked, s.Messages.SendFailed, UnansweredText(s.Messages, d), UnsentText(s.Messages), d.Received, d.Pushed, d.ByPull))
+	if t := UnansweredRow(s.Messages, d); t != "" {
+		row("Unanswered sends", t)
+	}
 	row("Message Integrity", IntegrityText(s))
 	row("Duplicates / Out of order", fmt.Sprintf("%d / %d", d.Duplicates, d.OutOfOrder))
 	if t := OrderText(d.ByClass); t != "" {
@@ -575,6 +578,17 @@ func UnansweredText(m MessagesSummary, d DeliveriesSummary) string {
 		return ""
 	}
 	return fmt.Sprintf(", %d unanswered within the timeout (%d deliveries of them arrived: stored, answered late or never)", m.Unanswered, d.OfUnanswered)
+}
+
+// UnansweredRow is the verdict on unanswered sends, "" when every send
+// was answered: how many of how many, and that the server did not answer
+// in time, which no delivery count makes up for.
+func UnansweredRow(m MessagesSummary, d DeliveriesSummary) string {
+	if m.Unanswered == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d sends got no answer within the timeout: the server did not answer in time (overloaded, or gone); %d deliveries of them arrived",
+		m.Unanswered, m.Sent, d.OfUnanswered)
 }
 
 // UnsentText is ", N not sent …" when the send phase ended with messages

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/imbench/imbench/internal/summary"
 )
 
 const scenarioDir = "../scenarios"
@@ -87,6 +89,33 @@ func TestScenarioErrorsNameTheFile(t *testing.T) {
 		_, err := Load(f, nil, "r1")
 		if err == nil || !strings.Contains(err.Error(), name) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// Every catalog scenario that sends fails a run whose sends went
+// unanswered: the server did not answer in time, whatever arrived.
+func TestEverySendingScenarioFailsOnUnansweredSends(t *testing.T) {
+	for _, f := range scenarioFiles(t) {
+		sc, err := Load(f, map[string]string{"IM_SECRET": "x"}, "r1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc.Plan.p.Planned() == 0 {
+			continue // a hold sends nothing
+		}
+		var s summary.Summary
+		s.Messages.Sent, s.Messages.Acked, s.Messages.Unanswered = 100, 99, 1
+		rs, err := CheckThresholds(sc.Options.Thresholds, &s)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		crossed := false
+		for _, r := range rs {
+			crossed = crossed || (!r.Passed && r.Metric == "unanswered")
+		}
+		if !crossed {
+			t.Errorf("%s passes a run with an unanswered send (thresholds %v)", f, sc.Options.Thresholds)
 		}
 	}
 }

@@ -87,7 +87,7 @@ func (r *Run) BuildSummary() summary.Summary {
 		d.Rooms.SetRate()
 	}
 	if w := p.Watchers(); w > 0 {
-		d.Watchers = &summary.WatchersSummary{Users: w, Expected: t.WatchExpected, Received: t.WatchReceived}
+		d.Watchers = &summary.WatchersSummary{Users: w, Expected: t.WatchExpected, Received: rec.WatchMatched}
 	}
 	d.StoreCheck = r.storeCheckSummary()
 	s.Deliveries = d

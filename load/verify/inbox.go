@@ -205,9 +205,6 @@ func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *
 	}
 	cls.Received.Add(1)
 	s.maxN = max(s.maxN, n)
-	if ck.Plan.IsWatcher(me) {
-		t.WatchReceived.Add(1)
-	}
 	if a.Pulled {
 		t.Pulled[k].Add(1)
 		if a.GapFill {

@@ -34,6 +34,10 @@ type Reconciliation struct {
 	// what that member's messages owed it is not known here and stays in
 	// Lost.
 	NotAttemptedPartial bool
+	// WatchMatched are the watchers' deliveries of acknowledged messages:
+	// counted on the same messages as what they were owed (Tally's
+	// WatchExpected), which an unanswered send's delivery is not.
+	WatchMatched int64
 }
 
 // Reconcile compares what the local receivers got with what was expected.
@@ -53,7 +57,8 @@ func Reconcile(p *plan.Plan, expected [Kinds]int64, inboxes map[uint32]*Inbox, o
 	if len(never) > 0 {
 		r.NotAttempted, r.NotAttemptedPartial = notAttempted(p, never, outboxes)
 	}
-	for _, in := range inboxes {
+	for u, in := range inboxes {
+		watcher := p.IsWatcher(u)
 		in.mu.Lock()
 		for c, cv := range in.convs {
 			if int(c) >= len(p.Convs) {
@@ -65,6 +70,9 @@ func Reconcile(p *plan.Plan, expected [Kinds]int64, inboxes map[uint32]*Inbox, o
 				ob := outboxes[s]
 				if ob == nil {
 					r.Matched[k] += int64(got)
+					if watcher {
+						r.WatchMatched += int64(got)
+					}
 					continue
 				}
 				ob.mu.Lock()
@@ -77,6 +85,9 @@ func Reconcile(p *plan.Plan, expected [Kinds]int64, inboxes map[uint32]*Inbox, o
 				}
 				ob.mu.Unlock()
 				r.Matched[k] += int64(both)
+				if watcher {
+					r.WatchMatched += int64(both)
+				}
 				r.OfUnanswered[k] += int64(late)
 				r.Unexpected[k] += int64(got - both - late)
 			}

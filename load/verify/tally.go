@@ -53,7 +53,7 @@ type Tally struct {
 	Corrupt, Foreign, Overlap               atomic.Int64
 	BeforeJoin                              atomic.Int64 // chatroom messages sent before the receiver joined
 	Dispatched                              atomic.Int64 // members (sender included) of acknowledged messages' conversations
-	WatchExpected, WatchReceived            atomic.Int64 // deliveries owed to and received by watchers
+	WatchExpected                           atomic.Int64 // deliveries owed to watchers (what they received: Reconciliation.WatchMatched)
 	ConnectErrors, Disconnects, Kicks       atomic.Int64
 	Reconnects, LoginsImmediate, LoginsLate atomic.Int64
 	PullRequests, HeartbeatsSent            atomic.Int64
@@ -120,7 +120,7 @@ type Totals struct {
 	Corrupt, Foreign, Overlap               int64
 	BeforeJoin                              int64
 	Dispatched                              int64
-	WatchExpected, WatchReceived            int64
+	WatchExpected                           int64
 	ConnectErrors, Disconnects, Kicks       int64
 	Reconnects, LoginsImmediate, LoginsLate int64
 	PullRequests, HeartbeatsSent            int64
@@ -168,7 +168,6 @@ func (t *Totals) Add(x *Tally) {
 	t.BeforeJoin += x.BeforeJoin.Load()
 	t.Dispatched += x.Dispatched.Load()
 	t.WatchExpected += x.WatchExpected.Load()
-	t.WatchReceived += x.WatchReceived.Load()
 	t.ConnectErrors += x.ConnectErrors.Load()
 	t.Disconnects += x.Disconnects.Load()
 	t.Kicks += x.Kicks.Load()

@@ -224,9 +224,14 @@ func TestReconcileCountsDeliveriesOfUnansweredSends(t *testing.T) {
 			h.ck.Receive(in, Arrival{Conv: grp, Sender: 0, Text: h.text(0, grp, n), CreateMs: (h.now.UnixMicro() - 5000) / 1000}, h.now, &h.tl)
 		}
 	}
+	h.p.Watching = make([]bool, h.p.Users)
+	h.p.Watching[2] = true // user 2 watches: it is owed n=1 only, and received n=1 only of what was acknowledged
 	rec := Reconcile(h.p, expected, map[uint32]*Inbox{1: r1, 2: r2}, out, 10)
 	if rec.Matched != [Kinds]int64{0, 2} || rec.OfUnanswered != [Kinds]int64{0, 2} || rec.Unexpected != [Kinds]int64{0, 2} || rec.Lost != [Kinds]int64{} {
 		t.Fatalf("reconcile %+v", rec)
+	}
+	if rec.WatchMatched != 1 {
+		t.Fatalf("the watcher received %d acknowledged messages, not 1 (its three deliveries counted?)", rec.WatchMatched)
 	}
 }
 
