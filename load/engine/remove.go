@@ -101,6 +101,9 @@ func RemoveEach(ctx context.Context, what string, ids []string, parallel int, de
 		go func() {
 			defer wg.Done()
 			for id := range next {
+				if failed.Load() >= maxRemoveFailures {
+					continue // stopping: what is left is not tried
+				}
 				if err := del(ctx, id); errors.Is(err, ErrAbsent) {
 					gone.Add(1)
 					continue
@@ -128,8 +131,8 @@ func RemoveEach(ctx context.Context, what string, ids []string, parallel int, de
 	wg.Wait()
 	n, a, f := int(done.Load()), int(gone.Load()), int(failed.Load())
 	switch {
-	case f > 0 && tried < len(ids):
-		return n, a, fmt.Errorf("%s: %d of %d not removed, stopped after %d failures; the first: %v", what, len(ids)-n-a, len(ids), f, first)
+	case f >= maxRemoveFailures && n+a+f < len(ids):
+		return n, a, fmt.Errorf("%s: %d of %d not removed, stopped after %d failures; the first: %v", what, len(ids)-n-a, len(ids), maxRemoveFailures, first)
 	case f > 0:
 		return n, a, fmt.Errorf("%s: %d of %d not removed; the first failure: %v", what, f, len(ids), first)
 	case tried < len(ids):

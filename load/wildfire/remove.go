@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"time"
 
 	"github.com/imbench/imbench/load/engine"
 	wire "github.com/imbench/imbench/wire/wildfire"
@@ -12,10 +14,12 @@ import (
 
 // DestroyUser is /admin/user/destroy: the server drops the user's
 // sessions, messages, friends and groups and marks the user deleted. It
-// answers before that work is done, and answers 0 for any user id.
+// answers before that work is done, and answers 0 for any user id. An
+// answer of 249 "timeout" (or none in time) is checked: a user the server
+// no longer has was removed.
 func (a *Admin) DestroyUser(ctx context.Context, id string) error {
 	_, err := call[json.RawMessage](ctx, a, wire.PathUserDestroy, wire.DestroyUserReq{UserID: id})
-	return err
+	return a.confirm(ctx, err, wire.PathUserGetInfo, wire.GetUserInfoReq{UserID: id})
 }
 
 // DismissGroup is /admin/group/del. An admin call skips the owner check;
@@ -26,6 +30,41 @@ func (a *Admin) DismissGroup(ctx context.Context, id, operator string) error {
 	var ae *APIError
 	if errors.As(err, &ae) && ae.Code == wire.CodeNotExist {
 		return fmt.Errorf("%w: %v", engine.ErrAbsent, err)
+	}
+	return a.confirm(ctx, err, wire.PathGroupGetInfo, wire.GetGroupReq{GroupID: id})
+}
+
+// Rechecks of a removal the server timed out: how many, how far apart.
+const (
+	confirmTries = 5
+	confirmEvery = 2 * time.Second
+)
+
+// confirm looks up what a removal answered with a timeout (the server's
+// 249, or no answer within the client's): the real server answered 249
+// under a backlog and removed everything all the same. Once the lookup
+// answers 253 (not exist) the removal is done; after confirmTries it is
+// the removal's error.
+func (a *Admin) confirm(ctx context.Context, err error, path string, lookup any) error {
+	var ae *APIError
+	timedOut := errors.As(err, &ae) && ae.Code == wire.CodeTimeout
+	var ne net.Error
+	timedOut = timedOut || (errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()) && ctx.Err() == nil
+	if !timedOut {
+		return err
+	}
+	for i := range confirmTries {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return err
+			case <-time.After(confirmEvery):
+			}
+		}
+		_, lerr := call[json.RawMessage](ctx, a, path, lookup)
+		if errors.As(lerr, &ae) && ae.Code == wire.CodeNotExist {
+			return nil
+		}
 	}
 	return err
 }

@@ -23,6 +23,7 @@ const (
 	PathGroupMemberAdd = "/admin/group/member/add"
 	PathGroupMemberDel = "/admin/group/member/del"
 	PathGroupDismiss   = "/admin/group/del"
+	PathGroupGetInfo   = "/admin/group/get_info"
 	PathGroupMembers   = "/admin/group/member/list"
 	PathMessageSend    = "/admin/message/send"
 	PathChatroomCreate = "/admin/chatroom/create"
@@ -243,5 +244,32 @@ type (
 	}
 	DestroyChatroomReq struct {
 		ChatroomID string `json:"chatroomId"`
+	}
+)
+
+// The lookups: /admin/user/get_info (InputGetUserInfo: a userId, else a
+// name, else a mobile; 253 for a user unknown or destroyed) answering
+// InputOutputUserInfo, and /admin/group/get_info (InputGetGroup; 253 for
+// a group unknown or dismissed) answering PojoGroupInfo, whose fields
+// are named as its Gson has them. Only what a client checks is here.
+type (
+	GetUserInfoReq struct {
+		UserID string `json:"userId,omitempty"`
+		Name   string `json:"name,omitempty"`
+		Mobile string `json:"mobile,omitempty"`
+	}
+	UserInfo struct {
+		UserID      string `json:"userId"`
+		Name        string `json:"name"`
+		DisplayName string `json:"displayName"`
+	}
+	GetGroupReq struct {
+		GroupID string `json:"groupId"`
+	}
+	GroupInfo struct {
+		TargetID string `json:"target_id"`
+		Name     string `json:"name"`
+		Owner    string `json:"owner"`
+		Type     int    `json:"type"`
 	}
 )

@@ -29,6 +29,7 @@ type WFOptions struct {
 	ConnectTimeout time.Duration // no CONNECT: closed after this
 	KickDelay      time.Duration // kick's ROFL to close
 	MaxPullBytes   int           // > 0: what one MP answers, in encoded bytes (one message at least)
+	AdminTimeout   int           // > 0: every n-th destroy or dismissal done and answered 249
 }
 
 // StartWildfire serves a fresh Wildfire target until the test ends, when
@@ -55,6 +56,7 @@ func StartWildfire(t testing.TB, faults core.Faults, o WFOptions) *WFTarget {
 	if o.MaxPullBytes > 0 {
 		f.MaxPullBytes = o.MaxPullBytes
 	}
+	f.AdminTimeoutEvery = o.AdminTimeout
 	api := httptest.NewServer(f.API())
 	t.Cleanup(api.Close)
 	l, err := net.Listen("tcp", "127.0.0.1:0")

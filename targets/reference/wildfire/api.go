@@ -39,6 +39,8 @@ func (f *FrontEnd) API() http.Handler {
 		wire.PathUserDestroy:    a.userDestroy,
 		wire.PathGroupDismiss:   a.groupDismiss,
 		wire.PathChatroomDel:    a.chatroomDel,
+		wire.PathUserGetInfo:    a.userGetInfo,
+		wire.PathGroupGetInfo:   a.groupGetInfo,
 	}
 	return a
 }

@@ -27,7 +27,7 @@ func (a *api) userDestroy(body []byte) (any, wire.ErrorCode) {
 	if err := a.f.c.DeleteUser(req.UserID); err != nil && !errors.Is(err, core.ErrUnknownUser) {
 		return nil, apiCode(err)
 	}
-	return nil, wire.CodeSuccess
+	return nil, a.f.removalAnswer()
 }
 
 // groupDismiss is /admin/group/del: 251 without a group_id or an
@@ -44,7 +44,18 @@ func (a *api) groupDismiss(body []byte) (any, wire.ErrorCode) {
 	if err := a.f.c.DismissGroup(req.GroupID); err != nil {
 		return nil, apiCode(err)
 	}
-	return nil, wire.CodeSuccess
+	return nil, a.f.removalAnswer()
+}
+
+// removalAnswer is a destroy's or a dismissal's code once its work is
+// done: 249 "timeout" for every AdminTimeoutEvery-th one, as the real
+// server answered under a backlog while it removed them all.
+func (f *FrontEnd) removalAnswer() wire.ErrorCode {
+	if n := f.AdminTimeoutEvery; n > 0 && f.removals.Add(1)%int64(n) == 0 {
+		f.Metrics.adminTimeouts.Inc()
+		return wire.CodeTimeout
+	}
+	return wire.CodeSuccess
 }
 
 // chatroomDel is /admin/chatroom/del: 251 without a chatroomId, else 0,

@@ -150,3 +150,33 @@ func TestAdminRoutes(t *testing.T) {
 		t.Fatalf("connections gauge %v", n)
 	}
 }
+
+// The lookups answer as GetUserAction and GetGroupInfoAction: 251 with
+// nothing to look up, 253 for what is unknown, destroyed or dismissed.
+func TestAdminLookups(t *testing.T) {
+	t.Parallel()
+	tg := reftest.StartWildfire(t, core.Faults{}, reftest.WFOptions{})
+	var res wire.APIResult[wire.CreateUserResult]
+	post(t, tg, wire.PathUserCreate, wire.CreateUserReq{UserID: "u1", Name: "u1"}, &res)
+	createGroup(t, tg, "g1", "u1", "u1")
+	var user wire.APIResult[wire.UserInfo]
+	if post(t, tg, wire.PathUserGetInfo, wire.GetUserInfoReq{UserID: "u1"}, &user); !user.OK() || user.Result.UserID != "u1" {
+		t.Fatalf("get_info u1: %+v", user)
+	}
+	if post(t, tg, wire.PathUserGetInfo, wire.GetUserInfoReq{}, &user); user.Err() != wire.CodeInvalidParameter {
+		t.Fatalf("get_info of nobody: %+v", user)
+	}
+	var group wire.APIResult[wire.GroupInfo]
+	if post(t, tg, wire.PathGroupGetInfo, wire.GetGroupReq{GroupID: "g1"}, &group); !group.OK() || group.Result.Owner != "u1" || group.Result.TargetID != "g1" {
+		t.Fatalf("group get_info: %+v", group)
+	}
+	var done wire.APIResult[any]
+	post(t, tg, wire.PathGroupDismiss, wire.DismissGroupReq{Operator: "u1", GroupID: "g1"}, &done)
+	post(t, tg, wire.PathUserDestroy, wire.DestroyUserReq{UserID: "u1"}, &done)
+	if post(t, tg, wire.PathGroupGetInfo, wire.GetGroupReq{GroupID: "g1"}, &group); group.Err() != wire.CodeNotExist {
+		t.Fatalf("a dismissed group: %+v", group)
+	}
+	if post(t, tg, wire.PathUserGetInfo, wire.GetUserInfoReq{UserID: "u1"}, &user); user.Err() != wire.CodeNotExist {
+		t.Fatalf("a destroyed user: %+v", user)
+	}
+}

@@ -77,6 +77,10 @@ type FrontEnd struct {
 	RateLimit      int           // requests per RateWindow per clientId and topic (MP and UG exempt)
 	TokenKey       string        // token.key, inside every DES token
 	MaxPullBytes   int           // messages one MP answers, in encoded bytes (at least one)
+	// AdminTimeoutEvery > 0: every n-th user destroy or group dismissal
+	// is done and answered 249 "timeout" (a fault: a real server behind).
+	AdminTimeoutEvery int
+	removals          atomic.Int64
 
 	c   *core.Core
 	ids idGen

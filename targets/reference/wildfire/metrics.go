@@ -28,7 +28,9 @@ type Metrics struct {
 	filings  [feedTypes][viaCount]prometheus.Counter
 	pings    prometheus.Counter
 	kicks    prometheus.Counter
-	inBytes  prometheus.Counter
+	// adminTimeouts: removals done and answered 249 (AdminTimeoutEvery).
+	adminTimeouts prometheus.Counter
+	inBytes       prometheus.Counter
 
 	rmu     sync.RWMutex
 	refusal map[refusalKey]prometheus.Counter // refused's series, resolved once each
@@ -75,9 +77,11 @@ func NewMetrics(m *core.Metrics) *Metrics {
 		refused:  vec("imbench_target_wildfire_publish_errors_total", "Requests answered with a code other than 0 (and 255), by topic and code.", "topic", "code"),
 		pings:    counter("imbench_target_wildfire_pings_total", "PINGREQs received."),
 		kicks:    counter("imbench_target_wildfire_kicks_total", "Connections kicked by a newer login of their user and platform class (ROFL)."),
-		inBytes:  counter("imbench_target_wildfire_read_bytes_total", "Bytes read from MQTT connections."),
-		served:   map[string]prometheus.Counter{},
-		refusal:  map[refusalKey]prometheus.Counter{},
+		adminTimeouts: counter("imbench_target_fault_admin_timeouts_total",
+			"User destroys and group dismissals done and answered 249 timeout (-wildfire-admin-timeout-every)."),
+		inBytes: counter("imbench_target_wildfire_read_bytes_total", "Bytes read from MQTT connections."),
+		served:  map[string]prometheus.Counter{},
+		refusal: map[refusalKey]prometheus.Counter{},
 	}
 	for _, t := range []string{wire.TopicSendMessage, wire.TopicPullMessage, wire.TopicJoinChatroom, wire.TopicQuitChatroom, wire.TopicGetUserSetting, topicOther} {
 		wm.served[t] = wm.requests.WithLabelValues(topicLabel(t))
