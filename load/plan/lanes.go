@@ -206,38 +206,60 @@ func (s *Stream) PlannedFor(lo, hi uint32) int64 {
 	return n
 }
 
-// SenderRate estimates the fastest a single user of the plan sends, in
-// messages a second: each open stream's peak rate shared by its distinct
-// senders; +Inf when a stream is closed (as fast as acknowledged). A server
-// that limits requests per client (Wildfire's client.request_rate_limit)
-// is checked against it before load.
-func (p *Plan) SenderRate() float64 {
-	peak := 0.0
+// peakRate is an open stream's highest rate, messages a second.
+func (s *Stream) peakRate() float64 {
+	switch {
+	case s.ramp != nil:
+		rate := s.ramp.start
+		for _, st := range s.ramp.stages {
+			rate = max(rate, st.r0, st.r1)
+		}
+		return rate
+	case s.Interval > 0:
+		return float64(time.Second) / float64(s.Interval)
+	}
+	return 0
+}
+
+// BusiestSenderIn is the most messages a single user of the plan may send
+// within window, over all streams: an open stream's peak rate shared by
+// its senders, a closed one's busiest sender's whole count (it may send
+// them all as fast as they are acknowledged); +Inf for a closed stream
+// bounded by time only. A server that limits requests per client in a
+// window (Wildfire's client.request_rate_limit) is checked against it.
+func (p *Plan) BusiestSenderIn(window time.Duration) float64 {
+	per := map[uint32]float64{}
 	for _, s := range p.Streams {
-		if s.InFlight > 0 {
-			return math.Inf(1)
-		}
-		rate := 0.0
-		switch {
-		case s.ramp != nil:
-			rate = s.ramp.start
-			for _, st := range s.ramp.stages {
-				rate = max(rate, st.r0, st.r1)
+		if !s.Open() {
+			if s.Until > 0 {
+				return math.Inf(1)
 			}
-		case s.Interval > 0:
-			rate = float64(time.Second) / float64(s.Interval)
-		}
-		senders := map[uint32]struct{}{}
-		for _, l := range s.lanes {
-			for _, seg := range l {
-				for _, u := range seg.senders {
-					senders[u] = struct{}{}
+			for _, l := range s.lanes {
+				for _, sg := range l {
+					for _, u := range sg.senders {
+						per[u] += float64(sg.count / uint32(len(sg.senders)))
+					}
 				}
 			}
+			continue
 		}
-		if len(senders) > 0 {
-			peak = max(peak, rate/float64(len(senders)))
+		if r := s.peakRate(); r > 0 {
+			senders := map[uint32]struct{}{}
+			for _, l := range s.lanes {
+				for _, sg := range l {
+					for _, u := range sg.senders {
+						senders[u] = struct{}{}
+					}
+				}
+			}
+			for u := range senders {
+				per[u] += r / float64(len(senders)) * window.Seconds()
+			}
 		}
 	}
-	return peak
+	most := 0.0
+	for _, n := range per {
+		most = max(most, n)
+	}
+	return most
 }

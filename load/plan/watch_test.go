@@ -3,6 +3,7 @@ package plan
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 // Watchers are marked, counted per conversation and never owed their own
@@ -32,15 +33,20 @@ func TestWatchersAreCountedApart(t *testing.T) {
 	}
 }
 
-// SenderRate is a stream's peak shared by its senders, or +Inf as fast as
-// acknowledged.
-func TestSenderRate(t *testing.T) {
+// BusiestSenderIn is an open stream's peak shared by its senders over the
+// window, a closed stream's busiest sender's whole count, +Inf for one
+// bounded by time only.
+func TestBusiestSenderIn(t *testing.T) {
 	open := build(t, workload(t, `{"kind":"pairs","pairs":10,"totalRate":50,"messages":5}`))
-	if r := open.SenderRate(); math.Abs(r-5) > 0.01 {
-		t.Fatalf("10 senders sharing 50/s: %v each", r)
+	if n := open.BusiestSenderIn(5 * time.Second); math.Abs(n-25) > 0.01 {
+		t.Fatalf("10 senders sharing 50/s: %v each in 5 s", n)
 	}
-	closed := build(t, workload(t, `{"kind":"pairs","pairs":1,"inFlight":2,"messages":5}`))
-	if !math.IsInf(closed.SenderRate(), 1) {
-		t.Fatalf("closed pacing: %v", closed.SenderRate())
+	closed := build(t, workload(t, `{"kind":"pairs","pairs":1,"inFlight":2,"messages":6}`))
+	if n := closed.BusiestSenderIn(5 * time.Second); n != 6 {
+		t.Fatalf("a closed pair of 6 messages: %v", n)
+	}
+	timed := build(t, workload(t, `{"kind":"pairs","pairs":1,"inFlight":2,"duration":"10s"}`))
+	if n := timed.BusiestSenderIn(5 * time.Second); !math.IsInf(n, 1) {
+		t.Fatalf("closed pacing bounded by time: %v", n)
 	}
 }

@@ -37,12 +37,13 @@ func newDriver(t *testing.T, tg *reftest.WFTarget, p *plan.Plan) *wildfire.Drive
 
 // A server whose per-client limit a plan's senders would reach stops the
 // run at setup, before any load, in one line naming the setting; a plan
-// that stays under it runs.
+// that stays under it (paced, or closed with few messages a sender) runs
+// and says so.
 func TestRateLimitIsCheckedBeforeLoad(t *testing.T) {
 	tg := reftest.StartWildfire(t, core.Faults{}, reftest.WFOptions{RateLimit: 100})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	fast := testPlan(t, "rlfast", `{"kind":"pairs","pairs":2,"allOnline":true,"inFlight":4,"messages":50}`)
+	fast := testPlan(t, "rlfast", `{"kind":"pairs","pairs":2,"allOnline":true,"inFlight":4,"messages":200}`)
 	_, err := newDriver(t, tg, fast).Setup(ctx, func(string) {})
 	var rl *wildfire.RateLimitError
 	if !errors.As(err, &rl) || rl.Accepted != 100 || strings.Contains(err.Error(), "\n") ||
@@ -61,11 +62,19 @@ func TestRateLimitIsCheckedBeforeLoad(t *testing.T) {
 	if !strings.Contains(strings.Join(said, "\n"), "accepts about 100 requests per client") {
 		t.Fatalf("the limit was not reported: %q", said)
 	}
-	// The release's limit off (the reference's default): nothing to say.
+	// As fast as acknowledged, but 6 messages a sender (chatroom5k's):
+	// never more than 6 in a window.
+	said = nil
+	few := testPlan(t, "rlfew", `{"kind":"pairs","pairs":2,"allOnline":true,"inFlight":4,"messages":6}`)
+	if _, err := newDriver(t, tg, few).Setup(ctx, func(s string) { said = append(said, s) }); err != nil ||
+		!strings.Contains(strings.Join(said, "\n"), "busiest user sends up to 6, below it") {
+		t.Fatalf("6 messages a sender: %v %q", err, said)
+	}
+	// The release's limit off (the reference's default): said too.
 	tg = reftest.StartWildfire(t, core.Faults{}, reftest.WFOptions{})
 	said = nil
 	if _, err := newDriver(t, tg, testPlan(t, "rlnone", `{"kind":"pairs","pairs":1,"allOnline":true,"inFlight":4,"messages":5}`)).
-		Setup(ctx, func(s string) { said = append(said, s) }); err != nil || strings.Contains(strings.Join(said, "\n"), "request_rate_limit") {
+		Setup(ctx, func(s string) { said = append(said, s) }); err != nil || !strings.Contains(strings.Join(said, "\n"), "let all 110 requests") {
 		t.Fatalf("no limit: %v %q", err, said)
 	}
 }
