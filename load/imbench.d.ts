@@ -2,8 +2,11 @@
 // imbench evaluates a scenario once (its own runner, no k6): the scenario
 // exports `plan` (im.workload or im.integration), optionally `options`
 // (ScenarioOptions: thresholds in k6's syntax, hold, stormAt, vus,
-// protocolOptions) and `handleSummary(summary)`. Reference this file from a
-// tsconfig "include" or with /// <reference path="...imbench.d.ts" />.
+// protocolOptions) and `handleSummary(summary)`, which returns
+// { [file]: text }: `stdout` and `stderr` are printed, a relative file name
+// is written inside the run's folder (results/<run id>/), an absolute path
+// where it says. Reference this file from a tsconfig "include" or with
+// /// <reference path="...imbench.d.ts" />.
 
 declare module 'imbench' {
   /** What a scenario may export as `options`. */

@@ -340,18 +340,23 @@ func Finish(sc *Script, s summary.Summary, dir string, noThresholds bool, stdout
 	return code
 }
 
-// writeOutput writes one of handleSummary's files inside the run's folder;
-// summary.json and paths leaving the folder are refused (the report and the
-// merge read what is there).
+// writeOutput writes one of handleSummary's files: a relative name inside
+// the run's folder, an absolute path where it says (as k6 does). A
+// relative name leaving the folder, and the runner's own files however
+// named, are refused (the report and the merge read what is there).
 func writeOutput(dir, name, content string) error {
 	clean := filepath.Clean(name)
-	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
-		return fmt.Errorf("%q: files go into the run's folder", name)
+	f := clean
+	if !filepath.IsAbs(clean) {
+		if clean == ".." || strings.HasPrefix(clean, "../") {
+			return fmt.Errorf("%q: a relative name is inside the run's folder; give an absolute path for a file elsewhere", name)
+		}
+		f = filepath.Join(dir, clean)
 	}
-	if clean == "summary.json" || clean == SetupFile || clean == TeardownFile || strings.HasPrefix(clean, "summary-") {
+	// The run's own files stay the runner's, however they are named.
+	if rel, err := filepath.Rel(dir, f); err == nil && (rel == "summary.json" || rel == SetupFile || rel == TeardownFile || strings.HasPrefix(rel, "summary-")) {
 		return fmt.Errorf("%q is the runner's own file", name)
 	}
-	f := filepath.Join(dir, clean)
 	if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
 		return err
 	}
