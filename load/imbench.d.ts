@@ -112,7 +112,7 @@ declare module 'imbench' {
     scale?: number;
     /** messages per second over all open classes; each class keeps its share */
     rate?: number;
-    /** every class sends for this long instead of its message counts ('10m') */
+    /** every paced class sends for this long instead of its message counts ('10m'): its classes then need neither messages nor duration */
     duration?: string;
     /** message text size in bytes */
     bodySize?: number;

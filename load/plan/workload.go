@@ -91,6 +91,38 @@ func scaled(v int, s float64, min int) int {
 	return max(min, int(math.Round(float64(v)*s)))
 }
 
+// timed gives a paced class the workload's duration in place of its own
+// length (messages or duration), before the class checks that it has one;
+// a class with stages keeps their length, one without pace (online,
+// integration) is left as it is.
+func (w Workload) timed(raw json.RawMessage) json.RawMessage {
+	if w.Duration == "" {
+		return raw
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return raw
+	}
+	if _, ok := m["stages"]; ok {
+		return raw
+	}
+	paced := false
+	for _, k := range []string{"rate", "ratePerMinute", "totalRate", "inFlight"} {
+		_, ok := m[k]
+		paced = paced || ok
+	}
+	if !paced {
+		return raw
+	}
+	delete(m, "messages")
+	m["duration"], _ = json.Marshal(w.Duration)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
 func (w Workload) classes() ([]Class, error) {
 	if len(w.Classes) == 0 {
 		return nil, errors.New("a workload needs at least one class")
@@ -115,7 +147,7 @@ func (w Workload) classes() ([]Class, error) {
 			errs = append(errs, fmt.Errorf("class %d: kind %q is unknown (known: %s)", i+1, head.Kind, strings.Join(KindNames(), ", ")))
 			continue
 		}
-		c, err := k(raw, w.scale())
+		c, err := k(w.timed(raw), w.scale())
 		if err != nil {
 			errs = append(errs, fmt.Errorf("class %d (%s): %w", i+1, head.Kind, err))
 			continue

@@ -167,6 +167,20 @@ func TestRateAndDurationKnobsApplyToEveryOpenClass(t *testing.T) {
 	}
 }
 
+// A workload's duration is every paced class's length: its classes need
+// no messages of their own (one with stages keeps them; a hold has none).
+func TestWorkloadDurationNeedsNoMessages(t *testing.T) {
+	w := workload(t,
+		`{"kind":"pairs","pairs":30,"rate":1}`,
+		`{"kind":"groups","groups":5,"members":40,"online":20,"ratePerMinute":30}`,
+		`{"kind":"online","users":3}`)
+	w.Duration = "60s"
+	p := build(t, w)
+	if got := p.Planned(); got != 30*60+5*30 {
+		t.Fatalf("planned %d, want %d", got, 30*60+5*30)
+	}
+}
+
 func TestWorkloadsAreParsedStrictly(t *testing.T) {
 	for name, c := range map[string]struct{ class, want string }{
 		"unknown kind":     {`{"kind":"chat"}`, `kind "chat" is unknown`},
