@@ -22,7 +22,7 @@ func TargetSecret(create bool) (string, error) {
 		}
 	}
 	if !create {
-		return "", errors.New("the reference target has no secret yet: run make up first")
+		return "", errors.New("the reference target has no secret here (" + path + "): run make up first, or give IM_SECRET (a stack started from another checkout keeps its own in that checkout's .run/target.env)")
 	}
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
