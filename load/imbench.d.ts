@@ -267,3 +267,29 @@ declare module 'imbench' {
   };
   export default im;
 }
+
+/** The environment's knobs, for a scenario anywhere: import { planKnobs } from 'imbench/env'. */
+declare module 'imbench/env' {
+  /** What `make run-scenario` (imbench run) sets from SCALE, RATE, DURATION, BODY_SIZE and the run id. */
+  export interface Knobs {
+    runId: string;
+    scale: number;
+    rate?: number;
+    duration?: string;
+    bodySize?: number;
+  }
+  /** The run-size settings from __ENV, as im.workload options; defaults.scale is the scenario's own. */
+  export function planKnobs(env: Record<string, string>, defaults?: { scale?: number }): Knobs;
+  /** planKnobs for a scenario that scales its own sizes with S rather than the workload's scale. */
+  export function sizeKnobs(env: Record<string, string>, defaults?: { scale?: number }): { S: number; knobs: Omit<Knobs, 'scale'> };
+  /** v × S rounded, at least min (1). */
+  export function count(v: number, S: number, min?: number): number;
+}
+
+/** The catalog's shared thresholds, for a scenario anywhere: import { integrity } from 'imbench/scenario'. */
+declare module 'imbench/scenario' {
+  /** Fails the run on any lost, late or corrupted delivery and on any unanswered send. */
+  export const integrity: Record<string, string[]>;
+  /** Fails the run on disorder or a duplicate among the classes with 1 message in flight. */
+  export const inOrder: Record<string, string[]>;
+}

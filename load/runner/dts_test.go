@@ -10,6 +10,7 @@ import (
 
 	"github.com/imbench/imbench/load/openim"
 	"github.com/imbench/imbench/load/plan"
+	"github.com/imbench/imbench/load/scenarios/lib"
 )
 
 // imbench.d.ts must declare what the module exports, and the fields of the
@@ -19,7 +20,13 @@ func TestTypeDeclarationsMatchTheModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dts := string(raw)
+	dts, env, ok := strings.Cut(string(raw), "declare module 'imbench/env'")
+	if !ok {
+		t.Fatal("no declaration of 'imbench/env'")
+	}
+	if js, d := matches(lib.EnvJS, `(?m)^export function (\w+)\(`), matches(env, `(?m)^\s*export function (\w+)\(`); !equal(js, d) {
+		t.Errorf("env.js exports %v, .d.ts declares %v", sorted(js), sorted(d))
+	}
 	exported := Exported
 	declared := matches(dts, `(?m)^\s*export function (\w+)\(`)
 	if !equal(exported, declared) {

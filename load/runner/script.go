@@ -3,11 +3,15 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"path/filepath"
 	"strings"
 
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/grafana/sobek"
+
+	"github.com/imbench/imbench/load/scenarios/lib"
 )
 
 // ModuleName is what a scenario imports: import im from 'imbench'.
@@ -40,6 +44,7 @@ func bundle(path string) (string, error) {
 		Packages:    api.PackagesExternal, // require() names what is not imbench
 		LogLevel:    api.LogLevelSilent,
 		Charset:     api.CharsetUTF8,
+		Plugins:     []api.Plugin{sharedModules},
 	})
 	if len(res.Errors) > 0 {
 		e := res.Errors[0]
@@ -54,6 +59,22 @@ func bundle(path string) (string, error) {
 	}
 	return string(res.OutputFiles[0].Contents), nil
 }
+
+// sharedModules resolves 'imbench/env' and 'imbench/scenario' to the
+// catalog's lib/env.js and lib/scenario.js, built in: a scenario anywhere
+// imports them by name.
+var sharedModules = api.Plugin{Name: "imbench-shared", Setup: func(b api.PluginBuild) {
+	b.OnResolve(api.OnResolveOptions{Filter: "^imbench/"}, func(a api.OnResolveArgs) (api.OnResolveResult, error) {
+		if _, ok := lib.Modules[a.Path]; !ok {
+			return api.OnResolveResult{}, fmt.Errorf("no module %q (there are %s)", a.Path, strings.Join(slices.Sorted(maps.Keys(lib.Modules)), ", "))
+		}
+		return api.OnResolveResult{Path: a.Path, Namespace: "imbench"}, nil
+	})
+	b.OnLoad(api.OnLoadOptions{Filter: ".*", Namespace: "imbench"}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
+		src := lib.Modules[a.Path]
+		return api.OnLoadResult{Contents: &src, Loader: api.LoaderJS}, nil
+	})
+}}
 
 // evaluate runs a scenario file with env as __ENV; it returns its exports.
 func evaluate(path string, env map[string]string, runID string) (*sobek.Runtime, *sobek.Object, error) {
@@ -74,7 +95,7 @@ func evaluate(path string, env map[string]string, runID string) (*sobek.Runtime,
 		if name == ModuleName {
 			return m.exports(), nil
 		}
-		return nil, fmt.Errorf("module %q: a scenario imports only %q and files of its own", name, ModuleName)
+		return nil, fmt.Errorf("module %q: a scenario imports only %q, %s and files of its own", name, ModuleName, strings.Join(slices.Sorted(maps.Keys(lib.Modules)), ", "))
 	}
 	fnVal, err := rt.RunScript(filepath.Base(path), "(function (module, exports, require, __ENV) {\n"+code+"\n})")
 	if err != nil {

@@ -1,0 +1,34 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A scenario outside this repository imports the environment's knobs by
+// name, and they apply: IM_SCALE scales its workload.
+func TestAScenarioAnywhereImportsTheKnobs(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "mine.js")
+	os.WriteFile(f, []byte(`import im from 'imbench';
+import { planKnobs } from 'imbench/env';
+import { integrity } from 'imbench/scenario';
+export const options = { thresholds: integrity };
+export const plan = im.workload({ name: 'mine', classes: [{ kind: 'pairs', pairs: 10, rate: 1, messages: 2 }], ...planKnobs(__ENV) });
+`), 0o644)
+	sc, err := Load(f, map[string]string{"IM_SCALE": "0.5"}, "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Plan.p.Planned() != 5 { // 5 pairs, 1 message each
+		t.Fatalf("planned %d at scale 0.5", sc.Plan.p.Planned())
+	}
+	if len(sc.Options.Thresholds["lost"]) != 1 {
+		t.Fatalf("thresholds %v", sc.Options.Thresholds)
+	}
+	os.WriteFile(f, []byte(`import x from 'lodash';`), 0o644)
+	if _, err := Load(f, nil, "r1"); err == nil || !strings.Contains(err.Error(), "imbench/env") {
+		t.Fatalf("another module: %v", err)
+	}
+}
