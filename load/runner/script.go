@@ -85,10 +85,11 @@ func evaluate(path string, env map[string]string, runID string) (*sobek.Runtime,
 	rt := sobek.New()
 	rt.SetFieldNameMapper(sobek.TagFieldNameMapper("js", true))
 	m := &module{rt: rt, runID: runID}
-	envObj := rt.NewObject()
-	for k, v := range env {
-		_ = envObj.Set(k, v)
+	ev := &envReads{rt: rt, env: maps.Clone(env), read: map[string]bool{}}
+	if ev.env == nil {
+		ev.env = map[string]string{}
 	}
+	envObj := rt.NewDynamicObject(ev)
 	module := rt.NewObject()
 	_ = module.Set("exports", rt.NewObject())
 	require := func(name string) (sobek.Value, error) {
@@ -108,7 +109,55 @@ func evaluate(path string, env map[string]string, runID string) (*sobek.Runtime,
 	if _, err := fn(sobek.Undefined(), module, module.Get("exports"), rt.ToValue(require), envObj); err != nil {
 		return nil, nil, scriptError(path, err)
 	}
+	if err := ev.unread(path); err != nil {
+		return nil, nil, err
+	}
 	return rt, module.Get("exports").ToObject(rt), nil
+}
+
+// Knobs are the run-size settings a user gives on the command line (make's
+// SCALE, RATE, DURATION, BODY_SIZE), which reach a scenario only through
+// its __ENV: one that never reads a knob it was given would ignore it.
+var Knobs = []string{"IM_SCALE", "IM_RATE", "IM_DURATION", "IM_BODY_SIZE"}
+
+// envReads is __ENV: the environment, and which of its names the scenario
+// read.
+type envReads struct {
+	rt   *sobek.Runtime
+	env  map[string]string
+	read map[string]bool
+}
+
+func (e *envReads) Get(key string) sobek.Value {
+	e.read[key] = true
+	if v, ok := e.env[key]; ok {
+		return e.rt.ToValue(v)
+	}
+	return nil
+}
+func (e *envReads) Set(key string, v sobek.Value) bool { e.env[key] = v.String(); return true }
+func (e *envReads) Has(key string) bool                { e.read[key] = true; _, ok := e.env[key]; return ok }
+func (e *envReads) Delete(key string) bool             { delete(e.env, key); return true }
+func (e *envReads) Keys() []string {
+	for k := range e.env { // spreading __ENV reads all of it
+		e.read[k] = true
+	}
+	return slices.Sorted(maps.Keys(e.env))
+}
+
+// unread is an error naming the knobs given and never read.
+func (e *envReads) unread(path string) error {
+	var missed []string
+	for _, k := range Knobs {
+		if e.env[k] != "" && !e.read[k] {
+			missed = append(missed, strings.TrimPrefix(k, "IM_"))
+		}
+	}
+	if len(missed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s does not read %s from __ENV, so the run would ignore it: spread planKnobs(__ENV) (import { planKnobs } from 'imbench/env') into its workload, or leave %s unset",
+		path, strings.Join(missed, ", "), strings.Join(missed, ", "))
 }
 
 // Export evaluates a file and returns one of its exports as a Go value.

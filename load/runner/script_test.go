@@ -32,3 +32,19 @@ export const plan = im.workload({ name: 'mine', classes: [{ kind: 'pairs', pairs
 		t.Fatalf("another module: %v", err)
 	}
 }
+
+// A knob given to a scenario that never reads it is refused before load,
+// in one line that says how to take it.
+func TestAKnobTheScenarioIgnoresIsRefused(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "fixed.js")
+	os.WriteFile(f, []byte(`import im from 'imbench';
+export const plan = im.workload({ name: 'fixed', runId: __ENV.IM_RUN_ID, classes: [{ kind: 'pairs', pairs: 2, rate: 1, messages: 2 }] });
+`), 0o644)
+	if _, err := Load(f, map[string]string{"IM_RUN_ID": "r1"}, "r1"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(f, map[string]string{"IM_SCALE": "2", "IM_DURATION": "10s"}, "r1")
+	if err == nil || !strings.Contains(err.Error(), "does not read SCALE, DURATION") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("ignored knobs: %v", err)
+	}
+}
