@@ -1,19 +1,31 @@
 // Package strictjson decodes JSON refusing fields the destination does not
-// have: a misspelt option is an error, not silently ignored.
+// have: a misspelt option is an error, not silently ignored, and so is a
+// field spelt in another case (Go's decoder would take "bodysize" for
+// "bodySize"). Errors name the field and what it takes in JSON's words,
+// not Go's types.
 package strictjson
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 )
 
 // Decode decodes raw into dst strictly; errors read without "json: ".
 func Decode(raw []byte, dst any) error {
+	if err := exactNames(raw, reflect.TypeOf(dst), ""); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return fmt.Errorf("field %q takes %s, not %s", te.Field, kindWords(te.Type), valueWords(te.Value))
+		}
 		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return nil
@@ -26,4 +38,125 @@ func Convert(v any, dst any) error {
 		return err
 	}
 	return Decode(raw, dst)
+}
+
+// exactNames refuses an object key that matches a field of t only when
+// case is ignored, naming the field's own spelling; it follows nested
+// objects and lists of them.
+func exactNames(raw []byte, t reflect.Type, at string) error {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			return nil // the decoder says what is wrong
+		}
+		for i, it := range items {
+			if err := exactNames(it, t.Elem(), fmt.Sprintf("%s[%d]", at, i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Struct:
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(raw, &obj) != nil {
+			return nil
+		}
+		fields := map[string]reflect.Type{}
+		folded := map[string]string{}
+		collect(t, fields, folded)
+		for k, v := range obj {
+			ft, ok := fields[k]
+			if !ok {
+				if name, near := folded[strings.ToLower(k)]; near {
+					return fmt.Errorf("unknown field %q: did you mean %q?", join(at, k), name)
+				}
+				continue // unknown altogether: the decoder refuses it
+			}
+			if err := exactNames(v, ft, join(at, k)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// collect lists t's JSON field names, embedded structs' included.
+func collect(t reflect.Type, fields map[string]reflect.Type, folded map[string]string) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if tag == "-" {
+			continue
+		}
+		if f.Anonymous && tag == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				collect(ft, fields, folded)
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		name := tag
+		if name == "" {
+			name = f.Name
+		}
+		fields[name] = f.Type
+		folded[strings.ToLower(name)] = name
+	}
+}
+
+func join(at, k string) string {
+	if at == "" {
+		return k
+	}
+	return at + "." + k
+}
+
+// kindWords is what a Go type takes, in JSON's words.
+func kindWords(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "a whole number"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number, not negative"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	}
+	return "an object"
+}
+
+// valueWords is a JSON value's kind as the decoder names it, in words.
+func valueWords(v string) string {
+	switch v {
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "array":
+		return "a list"
+	case "object":
+		return "an object"
+	case "number":
+		return "a number"
+	}
+	return v // a number that does not fit: "number -1"
 }

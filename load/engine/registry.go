@@ -98,9 +98,24 @@ func protocolsLocked() []string {
 // deliver, as an error.
 func (s Spec) CanCarry(p *plan.Plan) error {
 	for _, k := range p.Kinds() {
-		if !slices.Contains(s.Carries, k) {
-			return fmt.Errorf("%s cannot carry %s conversations", s.Name, k)
+		if slices.Contains(s.Carries, k) {
+			continue
 		}
+		what := map[plan.ConvKind]string{plan.Single: "a pairs class", plan.Group: "a groups class", plan.Room: "a chatroom class"}[k]
+		var others []string
+		registry.Lock()
+		for n, o := range registry.specs {
+			if slices.Contains(o.Carries, k) {
+				others = append(others, n)
+			}
+		}
+		registry.Unlock()
+		sort.Strings(others)
+		out := "leave that class out"
+		if len(others) > 0 {
+			out = fmt.Sprintf("run it over %s (PROTOCOL=%s, on a target that speaks it), or leave that class out", strings.Join(others, " or "), others[0])
+		}
+		return fmt.Errorf("%s cannot carry %s conversations (%s of the scenario): %s", s.Name, k, what, out)
 	}
 	return nil
 }

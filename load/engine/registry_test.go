@@ -26,6 +26,8 @@ func init() {
 			p := &fakeProtocol{}
 			return p, DecodeOptions("fake", t.Options, &p.opts)
 		}})
+	Register(Spec{Name: "fakegroups", Endpoints: []string{"tcp"}, PingLimit: time.Minute, Carries: []plan.ConvKind{plan.Single, plan.Group},
+		Open: func(Target) (Protocol, error) { return &fakeProtocol{}, nil }})
 }
 
 func TestTargetsAreCheckedAgainstTheirProtocol(t *testing.T) {
@@ -62,7 +64,7 @@ func TestAProtocolSaysWhatItCannotCarry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := spec.CanCarry(p); err == nil || err.Error() != "fake cannot carry group conversations" {
+	if err := spec.CanCarry(p); err == nil || err.Error() != "fake cannot carry group conversations (a groups class of the scenario): run it over fakegroups (PROTOCOL=fakegroups, on a target that speaks it), or leave that class out" {
 		t.Fatalf("carry: %v", err)
 	}
 }

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/evanw/esbuild/pkg/api"

@@ -1,0 +1,34 @@
+package strictjson
+
+import "testing"
+
+type stage struct {
+	Target float64 `json:"target"`
+}
+
+type class struct {
+	Kind     string  `json:"kind"`
+	Members  int     `json:"members"`
+	BodySize int     `json:"bodySize"`
+	Stages   []stage `json:"stages"`
+}
+
+// Misspelt, miscased and mistyped fields are refused in JSON's words.
+func TestDecodeRefusesInJSONsWords(t *testing.T) {
+	for raw, want := range map[string]string{
+		`{"kind":"groups","bodysize":3}`:              `unknown field "bodysize": did you mean "bodySize"?`,
+		`{"kind":"groups","stages":[{"Target":3}]}`:   `unknown field "stages[0].Target": did you mean "target"?`,
+		`{"kind":"groups","members":"40"}`:            `field "members" takes a whole number, not a string`,
+		`{"kind":"groups","stages":[{"target":"x"}]}`: `field "stages.target" takes a number, not a string`,
+		`{"kind":"groups","member":3}`:                `unknown field "member"`,
+	} {
+		var c class
+		if err := Decode([]byte(raw), &c); err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %s", raw, err, want)
+		}
+	}
+	var c class
+	if err := Decode([]byte(`{"kind":"groups","members":40,"bodySize":64,"stages":[{"target":5}]}`), &c); err != nil || c.Members != 40 || c.Stages[0].Target != 5 {
+		t.Fatalf("%+v %v", c, err)
+	}
+}
