@@ -7,6 +7,7 @@
 #   make compare A=<run id> B=<run id> [THRESHOLD=10]   exit 3 when B is worse than A
 #   make clean-target [RUN=<run id>] [TARGET=]   remove a run's users, groups and chatrooms from its target (a run does at its end unless IM_KEEP=1); without RUN, list the runs that may have left some
 #   make bench [ONLY=density,baseline,delivery,distributed,flat] [RATES=50,400,1100,2000] [FLAT=10m] [PROTOCOLS=wukongim,wildfire]   generator figures, results/bench/*.json
+#   make bench-page [IN=results/bench/<time>.json]   docs/benchmark.md from a bench's JSON (default: the newest)
 #   make scenarios                   every scenario, what it reproduces and its purpose
 #   make soak [SOAK=1h] [SOAK_RATE=400]   wukongim/stability for SOAK: generator RSS slope per hour
 #   make status | make down
@@ -44,13 +45,14 @@ FUZZTIME ?= 30s
 ONLY     ?=
 RATES    ?=
 PROTOCOLS ?=
+IN       ?=
 
 # every Go file of the module (tools/ holds other modules)
 GO_SOURCES := go.mod go.sum $(shell find . -name '*.go' -not -name '*_test.go' -not -path './tools/*' -not -path './.tools/*' 2>/dev/null)
 PROTOC_GEN_GO_VERSION := v1.36.11
 PROMETHEUS_VERSION    := 3.10.0
 
-.PHONY: help up down status scenarios run-scenario limit soak report compare clean-target bench test fuzz chaos tools stack-tools apt proto check-proto fmt-check generate promtool-test
+.PHONY: help up down status scenarios run-scenario limit soak report compare clean-target bench bench-page test fuzz chaos tools stack-tools apt proto check-proto fmt-check generate promtool-test
 
 help:
 	@sed -n '/^$$/q;p' Makefile | sed 's/^# \{0,1\}//'
@@ -146,6 +148,9 @@ generate:
 bench: tools
 	@ulimit -n $$(ulimit -Hn) && $(BIN)/imbench bench $(if $(ONLY),-only '$(ONLY)') $(if $(RATES),-rates '$(RATES)') $(if $(FLAT),-flat '$(FLAT)') \
 	  $(if $(PROTOCOLS),-protocols '$(PROTOCOLS)')
+
+bench-page: $(BIN)/imbench
+	@$(BIN)/imbench bench-page $(if $(IN),-in '$(IN)')
 
 # WuKongIM's stability mix at a rate this machine holds, for SOAK (default
 # 1h): the generator's RSS, files and threads over time, slope per hour.

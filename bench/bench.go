@@ -27,6 +27,7 @@ package bench
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -44,6 +45,8 @@ import (
 
 type benchResult struct {
 	StartedAt       time.Time          `json:"started_at"`
+	Commit          string             `json:"commit"` // imbench's, as built; "+dirty" when the tree had changes
+	Options         string             `json:"options"`
 	Machine         map[string]any     `json:"machine"`
 	Limits          map[string]string  `json:"limits"`
 	UsersHeld       int64              `json:"users_held"`         // the distributed run's peak, users online at once
@@ -101,7 +104,7 @@ func Run(o Options) error {
 		}
 	}
 	os.Setenv("IMBENCH_NO_OBSERVE", "1") // bench runs report to nobody: the stack's cost is not theirs
-	res := &benchResult{StartedAt: time.Now().UTC(), Machine: machineInfo(), Limits: limitsInfo(lim)}
+	res := &benchResult{StartedAt: time.Now().UTC(), Commit: commit(), Options: o.String(), Machine: machineInfo(), Limits: limitsInfo(lim)}
 	fmt.Printf("imbench bench: open files %d (hard limit), ephemeral ports %s\n", lim.Max, res.Limits["net.ipv4.ip_local_port_range"])
 	b := &bench{hold: o.Hold, out: o.Out, resultsDir: filepath.Join(o.Out, "runs")}
 	targetLogs = filepath.Join(o.Out, "targets") // why a target process failed, if one did
@@ -160,7 +163,8 @@ func Run(o Options) error {
 	if err := os.WriteFile(path, append(raw, '\n'), 0o644); err != nil {
 		return err
 	}
-	printBench(res)
+	fmt.Println()
+	writeTable(os.Stdout, res)
 	fmt.Println("imbench bench: wrote", path)
 	return nil
 }
@@ -254,19 +258,19 @@ func (b *bench) runScenario(bt *benchTarget, scenario, protocol string, segments
 	return r, nil
 }
 
-func printBench(r *benchResult) {
-	fmt.Println()
-	fmt.Println("| measurement | figure |")
-	fmt.Println("|---|---|")
+// writeTable writes r's figures as a markdown table, a row a measurement.
+func writeTable(w io.Writer, r *benchResult) {
+	fmt.Fprintln(w, "| measurement | figure |")
+	fmt.Fprintln(w, "|---|---|")
 	density := func(proto string, d *holdResult) {
-		fmt.Printf("| one imbench run process, %s | %d users held, %.0f B RSS per user, %.4f CPU s per 1,000 users per s |\n",
+		fmt.Fprintf(w, "| one imbench run process, %s | %d users held, %.0f B RSS per user, %.4f CPU s per 1,000 users per s |\n",
 			proto, d.UsersHeld, d.RSSPerUserBytes, d.CPUPer1000UsersPerSec)
 	}
 	delivery := func(d *deliveryResult) {
-		fmt.Printf("| generator CPU per verified delivery, %s | %.2f µs (%d deliveries at %.0f msg/s × %d members: %.0f a second, e2e p50/p99 %.1f/%.1f ms, target %.2f µs each); profile %s |\n",
+		fmt.Fprintf(w, "| generator CPU per verified delivery, %s | %.2f µs (%d deliveries at %.0f msg/s × %d members: %.0f a second, e2e p50/p99 %.1f/%.1f ms, target %.2f µs each); profile %s |\n",
 			d.Protocol, d.CPUMicrosPerDeliv, d.Deliveries, d.Rate, d.Users-1, d.DeliveriesPerSec, d.P50Ms, d.P99Ms, d.TargetMicrosPerDl, d.CPUProfile)
 		if f := d.Floor; f != nil {
-			fmt.Printf("| floor: bare client CPU per delivery, %s | %.2f µs (%d deliveries at %.0f msg/s%s; read %d of %d pushes); generator ÷ floor %.1f× |\n",
+			fmt.Fprintf(w, "| floor: bare client CPU per delivery, %s | %.2f µs (%d deliveries at %.0f msg/s%s; read %d of %d pushes); generator ÷ floor %.1f× |\n",
 				d.Protocol, f.CPUMicrosPerDeliv, f.Deliveries, f.Rate, floorPace(d), f.PushesRead, f.PushesWritten, d.OverFloor)
 		}
 	}
@@ -274,11 +278,11 @@ func printBench(r *benchResult) {
 		density("openim", d)
 	}
 	if s := r.Baseline; s != nil {
-		fmt.Printf("| baseline: msgtest's way, one process | %d users held, %.0f B RSS per user, %.4f CPU s per 1,000 users per s |\n",
+		fmt.Fprintf(w, "| baseline: msgtest's way, one process | %d users held, %.0f B RSS per user, %.4f CPU s per 1,000 users per s |\n",
 			s.UsersHeld, s.RSSPerUserBytes, s.CPUPer1000UsersPerSec)
 	}
 	if r.Ratio != nil {
-		fmt.Printf("| baseline ÷ imbench | %.1f× memory per user, %.1f× CPU per user |\n", r.Ratio["rss_per_user"], r.Ratio["cpu_per_user"])
+		fmt.Fprintf(w, "| baseline ÷ imbench | %.1f× memory per user, %.1f× CPU per user |\n", r.Ratio["rss_per_user"], r.Ratio["cpu_per_user"])
 	}
 	for _, d := range r.Delivery {
 		delivery(d)
@@ -292,12 +296,12 @@ func printBench(r *benchResult) {
 		}
 	}
 	if d := r.Throughput; d != nil {
-		fmt.Printf("| verified deliveries a second at e2e p99 ≤ 100 ms | %.0f (%s at %.0f msg/s planned, p50/p99 %.1f/%.1f ms) |\n",
+		fmt.Fprintf(w, "| verified deliveries a second at e2e p99 ≤ 100 ms | %.0f (%s at %.0f msg/s planned, p50/p99 %.1f/%.1f ms) |\n",
 			d.DeliveriesPerSec, d.Protocol, d.Rate, d.P50Ms, d.P99Ms)
 	}
 	if f := r.Flat; f != nil {
 		const mib = 1 << 20
-		fmt.Printf("| generator RSS over %s at %g msg/s | slope %+.2f %%/h (%+.2f MiB/h, %.1f %% of the %.1f MiB/h per-sample Trends would add), mean %.1f MiB; "+
+		fmt.Fprintf(w, "| generator RSS over %s at %g msg/s | slope %+.2f %%/h (%+.2f MiB/h, %.1f %% of the %.1f MiB/h per-sample Trends would add), mean %.1f MiB; "+
 			"e2e p50/p99 %.1f/%.1f ms over %d deliveries, %d lost; open files %d→%d, threads %d→%d, goroutines %d→%d (max %d, %+.1f/h) |\n",
 			shortDuration(time.Duration(f.SendingSeconds*float64(time.Second))), f.Rate,
 			f.RSSSlopePercentPerHour, f.RSSSlopeBytesPerHour/mib, f.SlopeOverTrends*100, f.TrendBytesPerHour/mib, f.RSSMeanBytes/mib,
@@ -305,12 +309,12 @@ func printBench(r *benchResult) {
 			f.GoroutinesFirst, f.GoroutinesLast, f.GoroutinesMax, f.GoroutineSlopePerHour)
 	}
 	if d := r.Distributed; d != nil {
-		fmt.Printf("| distributed | %d users held at once by %d generator processes and %d target gateways for %.0f s, online in %.0f s; "+
+		fmt.Fprintf(w, "| distributed | %d users held at once by %d generator processes and %d target gateways for %.0f s, online in %.0f s; "+
 			"%.0f B generator RSS and %.0f B target RSS per user; %d connect errors, %d never online, %d heartbeat timeouts, %d disconnects |\n",
 			d.UsersHeld, d.Processes, d.Gateways, d.HeldSeconds, d.SecondsToOnline, d.RSSPerUserBytes, d.TargetRSSPerUser,
 			d.ConnectErrors, d.NeverOnline, d.HeartbeatTimeouts, d.Disconnects)
 		if k := d.Kernel; k != nil && (k.BacklogDrops > 0 || k.ListenOverflows > 0) {
-			fmt.Printf("| distributed: the kernel meanwhile | dropped %d packets with a CPU's backlog full (net.core.netdev_max_backlog), "+
+			fmt.Fprintf(w, "| distributed: the kernel meanwhile | dropped %d packets with a CPU's backlog full (net.core.netdev_max_backlog), "+
 				"turned away %d connections with a listen queue full, retransmitted %d TCP segments |\n", k.BacklogDrops, k.ListenOverflows, k.Retransmits)
 		}
 	}

@@ -24,6 +24,15 @@ func machineInfo() map[string]any {
 	if raw, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		m["kernel"] = strings.TrimSpace(string(raw))
 	}
+	if raw, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(raw), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m["cpu_model"] = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	m["go"] = runtime.Version()
 	return m
 }
 

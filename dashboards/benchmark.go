@@ -17,10 +17,10 @@ const logQuery = `{run_id="$run_id"} or {job="imbench-target", target="$target"}
 func imBenchmark() Dashboard {
 	var l layout
 	l.row("Load")
-	l.add(timeseries("Online users", "short", "Users logged in, over all imbench processes (segments) of the run, and as the target's server counts them, every user it holds (other runs' too): OpenIM's msggateway (online_user_num; the reference target's counts every protocol's), else WuKongIM's (app_online_user_count), else Wildfire's admin API through wildfire-exporter (wildfire_online_users).",
+	l.add(timeseries("Online users", "short", "Users logged in, over all imbench processes (segments) of the run, and as the target's server counts them: every user it holds, other runs' and other tools' too: OpenIM's msggateway (online_user_num; the reference target's counts every protocol's), else WuKongIM's (app_online_user_count), else Wildfire's admin API through wildfire-exporter (wildfire_online_users).",
 		series(`imbench:online_users{`+run+`}`, "online"),
 		// The first of them the stack scrapes: each server says it one way.
-		series(`sum(online_user_num{`+target+`}) or sum(app_online_user_count{`+target+`}) or sum(wildfire_online_users{`+target+`})`, "the server's count (all its users)")), 8, 8)
+		series(`sum(online_user_num{`+target+`}) or sum(app_online_user_count{`+target+`}) or sum(wildfire_online_users{`+target+`})`, "the server's count: every user it holds, other runs' too")), 8, 8)
 	l.add(timeseries("Messages per minute", "short", "Messages sent and deliveries received per minute (1 m rate × 60), and as the server counts them where it exports them: OpenIM's msg service's messages accepted (single_ and group_chat_msg_process_success_total) and msgtransfer's inserts into its database (msg_insert_mongo_success_total), every sender's.",
 		series(`60 * imbench:messages_sent:rate1m{`+run+`}`, "sent"),
 		series(`60 * imbench:deliveries:rate1m{`+run+`}`, "delivered"),

@@ -42,6 +42,9 @@ func (r *Report) sections() []section {
 		out = append(out, section{Title: "Warnings", Paras: s.Warnings})
 	}
 	out = append(out, section{Title: "Results", Tables: []table{r.resultsTable()}})
+	if sec, ok := r.thresholdsSection(); ok {
+		out = append(out, sec)
+	}
 	if st := r.Summary.SeedTable(); st != nil {
 		t := table{Head: []string{"", ""}}
 		for _, row := range st.Rows {
@@ -124,7 +127,7 @@ func groupsText(g summary.GroupsSummary) string {
 	for _, x := range sizes {
 		parts = append(parts, fmt.Sprintf("%s of %s members", num(float64(x.n)), num(float64(x.members))))
 	}
-	return fmt.Sprintf("%s groups (%s); %s friendships", num(float64(g.Count)), strings.Join(parts, ", "), num(float64(g.Friendships)))
+	return summary.GroupsText(g.Count, parts, g.Friendships)
 }
 
 func latencyTable(s summary.Summary) table {
@@ -244,4 +247,30 @@ func bytesText(b float64) string {
 		return dec(b/(1<<10), 0) + " KiB"
 	}
 	return dec(b, 0) + " B"
+}
+
+// thresholdsSection is the scenario's thresholds as the run checked them,
+// each with ✓ or ✗ as the terminal printed them.
+func (r *Report) thresholdsSection() (section, bool) {
+	if len(r.Thresholds) == 0 {
+		return section{}, false
+	}
+	t := table{Head: []string{"", "Threshold", "The run's figure"}}
+	crossed := 0
+	for _, th := range r.Thresholds {
+		mark, actual := "✓", strconv.FormatFloat(th.Actual, 'f', -1, 64)
+		if !th.Passed {
+			mark = "✗"
+			crossed++
+		}
+		if th.Absent {
+			actual = "no samples"
+		}
+		t.Rows = append(t.Rows, []string{mark, th.Metric + " " + th.Expr, actual})
+	}
+	verdict := fmt.Sprintf("All %d thresholds held.", len(r.Thresholds))
+	if crossed > 0 {
+		verdict = fmt.Sprintf("%d of %d thresholds crossed: the run failed (exit 99).", crossed, len(r.Thresholds))
+	}
+	return section{Title: "Thresholds", Paras: []string{verdict}, Tables: []table{t}}, true
 }

@@ -20,6 +20,9 @@ type fakeProm struct {
 	groups    map[string][4]float64  // process group → CPU avg, CPU peak, RSS avg, RSS peak
 	own       *[4]float64            // the run's own generator series, if it pushed them
 	otherRuns map[string]string      // run id → target of runs that pushed during the window
+	// charted are the process groups a per-component chart's query finds
+	// (none: one series, the target's).
+	charted []string
 }
 
 func (f *fakeProm) serve(t *testing.T) Prom {
@@ -30,7 +33,7 @@ func (f *fakeProm) serve(t *testing.T) Prom {
 		case "/api/v1/status/runtimeinfo":
 			data = map[string]any{"startTime": f.started.Format(time.RFC3339Nano)}
 		case "/api/v1/query_range":
-			data = map[string]any{"resultType": "matrix", "result": f.rangeResult(q.Get("start"), q.Get("end"), q.Get("step"))}
+			data = map[string]any{"resultType": "matrix", "result": f.rangeResult(q.Get("query"), q.Get("start"), q.Get("end"), q.Get("step"))}
 		case "/api/v1/query":
 			data = map[string]any{"resultType": "vector", "result": f.instant(q.Get("query"), q.Get("time"))}
 		default:
@@ -50,7 +53,7 @@ func parseSec(s string) float64 {
 
 // rangeResult is one series with a point at every step Prometheus had a
 // sample: count(up) and every chart alike.
-func (f *fakeProm) rangeResult(start, end, step string) []any {
+func (f *fakeProm) rangeResult(expr, start, end, step string) []any {
 	var values [][2]any
 	for t := parseSec(start); t <= parseSec(end); t += parseSec(step) {
 		if f.up(unix(t)) {
@@ -59,6 +62,13 @@ func (f *fakeProm) rangeResult(start, end, step string) []any {
 	}
 	if len(values) == 0 {
 		return nil
+	}
+	if strings.Contains(expr, "imbench:component_") && len(f.charted) > 0 {
+		var out []any
+		for _, g := range f.charted {
+			out = append(out, map[string]any{"metric": map[string]string{"component": g}, "values": values})
+		}
+		return out
 	}
 	return []any{map[string]any{"metric": map[string]string{"component": "imbench-target"}, "values": values}}
 }

@@ -30,13 +30,7 @@ func (r *Report) HTML() ([]byte, error) {
 	} else {
 		for _, c := range r.Series.Charts {
 			svg, items := svgChart(c, r.Series.From, r.Series.To, r.Series.StepSec)
-			ch := chart{Title: c.Title, SVG: template.HTML(svg), Legend: items}
-			switch {
-			case !c.HasData():
-				ch.Note = "No data."
-			case !c.Complete():
-				ch.Note = "Incomplete: " + gapsText(c.Gaps) + "."
-			}
+			ch := chart{Title: c.Title, SVG: template.HTML(svg), Legend: items, Note: chartNote(c, "No data.")}
 			data.Charts = append(data.Charts, ch)
 		}
 	}
@@ -76,6 +70,56 @@ svg text{font:11px system-ui,sans-serif;fill:#555}
 type legendItem struct{ Name, Color string }
 
 var palette = []string{"#3b75c4", "#e07b39", "#3a9b5c", "#c23c4a", "#7d5bbf", "#8c6d31", "#d45fa4", "#5c6a7a", "#1fa3a3", "#b5a21f"}
+
+// lineColor is the i-th line's colour: the palette's, then hues a golden
+// angle apart, so that no two lines of a chart share one.
+func lineColor(i int) string {
+	if i < len(palette) {
+		return palette[i]
+	}
+	return hslHex(math.Mod(float64(i-len(palette))*137.508+15, 360), 0.6, 0.42)
+}
+
+// hslHex is the colour of hue h (degrees), saturation s and lightness l as
+// #rrggbb: a form html/template lets into a style attribute.
+func hslHex(h, s, l float64) string {
+	c := (1 - math.Abs(2*l-1)) * s
+	x := c * (1 - math.Abs(math.Mod(h/60, 2)-1))
+	m := l - c/2
+	var r, g, b float64
+	switch {
+	case h < 60:
+		r, g = c, x
+	case h < 120:
+		r, g = x, c
+	case h < 180:
+		g, b = c, x
+	case h < 240:
+		g, b = x, c
+	case h < 300:
+		r, b = x, c
+	default:
+		r, b = c, x
+	}
+	to := func(v float64) int { return int(math.Round((v + m) * 255)) }
+	return fmt.Sprintf("#%02x%02x%02x", to(r), to(g), to(b))
+}
+
+// chartNote is what a chart's caption adds: no data (as empty says),
+// holes, and the host's other processes it leaves out.
+func chartNote(c Chart, empty string) string {
+	var notes []string
+	switch {
+	case !c.HasData():
+		notes = append(notes, empty)
+	case !c.Complete():
+		notes = append(notes, "Incomplete: "+gapsText(c.Gaps)+".")
+	}
+	if len(c.Others) > 0 {
+		notes = append(notes, "Not drawn: other processes on this host ("+strings.Join(c.Others, ", ")+").")
+	}
+	return strings.Join(notes, " ")
+}
 
 const (
 	svgW, svgH             = 1000, 260
@@ -129,7 +173,7 @@ func svgChart(c Chart, from, to time.Time, step int) (string, []legendItem) {
 	limit := holeLimit(step)
 	var items []legendItem
 	for i, l := range c.Lines {
-		color := palette[i%len(palette)]
+		color := lineColor(i)
 		items = append(items, legendItem{Name: l.Name, Color: color})
 		pts := append([][2]float64(nil), l.Points...)
 		sort.Slice(pts, func(a, b int) bool { return pts[a][0] < pts[b][0] })

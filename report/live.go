@@ -42,7 +42,7 @@ func LivePage(ctx context.Context, o LiveOptions, now time.Time) ([]byte, error)
 		Charts   []liveChart
 		NoCharts string
 	}{Title: fmt.Sprintf("imbench live: %s, run %s", o.About, o.RunID), Sections: []section{{Paras: []string{intro}}}}
-	s, _, err := fetchCharts(ctx, o.Prom, o.RunID, o.Target, o.From, now) // no resource table: only the charts refresh
+	s, _, err := fetchCharts(ctx, o.Prom, o.RunID, o.Target, o.From, now, Roles(o.Components)) // no resource table: only the charts refresh
 	if err != nil {
 		data.NoCharts = "Prometheus did not answer: " + err.Error()
 	} else {
@@ -84,13 +84,7 @@ func liveCharts(s *Series) []liveChart {
 	var out []liveChart
 	for _, c := range s.Charts {
 		svg, items := svgChart(c, s.From, s.To, s.StepSec)
-		ch := liveChart{Title: c.Title, SVG: template.HTML(svg), Legend: items}
-		switch {
-		case !c.HasData():
-			ch.Note = "No data yet."
-		case !c.Complete():
-			ch.Note = "Incomplete: " + gapsText(c.Gaps) + "."
-		}
+		ch := liveChart{Title: c.Title, SVG: template.HTML(svg), Legend: items, Note: chartNote(c, "No data yet.")}
 		out = append(out, ch)
 	}
 	return out

@@ -18,7 +18,10 @@ type Report struct {
 	Dir     string
 	Summary summary.Summary
 	Series  *Series // nil: no Prometheus data for this run
-	Target  string  // how the target describes itself (profile description)
+	// Thresholds are the scenario's, as the run checked them (none: it
+	// had none, or ran with -no-thresholds).
+	Thresholds []summary.Threshold
+	Target     string // how the target describes itself (profile description)
 	// Components are the target's process groups as its profile names
 	// them: the resource table says which of them no process matched.
 	Components []Component
@@ -104,6 +107,9 @@ func load(dir string, series bool) (*Report, error) {
 		return nil, err
 	}
 	r := &Report{Dir: dir, Summary: s}
+	if r.Thresholds, err = summary.LoadThresholds(dir); err != nil {
+		return nil, err
+	}
 	if series {
 		r.Series, err = LoadSeries(dir)
 	}

@@ -216,3 +216,28 @@ func TestCompareFlagsRegressionsBeyondNoise(t *testing.T) {
 		}
 	}
 }
+
+// report.md and report.html carry the thresholds as the terminal printed
+// them, each with ✓ or ✗ and the run's figure.
+func TestTheReportCarriesTheThresholds(t *testing.T) {
+	dir := t.TempDir()
+	raw, _ := json.Marshal(sampleSummary())
+	os.WriteFile(filepath.Join(dir, "summary.json"), raw, 0o644)
+	if err := summary.SaveThresholds(dir, []summary.Threshold{{Metric: "lost", Expr: "count==0", Actual: 3},
+		{Metric: "e2e_p99", Expr: "value<1000", Actual: 9.6, Passed: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Generate(context.Background(), dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	html, _ := os.ReadFile(filepath.Join(dir, "report.html"))
+	for _, want := range []string{"## Thresholds", "1 of 2 thresholds crossed", "| ✗ | lost count==0 | 3 |", "| ✓ | e2e_p99 value<1000 | 9.6 |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if !strings.Contains(string(html), "<td>lost count==0</td><td>3</td>") {
+		t.Errorf("report.html lacks the crossed threshold")
+	}
+}

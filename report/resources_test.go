@@ -1,6 +1,8 @@
 package report
 
 import (
+	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -130,5 +132,71 @@ func TestLiveNamesUnmatchedComponents(t *testing.T) {
 	}
 	if got := (&Series{Charts: []Chart{{Title: "CPU per component"}}}).unmatchedNote(comps); got != "" {
 		t.Fatalf("no data yet, note %q", got)
+	}
+}
+
+// The CPU and memory charts, in the report and the live view, draw the
+// target's components, the generator and the stack, each in a colour of
+// its own; the host's other processes are named under the chart, as the
+// table names them, and not drawn.
+func TestResourceChartsDrawTheTargetGeneratorAndStack(t *testing.T) {
+	comps := []Component{{Group: "openim-msggateway"}, {Group: "openim-msgtransfer"}, {Group: "mongo"}, {Group: "kafka"}, {Group: "redis"},
+		{Group: "openim-push"}, {Group: "openim-rpc-msg"}, {Group: "openim-rpc"}, {Group: "openim-api"}, {Group: "etcd"}, {Group: "openim-crontask"}}
+	f := &fakeProm{started: t0.Add(-time.Hour), up: func(time.Time) bool { return true }, groups: map[string][4]float64{}}
+	for _, c := range comps {
+		f.charted = append(f.charted, c.Group)
+	}
+	f.charted = append(f.charted, "imbench", "observability", "wukongim", "wildfire-im")
+	prom := f.serve(t)
+	want := []string{"etcd", "kafka", "mongo", "openim-api", "openim-crontask", "openim-msggateway", "openim-msgtransfer", "openim-push",
+		"openim-rpc", "openim-rpc-msg", "redis", "imbench", "observability"}
+	check := func(where string, s *Series) {
+		t.Helper()
+		charts := 0
+		for _, c := range s.Charts {
+			if !strings.Contains(c.Title, "component") {
+				continue
+			}
+			charts++
+			var got []string
+			for _, l := range c.Lines {
+				got = append(got, l.Name)
+			}
+			if strings.Join(got, ",") != strings.Join(want, ",") || strings.Join(c.Others, ",") != "wildfire-im,wukongim" {
+				t.Errorf("%s: %q draws %v, names %v as others", where, c.Title, got, c.Others)
+			}
+			_, items := svgChart(c, s.From, s.To, s.StepSec)
+			colours := map[string]bool{}
+			for _, it := range items {
+				colours[it.Color] = true
+				if !regexp.MustCompile(`^#[0-9a-f]{6}$`).MatchString(it.Color) {
+					t.Errorf("%s: colour %q is not one a style attribute keeps", where, it.Color)
+				}
+			}
+			if len(colours) != len(items) {
+				t.Errorf("%s: %q's %d lines share colours (%d distinct)", where, c.Title, len(items), len(colours))
+			}
+			if note := chartNote(c, ""); !strings.Contains(note, "Not drawn: other processes on this host (wildfire-im, wukongim).") {
+				t.Errorf("%s: %q's note %q", where, c.Title, note)
+			}
+		}
+		if charts != 2 {
+			t.Errorf("%s: %d per-component charts", where, charts)
+		}
+	}
+	s, err := Fetch(context.Background(), prom, "r1", "openim", t0, t0.Add(2*time.Minute), Roles(comps))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("report", s)
+	live, _, err := fetchCharts(context.Background(), prom, "r1", "openim", t0, t0.Add(2*time.Minute), Roles(comps))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("live view", live)
+	page, err := LivePage(context.Background(), LiveOptions{Prom: prom, RunID: "r1", Target: "openim", From: t0, Every: 5 * time.Second, Components: comps}, t0.Add(2*time.Minute))
+	if err != nil || !strings.Contains(string(page), "Not drawn: other processes on this host (wildfire-im, wukongim).") ||
+		strings.Contains(string(page), ">wukongim<") {
+		t.Errorf("the live page (%v) draws or does not name the others", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/imbench/imbench/dashboards"
+	"github.com/imbench/imbench/internal/profile"
 )
 
 // The report's charts are these panels of the "IM benchmark" dashboard,
@@ -67,6 +68,9 @@ type Chart struct {
 	Unit  string `json:"unit"`
 	Lines []Line `json:"lines"`
 	Gaps  []Gap  `json:"gaps,omitempty"` // holes in the data (e.g. Prometheus was down)
+	// Others are process groups on the host that are neither the target's,
+	// the generator nor the stack: named, not drawn, as the table does.
+	Others []string `json:"others_on_host,omitempty"`
 }
 
 // Line is one series of a chart.
@@ -125,7 +129,7 @@ func (c Chart) HasData() bool {
 // Fetch queries Prometheus for a run's window [from, to]. roles maps a
 // component to its role in the report (the target's parts, the generator…).
 func Fetch(ctx context.Context, prom Prom, runID, target string, from, to time.Time, roles map[string]string) (*Series, error) {
-	s, panels, err := fetchCharts(ctx, prom, runID, target, from, to)
+	s, panels, err := fetchCharts(ctx, prom, runID, target, from, to, roles)
 	if err != nil {
 		return nil, err
 	}
@@ -190,8 +194,9 @@ func queryFill(runID, target string, from, to time.Time) (fill *strings.Replacer
 
 // fetchCharts reads Prometheus' heartbeat and the report's charts over the
 // window (what the live page refreshes), and returns the dashboard's panels
-// by title for the rest of Fetch.
-func fetchCharts(ctx context.Context, prom Prom, runID, target string, from, to time.Time) (*Series, map[string]dashboards.Panel, error) {
+// by title for the rest of Fetch. A per-component chart draws the groups
+// roles names (the target's, the generator, the stack) and names the rest.
+func fetchCharts(ctx context.Context, prom Prom, runID, target string, from, to time.Time, roles map[string]string) (*Series, map[string]dashboards.Panel, error) {
 	step := max(5, int(to.Sub(from).Seconds())/400)
 	s := &Series{RunID: runID, Prometheus: prom.URL, From: from.UTC(), To: to.UTC(), StepSec: step,
 		FetchedAt: time.Now().UTC(), Queries: map[string]string{}}
@@ -236,7 +241,14 @@ func fetchCharts(ctx context.Context, prom Prom, runID, target string, from, to 
 			}
 		}
 		if strings.Contains(title, "component") {
-			sort.SliceStable(c.Lines, func(i, j int) bool { return c.Lines[i].Name < c.Lines[j].Name })
+			c.Lines, c.Others = ownLines(c.Lines, roles)
+			sort.SliceStable(c.Lines, func(i, j int) bool {
+				a, b := c.Lines[i], c.Lines[j]
+				if ra, rb := roleOrder[roleOf(a.Name, roles)], roleOrder[roleOf(b.Name, roles)]; ra != rb {
+					return ra < rb
+				}
+				return a.Name < b.Name
+			})
 		}
 		c.Gaps = merge(append(gaps(c.Lines, step), s.Outages...))
 		s.Charts = append(s.Charts, c)
@@ -246,6 +258,39 @@ func fetchCharts(ctx context.Context, prom Prom, runID, target string, from, to 
 }
 
 var roleOrder = map[string]int{"target": 0, "other": 1, "generator": 2, "observability": 3}
+
+// Roles maps process groups to their role: the target's components (as
+// its profile names them), the generator and the stack; a group it does
+// not name is "other".
+func Roles(components []Component) map[string]string {
+	roles := map[string]string{profile.GeneratorGroup: "generator"}
+	for _, g := range profile.StackGroups() {
+		if g != profile.GeneratorGroup {
+			roles[g] = "observability"
+		}
+	}
+	for _, c := range components {
+		roles[c.Group] = "target"
+	}
+	return roles
+}
+
+// ownLines keeps the lines of groups with a role; the others' names come
+// back apart. Without roles every line is kept.
+func ownLines(lines []Line, roles map[string]string) (kept []Line, others []string) {
+	if len(roles) == 0 {
+		return lines, nil
+	}
+	for _, l := range lines {
+		if roleOf(l.Name, roles) == "other" {
+			others = append(others, l.Name)
+			continue
+		}
+		kept = append(kept, l)
+	}
+	sort.Strings(others)
+	return kept, others
+}
 
 func roleOf(component string, roles map[string]string) string {
 	if r, ok := roles[component]; ok {

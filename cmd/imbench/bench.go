@@ -2,7 +2,9 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -101,4 +103,19 @@ func cmdBenchBaselineHold(args []string) error {
 	}
 	return bench.HoldBaseline(bench.BaselineOptions{API: *api, WS: *wsURLs, Secret: secret, Admin: os.Getenv("IM_ADMIN_USER"),
 		Users: *users, Hold: *hold, Ping: *ping, ReadDeadline: *deadline, Prefix: *prefix, Parallel: *parallel, Out: *out})
+}
+
+// `imbench bench-page`: docs/benchmark.md from a `make bench` JSON.
+func cmdBenchPage(args []string) error {
+	fs := flag.NewFlagSet("bench-page", flag.ContinueOnError)
+	in := fs.String("in", "", "a make bench JSON (default: the newest under results/bench)")
+	dir := fs.String("dir", "docs", "where benchmark.md and its benchmark.json go")
+	if err := fs.Parse(args); err != nil {
+		return badinput.Wrap(err)
+	}
+	if err := bench.Page(*in, *dir); err != nil {
+		return err
+	}
+	fmt.Println("imbench bench-page: wrote", filepath.Join(*dir, "benchmark.md"))
+	return nil
 }

@@ -60,6 +60,11 @@ func runHere(rc *runConfig) (int, error) {
 	if rc.setupOnly {
 		return prep.Execute(ctx), nil
 	}
+	if !rc.segment.Split() {
+		rc.startConsole(obs, prep.Run.Plan.Name)
+		defer rc.stopConsole()
+		prep.Output(os.Stdout, os.Stderr)
+	}
 	fmt.Printf("imbench: run %s: %s on %s (%s)\n", rc.runID, rc.scenario, rc.target.Name, rc.where())
 	if rc.segment.Split() {
 		fmt.Printf("imbench: segment %s of the users\n", rc.segment)
@@ -164,6 +169,7 @@ func finishRun(rc *runConfig, obs observe.Observation, dir string, code int) (in
 	} else {
 		printReportPaths(r)
 	}
+	rc.sayVerdict(dir, code)
 	return code, nil
 }
 

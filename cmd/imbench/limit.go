@@ -328,18 +328,7 @@ func stepWindow(s summary.Summary, dim string) (time.Time, time.Time) {
 }
 
 // componentRoles maps process groups to their role in a step's usage.
-func componentRoles(t profile.Profile) map[string]string {
-	roles := map[string]string{profile.GeneratorGroup: "generator"}
-	for _, g := range profile.StackGroups() {
-		if g != profile.GeneratorGroup {
-			roles[g] = "observability"
-		}
-	}
-	for _, p := range t.Processes {
-		roles[p.Group] = "target"
-	}
-	return roles
-}
+func componentRoles(t profile.Profile) map[string]string { return report.Roles(targetComponents(t)) }
 
 // stepUsage is the server's parts' CPU and memory over a step's window,
 // the resource table's process groups: sampled from /proc here every

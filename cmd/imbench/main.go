@@ -30,6 +30,7 @@ const usage = `usage: imbench <command> [flags]
   compare   compare two runs: imbench compare -a ID -b ID [-threshold 10]; exit 3 if B is worse
   clean-target  remove a run's users, groups and chatrooms from its target: imbench clean-target -run ID
   bench     measure the generator: imbench bench [-only density,baseline,delivery,distributed,flat]
+  bench-page  docs/benchmark.md from a bench's JSON: imbench bench-page [-in results/bench/<time>.json]
   generate  rewrite the files made from code (dashboards/*.json, exporters/process-exporter.yml)
 `
 
@@ -57,6 +58,8 @@ func main() {
 		err = cmdGenerate(os.Args[2:])
 	case "bench":
 		err = cmdBench(os.Args[2:])
+	case "bench-page":
+		err = cmdBenchPage(os.Args[2:])
 	case "bench-baseline-hold": // not in the usage: the bench's baseline (bench/baseline_client.go)
 		err = cmdBenchBaselineHold(os.Args[2:])
 	case "bench-floor": // not in the usage: the bench's floor (bench/floor.go)

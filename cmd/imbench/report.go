@@ -43,11 +43,6 @@ func writeReport(dir string, refresh bool) (*report.Report, error) {
 	var o report.Options
 	o.Refresh = refresh
 	o.Prom = &report.Prom{URL: "http://" + stack.Addrs().Prometheus} // used if it answers
-	o.Roles = map[string]string{}
-	for _, g := range profile.StackGroups() {
-		o.Roles[g] = g
-	}
-	o.Roles[profile.GeneratorGroup] = "generator"
 	s, err := summary.Load(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		return nil, err
@@ -59,12 +54,10 @@ func writeReport(dir string, refresh bool) (*report.Report, error) {
 	if p, ok := profiles[s.Target]; ok {
 		o.Target = p.Description
 		o.Components = targetComponents(p)
-		for _, pr := range p.Processes {
-			o.Roles[pr.Group] = "target"
-		}
 	} else if s.Target != "" {
 		fmt.Fprintf(os.Stderr, "imbench report: no target profile %q under targets/: no process is counted as the target's\n", s.Target)
 	}
+	o.Roles = report.Roles(o.Components)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	return report.Generate(ctx, dir, o)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"github.com/imbench/imbench/internal/console"
 	"maps"
 	"net"
 	"os"
@@ -50,8 +51,9 @@ type runConfig struct {
 	splitInto        int             // with setupOnly: the segments the run will have
 	startAt          time.Time       // a split run's common clock
 	noThresholds     bool
-	promWrite        string // -prometheus-rw-url: instead of the native stack's
-	logPush          string // -log-push-url: likewise
+	promWrite        string       // -prometheus-rw-url: instead of the native stack's
+	logPush          string       // -log-push-url: likewise
+	console          *console.Tee // what the run prints, copied to the log store
 }
 
 func cmdRun(args []string) (int, error) {

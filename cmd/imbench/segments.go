@@ -81,6 +81,8 @@ func runSegments(rc *runConfig) (int, error) {
 		}
 		procs[i] = cmd
 	}
+	rc.startConsole(obs, rc.scenario)
+	defer rc.stopConsole()
 	for _, note := range obs.Notes {
 		fmt.Println("imbench:", note)
 	}

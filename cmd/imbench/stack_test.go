@@ -33,11 +33,12 @@ import (
 
 // testStack is a native stack of the test's own, on free ports, in a temporary root.
 type testStack struct {
-	t    *testing.T
-	root string
-	env  []string
-	prom string // http://host:port
-	logs string // VictoriaLogs, http://host:port
+	t      *testing.T
+	root   string
+	env    []string
+	prom   string // http://host:port
+	logs   string // VictoriaLogs, http://host:port
+	search string // a limit search's id, for the dashboard's limit row
 }
 
 func newStack(t *testing.T) *testStack {
@@ -177,6 +178,15 @@ func TestStackObservesARun(t *testing.T) {
 	}
 	json.Unmarshal(raw, &sum)
 	run, from := sum.RunID, sum.StartedAt.Add(-5*time.Second)
+	// A limit search of two short steps, so that the dashboard's limit row
+	// has a search to show.
+	search := "stack_search_" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	if r := s.cli("limit", "-scenario", "wukongim/send-limit", "-scale", "0.01", "-start", "50", "-max", "100", "-step", "3s",
+		"-max-steps", "2", "-run-id", search, "-q"); r.code != 0 {
+		t.Fatalf("limit: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	s.search = search
+
 	time.Sleep(12 * time.Second) // two rule evaluations and a scrape after the runner's last push
 	now := time.Now()
 
@@ -200,6 +210,7 @@ func TestStackObservesARun(t *testing.T) {
 	if n := len(s.logLines(fmt.Sprintf(`{run_id=%q, job="imbench"}`, run), from, now)); n == 0 {
 		t.Error("VictoriaLogs holds no line of imbench's log of the run")
 	}
+	checkConsoleLog(t, s, run, from)
 	// The target logs as it starts (and on faults), not during a run.
 	if n := len(s.logLines(`{job="imbench-target", target="reference"}`, upAt, now)); n == 0 {
 		t.Error("VictoriaLogs holds no line of the target's log")
@@ -254,7 +265,7 @@ func TestStackObservesARun(t *testing.T) {
 func checkDashboards(t *testing.T, s *testStack, run string, from, now time.Time) {
 	t.Helper()
 	rangeSecs := int(now.Sub(from).Seconds())
-	fill := strings.NewReplacer("$run_id", run, "$target", "reference", "$instance", ".*",
+	fill := strings.NewReplacer("$run_id", run, "$search_id", s.search, "$target", "reference", "$instance", ".*",
 		"$__range", fmt.Sprintf("%ds", rangeSecs), "$__rate_interval", "1m", "$__interval", "5s")
 	for name, d := range dashboards.Build() {
 		for _, p := range d.Panels {
@@ -513,4 +524,44 @@ func logsQL(t *testing.T, base, query string, from, to time.Time) []map[string]s
 		t.Fatal(err)
 	}
 	return lines
+}
+
+// checkConsoleLog: what the run printed is in the log store by its run_id
+// (source=console), the verdict at INFO; and a failing run's crossed
+// thresholds, handleSummary error and verdict (at ERROR) too.
+func checkConsoleLog(t *testing.T, s *testStack, run string, from time.Time) {
+	t.Helper()
+	find := func(run, level, prefix string) bool {
+		for _, l := range s.logLines(fmt.Sprintf(`{run_id=%q} source:=console`, run), from, time.Now()) {
+			if strings.Contains(l["_msg"], prefix) && l["level"] == level {
+				return true
+			}
+		}
+		return false
+	}
+	for _, want := range [][2]string{{"INFO", "imbench: verdict: " + run + " passed: "}, {"INFO", "imbench: results in "}, {"INFO", "| Message Integrity "}} {
+		if !find(run, want[0], want[1]) {
+			t.Errorf("VictoriaLogs has no %s line %q… of run %s", want[0], want[1], run)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "crossed.js")
+	os.WriteFile(file, []byte(`import im from 'imbench';
+import { planKnobs } from 'imbench/env';
+export const plan = im.workload({ name: 'crossed', classes: [{ kind: 'pairs', pairs: 2, allOnline: true, rate: 5, messages: 3 }], ...planKnobs(__ENV) });
+export const options = { thresholds: { e2e_p99: ['value<0'] } };
+export function handleSummary(s) { return { stdout: im.table(s), '../outside.json': '{}' }; }
+`), 0o644)
+	failed := "console_" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	if r := s.cli("run", "-scenario", file, "-run-id", failed); r.code != 99 || !strings.Contains(r.stdout, "imbench: verdict: "+failed+" failed (exit 99") {
+		t.Fatalf("a run crossing its threshold: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !find(failed, "ERROR", "imbench: verdict: "+failed+" failed") && time.Now().Before(deadline); {
+		time.Sleep(500 * time.Millisecond)
+	}
+	for _, want := range [][2]string{{"ERROR", "imbench: verdict: " + failed + " failed (exit 99, a threshold was crossed)"},
+		{"WARN", "imbench: thresholds crossed: e2e_p99 value<0"}, {"WARN", "imbench: handleSummary: \"../outside.json\""}} {
+		if !find(failed, want[0], want[1]) {
+			t.Errorf("VictoriaLogs has no %s line %q… of run %s", want[0], want[1], failed)
+		}
+	}
 }

@@ -49,6 +49,17 @@ func (p *Pusher) Close() {
 	p.wg.Wait()
 }
 
+// Line queues one line at level (INFO, WARN, ERROR), as a record would be.
+func (p *Pusher) Line(level, line string) {
+	select {
+	case p.ch <- entry{t: time.Now(), level: level, line: line}:
+	default:
+		p.mu.Lock()
+		p.dropped++
+		p.mu.Unlock()
+	}
+}
+
 // Handler wraps inner: every record goes to inner and to Loki.
 func (p *Pusher) Handler(inner slog.Handler) slog.Handler { return &handler{p: p, inner: inner} }
 

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/imbench/imbench/internal/console"
 	"io"
 	"net/http"
 	"net/url"
@@ -66,9 +67,10 @@ func Compose() Observation {
 // problemsQuery is the LogsQL query for a run's warnings and errors: the
 // runner's lines (stream labels run_id, job=imbench, target, scenario,
 // level) at levels warning, error or fatal, however their level is spelled
-// (slog's WARN and ERROR; other programs' warning and error).
+// (slog's WARN and ERROR; other programs' warning and error). The lines
+// the terminal showed already (source=console) are left out.
 func problemsQuery(runID string) string {
-	return fmt.Sprintf(`{run_id=%q} level:~"(?i)^(warn|warning|error|fatal)$" | sort by (_time) | limit 20`, runID)
+	return fmt.Sprintf(`{run_id=%q} -source:=%s level:~"(?i)^(warn|warning|error|fatal)$" | sort by (_time) | limit 20`, runID, console.Source)
 }
 
 // QueryLogs runs a LogsQL query against the log store at base, as

@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"github.com/imbench/imbench/internal/console"
 	"io"
 	"log/slog"
 	"net"
@@ -64,12 +65,16 @@ func TestObserveShipsTheLogToVictoriaLogs(t *testing.T) {
 		l.Error("target unreachable")
 	})
 	push(run+"-other", func(l *slog.Logger) { l.Warn("another run's warning") })
+	// What the terminal showed already (internal/console) is not shown again.
+	cp := lokipush.New(o.LogPush, map[string]string{"run_id": run, "job": "imbench", "source": console.Source})
+	cp.Line("WARN", "imbench: thresholds crossed: lost count==0")
+	cp.Close()
 	// The reference target's own log, with its labels (targets/reference).
 	tp := lokipush.New(o.LogPush, map[string]string{"job": "imbench-target", "target": "reference"})
 	slog.New(tp.Handler(slog.NewTextHandler(io.Discard, nil))).Info("listening")
 	tp.Close()
 	from := time.Now().Add(-time.Minute)
-	waitForLogs(t, base, `{run_id="`+run+`"}`, from, 3)
+	waitForLogs(t, base, `{run_id="`+run+`"}`, from, 4)
 	waitForLogs(t, base, `{job="imbench-target"}`, from, 1)
 
 	// The dashboard's log panel, its LogsQL as generated: the run's lines
@@ -89,8 +94,8 @@ func TestObserveShipsTheLogToVictoriaLogs(t *testing.T) {
 				}
 				jobs[l["job"]]++
 			}
-			if jobs["imbench"] != 3 || jobs["imbench-target"] != 1 {
-				t.Errorf("%q (%s) finds lines by job %v, want imbench:3 imbench-target:1", p.Title, tg.Expr, jobs)
+			if jobs["imbench"] != 4 || jobs["imbench-target"] != 1 {
+				t.Errorf("%q (%s) finds lines by job %v, want imbench:4 imbench-target:1", p.Title, tg.Expr, jobs)
 			}
 		}
 	}
@@ -104,7 +109,7 @@ func TestObserveShipsTheLogToVictoriaLogs(t *testing.T) {
 			t.Errorf("PrintLogProblems lacks %q:\n%s", want, out)
 		}
 	}
-	for _, not := range []string{"setup:", "another run"} {
+	for _, not := range []string{"setup:", "another run", "thresholds crossed"} {
 		if strings.Contains(out, not) {
 			t.Errorf("PrintLogProblems shows %q:\n%s", not, out)
 		}

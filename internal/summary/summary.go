@@ -379,7 +379,7 @@ func (s Summary) Table() string {
 		sizes = append(sizes, fmt.Sprintf("%d of %s members", n, size))
 	}
 	sort.Strings(sizes)
-	row("Group Count & Size", fmt.Sprintf("%d groups (%s), %d friendships", s.Groups.Count, strings.Join(sizes, ", "), s.Groups.Friendships))
+	row("Group Count & Size", GroupsText(s.Groups.Count, sizes, s.Groups.Friendships))
 	row("Message Rate", fmt.Sprintf("Peak %d msg/s, average %.1f msg/s (%s)", s.Messages.PeakPerSecond, s.Messages.AvgPerSecond, PlannedText(s.Messages)))
 	d := s.Deliveries
 	row("Total Messages", fmt.Sprintf("%d sent, %d acknowledged, %d failed%s%s; %d deliveries (%d pushed, %d pulled)",
@@ -599,4 +599,26 @@ func UnsentText(m MessagesSummary) string {
 		return ""
 	}
 	return fmt.Sprintf(", %d not sent (the send phase ended first: the planned pace was not kept)", m.Unsent)
+}
+
+// GroupsText is the groups row: "3 groups (2 of 5 members, 1 of 40
+// members), 12 friendships", "no groups, 2 friendships".
+func GroupsText(count int, sizes []string, friendships int) string {
+	groups := "no groups"
+	switch {
+	case count == 1:
+		groups = "1 group"
+	case count > 1:
+		groups = Grouped(int64(count)) + " groups"
+	}
+	if len(sizes) > 0 {
+		groups += " (" + strings.Join(sizes, ", ") + ")"
+	}
+	switch friendships {
+	case 0:
+		return groups + ", no friendships"
+	case 1:
+		return groups + ", 1 friendship"
+	}
+	return groups + ", " + Grouped(int64(friendships)) + " friendships"
 }

@@ -2,9 +2,9 @@ package runner
 
 import (
 	"fmt"
+	"github.com/imbench/imbench/internal/summary"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -143,23 +143,7 @@ func loginTrouble(t verify.Totals, planned int) string {
 	return b.String()
 }
 
-// grouped writes n with thousands separators: 4,998.
-func grouped(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+func grouped(n int64) string { return summary.Grouped(n) }
 
 func clock(d time.Duration) string {
 	s := int(d.Round(time.Second).Seconds())

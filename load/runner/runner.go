@@ -136,6 +136,10 @@ func newLogger(cfg Config, scenario, target string) (*slog.Logger, func()) {
 	return slog.New(p.Handler(slog.NewTextHandler(io.Discard, nil))), p.Close
 }
 
+// Output sends what the run prints from here on to stdout and stderr; the
+// progress interval stays the one Prepare chose for the terminal.
+func (pr *Prepared) Output(stdout, stderr io.Writer) { pr.cfg.Stdout, pr.cfg.Stderr = stdout, stderr }
+
 // Close gives up a prepared run without running it: nothing was loaded.
 func (pr *Prepared) Close() { pr.closeLog() }
 
@@ -293,6 +297,10 @@ func Finish(sc *Script, s summary.Summary, dir string, noThresholds bool, stdout
 			fmt.Fprintln(stderr, "imbench:", err)
 			return ExitFailed
 		}
+		if err := summary.SaveThresholds(dir, rs); err != nil {
+			fmt.Fprintln(stderr, "imbench:", err)
+			code = ExitFailed
+		}
 	}
 	out := map[string]string{"stdout": s.Table() + "\nsummary: " + filepath.Join(dir, "summary.json") + "\n"}
 	if sc != nil {
@@ -354,7 +362,7 @@ func writeOutput(dir, name, content string) error {
 		f = filepath.Join(dir, clean)
 	}
 	// The run's own files stay the runner's, however they are named.
-	if rel, err := filepath.Rel(dir, f); err == nil && (rel == "summary.json" || rel == SetupFile || rel == TeardownFile || strings.HasPrefix(rel, "summary-")) {
+	if rel, err := filepath.Rel(dir, f); err == nil && (rel == "summary.json" || rel == summary.ThresholdsFile || rel == SetupFile || rel == TeardownFile || strings.HasPrefix(rel, "summary-")) {
 		return fmt.Errorf("%q is the runner's own file", name)
 	}
 	if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {

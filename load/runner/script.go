@@ -45,6 +45,7 @@ func bundle(path string) (string, error) {
 		LogLevel:    api.LogLevelSilent,
 		Charset:     api.CharsetUTF8,
 		Plugins:     []api.Plugin{sharedModules},
+		Sourcemap:   api.SourceMapInline, // the runtime's errors name the file's own lines
 	})
 	if len(res.Errors) > 0 {
 		e := res.Errors[0]
@@ -98,7 +99,9 @@ func evaluate(path string, env map[string]string, runID string) (*sobek.Runtime,
 		}
 		return nil, fmt.Errorf("module %q: a scenario imports only %q, %s and files of its own", name, ModuleName, strings.Join(slices.Sorted(maps.Keys(lib.Modules)), ", "))
 	}
-	fnVal, err := rt.RunScript(filepath.Base(path), "(function (module, exports, require, __ENV) {\n"+code+"\n})")
+	// The wrapper opens on the bundle's first line, so that the source
+	// map's lines stay the bundle's.
+	fnVal, err := rt.RunScript(filepath.Base(path), "(function (module, exports, require, __ENV) {"+code+"\n})")
 	if err != nil {
 		return nil, nil, scriptError(path, err)
 	}
@@ -216,7 +219,7 @@ func scriptError(path string, err error) error {
 				msg = m.String()
 			}
 		}
-		return fmt.Errorf("%s: %s", path, strings.TrimPrefix(msg, "GoError: "))
+		return fmt.Errorf("%s: %s", where(path, ex), strings.TrimPrefix(msg, "GoError: "))
 	}
 	return fmt.Errorf("%s: %w", path, err)
 }
@@ -253,4 +256,24 @@ func (s *Script) HandleSummary(summary any) (out map[string]string, ok bool, err
 		out[k] = val.String()
 	}
 	return out, true, nil
+}
+
+// where is the exception's innermost place in the scenario's own files
+// (the bundle's source map gives their lines), else path.
+func where(path string, ex *sobek.Exception) string {
+	for _, f := range ex.Stack() {
+		p := f.Position()
+		if p.Line > 0 && p.Filename != "" && !strings.HasPrefix(p.Filename, "imbench:") {
+			name := p.Filename // relative to the working directory, as esbuild writes it
+			if abs, err := filepath.Abs(name); err == nil {
+				if mine, err := filepath.Abs(path); err == nil && mine == abs {
+					name = path
+				} else if strings.HasPrefix(name, "..") {
+					name = abs
+				}
+			}
+			return fmt.Sprintf("%s:%d:%d", name, p.Line, p.Column)
+		}
+	}
+	return path
 }

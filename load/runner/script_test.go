@@ -48,3 +48,23 @@ export const plan = im.workload({ name: 'fixed', runId: __ENV.IM_RUN_ID, classes
 		t.Fatalf("ignored knobs: %v", err)
 	}
 }
+
+// An error while the scenario is evaluated names the file, line and
+// column of the scenario's own code, in its file or one it imports, and
+// a class the workload refuses names where the call is.
+func TestAnErrorAtEvaluationSaysWhere(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "sizes.js"), []byte("export function sizes(env) {\n  return env.NOPE.pairs;\n}\n"), 0o644)
+	f := filepath.Join(dir, "mine.js")
+	for src, want := range map[string]string{
+		"import im from 'imbench';\n\nconst s = undefined;\nexport const plan = im.workload({ name: 'm', classes: [{ kind: 'pairs', pairs: s.pairs, rate: 1, messages: 1 }] });\n":                   f + ":4:",
+		"import im from 'imbench';\nimport { sizes } from './sizes.js';\nexport const plan = im.workload({ name: 'm', classes: [{ kind: 'pairs', pairs: sizes(__ENV), rate: 1, messages: 1 }] });\n": "sizes.js:2:",
+		"import im from 'imbench';\nexport const plan = im.workload({ name: 'm',\n  classes: [{ kind: 'pairs', pairs: 2, rate: 1, ratePerMinute: 3, messages: 1 }] });\n":                            f + ":2:",
+	} {
+		os.WriteFile(f, []byte(src), 0o644)
+		_, err := Load(f, nil, "r1")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want it at %s", src, err, want)
+		}
+	}
+}

@@ -157,13 +157,7 @@ func parseThreshold(name, expr string) (threshold, error) {
 }
 
 // ThresholdResult is one expression checked.
-type ThresholdResult struct {
-	Metric string  `json:"metric"`
-	Expr   string  `json:"expr"`
-	Actual float64 `json:"actual"`
-	Passed bool    `json:"passed"`
-	Absent bool    `json:"absent,omitempty"` // no figure: a latency with no sample
-}
+type ThresholdResult = summary.Threshold
 
 // CheckThresholds evaluates every threshold on a summary, sorted by metric.
 func CheckThresholds(th map[string]Expressions, s *summary.Summary) ([]ThresholdResult, error) {

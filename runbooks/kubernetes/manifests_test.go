@@ -49,8 +49,8 @@ const (
 
 	// The users one segment pod is sized for (resources, node limits).
 	usersPerPodSized = 20000
-	// The most RSS per held user the README measured (OpenIM over
-	// Wildfire's protocol, 21,492 B), rounded up.
+	// The RSS per held user a pod is sized for: above every density
+	// figure of docs/benchmark.json (TestPodsAreSizedAboveTheBench).
 	rssPerUser = 22 * 1024
 	// The longest run id the runbook allows: the Indexed Job's pod hostname
 	// imbench-seg-<run id>-<index> must stay within 63 characters.
@@ -778,4 +778,42 @@ func dockerStages(df string) map[string]string {
 		}
 	}
 	return out
+}
+
+// The pods are sized above what the generator holds a user in, as the
+// published bench run (docs/benchmark.json) measured it over each protocol.
+func TestPodsAreSizedAboveTheBench(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "docs", "benchmark.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type density struct {
+		RSSPerUser float64 `json:"rss_per_user_bytes"`
+	}
+	var b struct {
+		Density *density `json:"density"`
+		Others  map[string]struct {
+			Density *density `json:"density"`
+		} `json:"other_protocols"`
+	}
+	if err := json.Unmarshal(raw, &b); err != nil {
+		t.Fatal(err)
+	}
+	all := map[string]*density{"openim": b.Density}
+	for p, o := range b.Others {
+		all[p] = o.Density
+	}
+	measured := 0
+	for p, d := range all {
+		if d == nil {
+			continue
+		}
+		measured++
+		if d.RSSPerUser <= 0 || d.RSSPerUser > rssPerUser {
+			t.Errorf("%s: the bench measured %.0f B per held user; pods are sized for %d", p, d.RSSPerUser, rssPerUser)
+		}
+	}
+	if measured == 0 {
+		t.Fatal("docs/benchmark.json has no density figure")
+	}
 }

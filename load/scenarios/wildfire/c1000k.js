@@ -1,7 +1,7 @@
 // Wildfire performance report, 1. 单机百万长连接测试 (../shared/seeds/003_*):
 // one server holds a million users online for 30 minutes and more, no
 // drops. SCALE=1 is a million users (more than one k6 process holds: run
-// it with SEGMENTS, see the README's Distributed runs); the default 0.002
+// it with SEGMENTS, see docs/scale.md); the default 0.002
 // holds 2,000 for IM_HOLD (default 60s; the report: 30m). Its table has
 // the report's rows: connections held (the generator's peak online), for
 // how long, the drops; the server's own online count is its gauge in

@@ -8,7 +8,7 @@
 // At SCALE=1 every push is a write and a read of its own (one message per
 // connection every 100 ms): the reference target and imbench together need
 // seven to eight cores; on two, every delivery is still verified, at about
-// 48,000 a second, and the summary says the pace was not kept (README, Scale).
+// 48,000 a second, and the summary says the pace was not kept (docs/scale.md).
 // size: 500 members, 250 online, 1,000 messages | SCALE=1: 10,000 members, 5,000 online, 200,000 deliveries/s
 import im from 'imbench';
 import { sizeKnobs, count } from '../lib/env.js';

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/imbench/imbench/internal/console"
+	"github.com/imbench/imbench/internal/observe"
+	"github.com/imbench/imbench/internal/summary"
+	"github.com/imbench/imbench/load/runner"
+)
+
+// startConsole copies what the run prints from here on to the log store,
+// labelled as the runner labels its own lines; a tee that cannot start
+// leaves the terminal as it was.
+func (rc *runConfig) startConsole(obs observe.Observation, scenario string) {
+	tee, err := console.Start(obs.LogPush, map[string]string{"run_id": rc.runID, "job": "imbench", "target": rc.target.Name, "scenario": scenario})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "imbench: the terminal's lines stay out of the log store:", err)
+		return
+	}
+	rc.console = tee
+}
+
+// stopConsole gives the terminal back (what is queued goes to the store).
+func (rc *runConfig) stopConsole() {
+	if rc.console != nil {
+		rc.console.Stop()
+	}
+}
+
+// sayVerdict prints the run's last line, the verdict, and logs it at INFO
+// when the run passed, ERROR when not.
+func (rc *runConfig) sayVerdict(dir string, code int) {
+	level, line := verdict(dir, code)
+	if rc.console != nil {
+		rc.console.Last(level, line)
+		return
+	}
+	fmt.Println(line)
+}
+
+// verdict is the run's outcome in one line, from its exit code and its
+// summary: what arrived of what was owed, and why the run failed.
+func verdict(dir string, code int) (level, line string) {
+	s, err := summary.Load(filepath.Join(dir, "summary.json"))
+	got := ""
+	if err == nil {
+		d := s.Deliveries
+		switch {
+		case d.Expected > 0:
+			got = fmt.Sprintf("%s of %s expected deliveries verified", summary.Grouped(d.Received-d.OfUnanswered-d.Unexpected), summary.Grouped(d.Expected))
+			if d.Lost > 0 {
+				got += fmt.Sprintf(", %s lost", summary.Grouped(d.Lost))
+			}
+		case s.Users.OnlinePeak > 0:
+			got = fmt.Sprintf("%s users online at the peak", summary.Grouped(s.Users.OnlinePeak))
+		}
+	}
+	why := map[int]string{
+		runner.ExitThresholds:  "a threshold was crossed",
+		runner.ExitInterrupted: "interrupted",
+		runner.ExitAborted:     "ended early",
+	}[code]
+	if why == "" && code != 0 {
+		why = "the run failed"
+	}
+	if code == 0 {
+		return "INFO", fmt.Sprintf("imbench: verdict: %s passed: %s", filepath.Base(dir), orNothing(got))
+	}
+	return "ERROR", fmt.Sprintf("imbench: verdict: %s failed (exit %d, %s): %s", filepath.Base(dir), code, why, orNothing(got))
+}
+
+func orNothing(s string) string {
+	if s == "" {
+		return "nothing owed"
+	}
+	return s
+}
