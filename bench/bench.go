@@ -221,7 +221,7 @@ func (r *benchRun) pids() []int { return runProcesses(r.cmd.Process.Pid, r.id) }
 // runScenario runs one scenario with the generator, `imbench run`, against
 // bt in the background. protocol "" is the scenario's own (see cmd/imbench's parseRun).
 func (b *bench) runScenario(bt *benchTarget, scenario, protocol string, segments int, env map[string]string) (*benchRun, error) {
-	r := &benchRun{id: "bench-" + runid.New(), done: make(chan error, 1)}
+	r := &benchRun{id: "bench_" + runid.New(), done: make(chan error, 1)}
 	args := []string{"run", "-scenario", scenario, "-target", "reference", "-run-id", r.id, "-q",
 		"-results", b.resultsDir, "-segments", strconv.Itoa(segments)}
 	if protocol != "" {
