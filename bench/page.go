@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -15,11 +16,12 @@ import (
 )
 
 // commit is the revision imbench was built from, "+dirty" when its tree
-// had changes, or "unknown" when the build kept none.
+// had changes: the build's stamp, else (a build with -buildvcs=false) the
+// checkout's it runs in, else "unknown".
 func commit() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "unknown"
+		return checkoutCommit()
 	}
 	var rev, dirty string
 	for _, s := range info.Settings {
@@ -33,9 +35,23 @@ func commit() string {
 		}
 	}
 	if rev == "" {
-		return "unknown"
+		return checkoutCommit()
 	}
 	return rev + dirty
+}
+
+// checkoutCommit is the working directory's git revision, "+dirty" when
+// tracked files changed.
+func checkoutCommit() string {
+	rev, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	out := strings.TrimSpace(string(rev))
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+		out += "+dirty"
+	}
+	return out
 }
 
 // String is o as `make bench`'s variables would state it.

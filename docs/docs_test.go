@@ -424,3 +424,23 @@ func checkMakeTargets(repo string, files []string, targets map[string]bool) []pr
 	})
 	return out
 }
+
+// The worked example shown in workloads.md is the file make test runs
+// (cmd/imbench/example_test.go), past its header comment.
+func TestTheWorkedExampleIsTheFile(t *testing.T) {
+	src, err := os.ReadFile("examples/my-workload.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := string(src)
+	if i := strings.Index(code, "import "); i > 0 {
+		code = code[i:]
+	}
+	page, err := os.ReadFile("workloads.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "```js\n"+code+"```") {
+		t.Error("workloads.md's worked example is not docs/examples/my-workload.js as it stands")
+	}
+}

@@ -127,8 +127,10 @@ declare module 'imbench' {
    * behind it is measured. Closed: inFlight messages per sender, each sent
    * once one is acknowledged; the result is the rate achieved. Length:
    * messages (per sender per conversation) or duration. pace (open only):
-   * 'even' (the default) spaces the messages evenly; 'burst' sends each
-   * second's messages together at its start, as wkstress does.
+   * 'even' (the default) spaces the messages evenly, each after the last
+   * one's answer; 'burst' sends each second's messages together at its
+   * start, back to back without waiting for answers, as wkstress writes
+   * them (order is then reported with a second's messages in flight).
    */
   export interface Pace {
     pace?: 'even' | 'burst';

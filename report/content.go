@@ -93,8 +93,7 @@ func (r *Report) resultsTable() table {
 	}
 	add("Average Latency", fmt.Sprintf("%s seconds", dec(s.Latency.E2E.Avg/1000, 3)))
 	add("Maximum Latency", fmt.Sprintf("%s seconds", dec(s.Latency.E2E.Max/1000, 3)))
-	add("Connections", fmt.Sprintf("%s connect errors, %s disconnects, %s reconnects",
-		num(float64(u.ConnectErrors)), num(float64(u.Disconnects)), num(float64(u.Reconnects))))
+	add("Connections", summary.ConnectionsText(u, func(v int64, _ int) string { return num(float64(v)) }))
 	add("Login Failures", loginFailuresText(s))
 	if s.Logins != nil {
 		add("Login Cost", summary.LoginText(s.Logins))

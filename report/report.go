@@ -76,6 +76,9 @@ func Generate(ctx context.Context, dir string, o Options) (*Report, error) {
 			}
 		}
 	}
+	if r.Series != nil && len(o.Roles) > 0 {
+		r.Series.ownCharts(o.Roles) // a series.json saved before charts were drawn so
+	}
 	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(r.Markdown()), 0o644); err != nil {
 		return nil, err
 	}

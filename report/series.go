@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -240,19 +241,10 @@ func fetchCharts(ctx context.Context, prom Prom, runID, target string, from, to 
 				c.Lines = append(c.Lines, Line{Name: legend(t.LegendFormat, r.Metric), Expr: expr, Points: r.Values})
 			}
 		}
-		if strings.Contains(title, "component") {
-			c.Lines, c.Others = ownLines(c.Lines, roles)
-			sort.SliceStable(c.Lines, func(i, j int) bool {
-				a, b := c.Lines[i], c.Lines[j]
-				if ra, rb := roleOrder[roleOf(a.Name, roles)], roleOrder[roleOf(b.Name, roles)]; ra != rb {
-					return ra < rb
-				}
-				return a.Name < b.Name
-			})
-		}
 		c.Gaps = merge(append(gaps(c.Lines, step), s.Outages...))
 		s.Charts = append(s.Charts, c)
 	}
+	s.ownCharts(roles)
 
 	return s, panels, nil
 }
@@ -273,6 +265,27 @@ func Roles(components []Component) map[string]string {
 		roles[c.Group] = "target"
 	}
 	return roles
+}
+
+// ownCharts makes the per-component charts draw the groups roles names
+// (the target's, the generator, the stack) in that order, naming the rest.
+func (s *Series) ownCharts(roles map[string]string) {
+	for i := range s.Charts {
+		c := &s.Charts[i]
+		if !strings.Contains(c.Title, "component") {
+			continue
+		}
+		var others []string
+		c.Lines, others = ownLines(c.Lines, roles)
+		c.Others = slices.Compact(slices.Sorted(slices.Values(append(c.Others, others...))))
+		sort.SliceStable(c.Lines, func(i, j int) bool {
+			a, b := c.Lines[i], c.Lines[j]
+			if ra, rb := roleOrder[roleOf(a.Name, roles)], roleOrder[roleOf(b.Name, roles)]; ra != rb {
+				return ra < rb
+			}
+			return a.Name < b.Name
+		})
+	}
 }
 
 // ownLines keeps the lines of groups with a role; the others' names come

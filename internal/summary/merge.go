@@ -81,6 +81,12 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 		u.LateLogins += p.Users.LateLogins
 		u.ConnectErrors += p.Users.ConnectErrors
 		u.Disconnects += p.Users.Disconnects
+		for c, v := range p.Users.DisconnectCauses {
+			if u.DisconnectCauses == nil {
+				u.DisconnectCauses = map[string]int64{}
+			}
+			u.DisconnectCauses[c] += v
+		}
 		u.Reconnects += p.Users.Reconnects
 		u.Kicks += p.Users.Kicks
 		u.NeverOnline += p.Users.NeverOnline

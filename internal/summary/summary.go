@@ -61,8 +61,12 @@ type UsersSummary struct {
 	LateLogins      int64 `json:"late_logins"`
 	ConnectErrors   int64 `json:"connect_errors"`
 	Disconnects     int64 `json:"disconnects"`
-	Reconnects      int64 `json:"reconnects"`
-	Kicks           int64 `json:"kicks"`
+	// DisconnectCauses splits Disconnects by why each connection ended:
+	// server_closed, heartbeat (nothing within the read timeout), kicked,
+	// read_error.
+	DisconnectCauses map[string]int64 `json:"disconnect_causes,omitempty"`
+	Reconnects       int64            `json:"reconnects"`
+	Kicks            int64            `json:"kicks"`
 	// Users due to log in (at once or late) whose every login attempt
 	// failed: what they were owed is Deliveries.NotAttempted.
 	NeverOnline int64 `json:"never_online,omitempty"`
@@ -408,7 +412,7 @@ func (s Summary) Table() string {
 	row("E2E p50 / p95 / p99", fmt.Sprintf("%.1f / %.1f / %.1f ms over %s", e.P50, e.P95, e.P99, LatencyCountText(e.Count, d)))
 	a := s.Latency.Ack
 	row("Ack avg / p99 / max", fmt.Sprintf("%.1f / %.1f / %.1f ms", a.Avg, a.P99, a.Max))
-	row("Connections", fmt.Sprintf("%d connect errors, %d disconnects, %d reconnects", u.ConnectErrors, u.Disconnects, u.Reconnects))
+	row("Connections", ConnectionsText(u, strconv.FormatInt))
 	if t := LoginFailuresText(u); t != "" {
 		row("Login failures", t)
 	}
@@ -621,4 +625,24 @@ func GroupsText(count int, sizes []string, friendships int) string {
 		return groups + ", 1 friendship"
 	}
 	return groups + ", " + Grouped(int64(friendships)) + " friendships"
+}
+
+var dropWords = map[string]string{"server_closed": "closed by the server", "heartbeat": "silent past the read timeout (heartbeat)",
+	"kicked": "kicked", "read_error": "read errors"}
+
+// ConnectionsText is the connections row: "0 connect errors, 3 disconnects
+// (2 closed by the server, 1 kicked), 3 reconnects".
+func ConnectionsText(u UsersSummary, num func(int64, int) string) string {
+	n := func(v int64) string { return num(v, 10) }
+	drops := n(u.Disconnects) + " disconnects"
+	var causes []string
+	for _, c := range []string{"server_closed", "heartbeat", "kicked", "read_error"} {
+		if v := u.DisconnectCauses[c]; v > 0 {
+			causes = append(causes, n(v)+" "+dropWords[c])
+		}
+	}
+	if len(causes) > 0 {
+		drops += " (" + strings.Join(causes, ", ") + ")"
+	}
+	return fmt.Sprintf("%s connect errors, %s, %s reconnects", n(u.ConnectErrors), drops, n(u.Reconnects))
 }

@@ -314,6 +314,9 @@ func testDisconnect(t *testing.T, h Harness) {
 		t.Fatalf("target dropped %d connections, verifier counted %d disconnects and %d failed logins",
 			drops, o.totals.Disconnects, failed)
 	}
+	if c := o.totals.Dropped; c[engine.DropServerClosed] != o.totals.Disconnects {
+		t.Fatalf("%d disconnects, by cause %v: each was the server's close", o.totals.Disconnects, c)
+	}
 	// Drops while the sessions close are not followed by a reconnect.
 	if o.totals.Reconnects == 0 || o.totals.Reconnects > drops {
 		t.Fatalf("%d reconnects for %d drops", o.totals.Reconnects, drops)
@@ -340,6 +343,9 @@ func testStorm(t *testing.T, h Harness) {
 	n := int64(<-dropped)
 	if n != int64(p.Users) || int64(srv.Counter(t, DisconnectsCounter)) != n || o.totals.Disconnects != n {
 		t.Fatalf("storm dropped %d of %d users; target counted %v, verifier %d", n, p.Users, srv.Counter(t, DisconnectsCounter), o.totals.Disconnects)
+	}
+	if c := o.totals.Dropped; c[engine.DropServerClosed] != n {
+		t.Fatalf("storm: %d drops, by cause %v: each was the server's close", n, c)
 	}
 	if len(o.outages) != 1 {
 		t.Fatalf("%d outages for one storm: %+v", len(o.outages), o.outages)

@@ -83,6 +83,10 @@ const maxSendingTime = 24 * time.Hour
 
 // schedule queues the open streams' local messages as they fall due.
 func (s *Session) schedule(ctx context.Context, start time.Time) {
+	s.windows = make([]int, len(s.sh.Plan.Streams))
+	for i, st := range s.sh.Plan.Streams {
+		s.windows[i] = st.Window()
+	}
 	for m, off := range s.sh.Plan.Schedule() {
 		if m.Sender < s.Lo || m.Sender >= s.Hi {
 			continue
@@ -98,7 +102,7 @@ func (s *Session) schedule(ctx context.Context, start time.Time) {
 		u := s.users[m.Sender-s.Lo]
 		s.work.Add(1)
 		u.mu.Lock()
-		u.queue = append(u.queue, sendItem{m: m, due: due})
+		u.queue = append(u.queue, sendItem{m: m, due: due, window: s.windows[s.sh.Plan.Convs[m.Conv].Class]})
 		u.mu.Unlock()
 		u.pump()
 	}
@@ -203,7 +207,11 @@ func (u *User) pump() {
 		now := time.Now()
 		u.mu.Lock()
 		var it sendItem
-		ok := u.inflight < max(u.limit, 1) && u.conn != nil
+		window := max(u.limit, 1)
+		if len(u.queue) > 0 {
+			window = max(window, u.queue[0].window) // a burst goes out back to back
+		}
+		ok := u.inflight < window && u.conn != nil
 		if ok {
 			it, ok = u.next(now)
 		}

@@ -21,8 +21,11 @@ type Session struct {
 	cancel context.CancelCauseFunc
 	Lo, Hi uint32
 	users  []*User
-	Tally  verify.Tally
-	Logins LoginCost // what the session's logins cost
+	// windows are the open streams' messages in flight per sender (their
+	// Window), by stream: schedule sets them before it queues a message.
+	windows []int
+	Tally   verify.Tally
+	Logins  LoginCost // what the session's logins cost
 
 	closing  atomic.Bool
 	stopBeat chan struct{}
@@ -274,8 +277,9 @@ func (s *Session) Close() {
 	<-s.beatDone
 	var wg sync.WaitGroup
 	ended := func(dropped bool) {
-		if dropped {
+		if dropped { // the server closed it before it read our goodbye
 			s.Tally.Disconnects.Add(1)
+			s.Tally.Dropped[DropServerClosed].Add(1)
 		}
 		s.sh.addOnline(-1)
 		wg.Done()

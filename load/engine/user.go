@@ -41,8 +41,9 @@ type User struct {
 }
 
 type sendItem struct {
-	m   plan.Msg
-	due time.Time
+	m      plan.Msg
+	due    time.Time
+	window int // messages its sender may have unanswered when it goes (its stream's Window)
 }
 
 func (u *User) current() Conn {
@@ -72,6 +73,7 @@ func (u *User) login(ctx context.Context, recover bool) error {
 		c.Close(func(dropped bool) {
 			if dropped {
 				s.Tally.Disconnects.Add(1)
+				s.Tally.Dropped[DropServerClosed].Add(1)
 			}
 		})
 		return errSessionClosed
@@ -274,10 +276,12 @@ func (u *User) Closed(c Conn, err error, kicked bool) {
 	// Even while the session closes: Close had not reached this connection,
 	// so no goodbye was out and the server dropped it.
 	s.Tally.Disconnects.Add(1)
+	cause := DropCauseOf(err, kicked)
+	s.Tally.Dropped[cause].Add(1)
 	if kicked {
 		s.Tally.Kicks.Add(1)
-		s.sh.warn("%s: %v", s.sh.Plan.UserID(u.idx), err)
 	}
+	s.sh.warn("%s: connection dropped (%s): %v", s.sh.Plan.UserID(u.idx), verify.DropCauseName(cause), err)
 	if again {
 		s.sh.outages.drop(time.Now())
 		s.sh.inflight.Add(1)

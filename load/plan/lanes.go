@@ -221,6 +221,31 @@ func (s *Stream) peakRate() float64 {
 	return 0
 }
 
+// Window is how many messages a sender of the stream has unanswered at
+// most: InFlight for a closed stream; for an open one in bursts, each
+// second's messages of a sender, written back to back as wkstress writes
+// them (at most 1,000); else 1, each message after the last one's answer.
+func (s *Stream) Window() int {
+	switch {
+	case !s.Open():
+		return s.InFlight
+	case !s.Burst:
+		return 1
+	}
+	senders := map[uint32]struct{}{}
+	for _, l := range s.lanes {
+		for _, sg := range l {
+			for _, u := range sg.senders {
+				senders[u] = struct{}{}
+			}
+		}
+	}
+	if len(senders) == 0 {
+		return 1
+	}
+	return int(min(1000, max(1, math.Ceil(s.peakRate()/float64(len(senders))))))
+}
+
 // BusiestSenderIn is the most messages a single user of the plan may send
 // within window, over all streams: an open stream's peak rate shared by
 // its senders, a closed one's busiest sender's whole count (it may send

@@ -130,3 +130,24 @@ func TestOrderingScenarioRunsBothWays(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// A burst class sends each second's messages back to back, as wkstress
+// writes them, not each after the last one's answer: against a target
+// whose every answer comes 200 ms late, a sender due 20 a second still
+// sends them all on time, and its class is reported with 20 in flight.
+func TestABurstGoesOutBackToBack(t *testing.T) {
+	tg := reftest.StartWuKongIM(t, core.Faults{AckLate: 1, AckLateBy: 200 * time.Millisecond, Seed: 1}, 0)
+	file := filepath.Join(t.TempDir(), "burst.js")
+	os.WriteFile(file, []byte(`import im from 'imbench';
+export const plan = im.workload({ name: 'burst', runId: __ENV.IM_RUN_ID,
+  classes: [{ kind: 'groups', groups: 1, members: 3, allOnline: true, senders: 1, rate: 20, pace: 'burst', messages: 40 }] });
+`), 0o644)
+	code, out, s := runWuKongIM(t, tg, file, "burst1")
+	c := s.Deliveries.ByClass
+	if code != ExitOK || s.Messages.Acked != 40 || s.Messages.Unsent != 0 || len(c) != 1 || c[0].InFlight != 20 || c[0].Received != 80 {
+		t.Fatalf("exit %d, acked %d, unsent %d, classes %+v\n%s", code, s.Messages.Acked, s.Messages.Unsent, c, out)
+	}
+	if m := s.Messages; m.PlannedRate > 0 && m.AvgPerSecond < 0.8*m.PlannedRate {
+		t.Fatalf("sent %.1f msg/s of the %.1f planned\n%s", m.AvgPerSecond, m.PlannedRate, out)
+	}
+}

@@ -30,6 +30,14 @@ func (r *Run) BuildSummary() summary.Summary {
 		PlannedOnline: p.Count(plan.Immediate), PlannedLate: p.Count(plan.Late), OnlinePeak: r.Shared.Peak(),
 		Logins: t.LoginsImmediate + t.LoginsLate, LateLogins: t.LoginsLate, ConnectErrors: t.ConnectErrors,
 		Disconnects: t.Disconnects, Reconnects: t.Reconnects, Kicks: t.Kicks}
+	for i, v := range t.Dropped {
+		if v > 0 {
+			if s.Users.DisconnectCauses == nil {
+				s.Users.DisconnectCauses = map[string]int64{}
+			}
+			s.Users.DisconnectCauses[verify.DropCauseName(i)] = v
+		}
+	}
 	s.Users.NeverOnline = int64(rec.NeverOnline)
 	s.Users.OnlineAfterRetry = t.LoginsRetried
 	s.Users.HeldSeconds = r.held.seconds()
@@ -156,7 +164,7 @@ func byClass(p *plan.Plan, counts []verify.ClassTotals) []summary.DeliveriesByCl
 		if st.Total() == 0 && st.Until == 0 {
 			continue // sends nothing
 		}
-		c := summary.DeliveriesByClass{Class: i + 1, InFlight: max(st.InFlight, 1)}
+		c := summary.DeliveriesByClass{Class: i + 1, InFlight: st.Window()}
 		if i < len(w.Classes) {
 			c.Kind = w.Classes[i].Kind
 		}

@@ -29,6 +29,15 @@ func KindIndex(k plan.ConvKind) int {
 // KindName is the metric tag value of slot i.
 func KindName(i int) string { return [Kinds]string{"single", "group", "room"}[i] }
 
+// DropCauses indexes the disconnect counters by why an established
+// connection ended (engine.DropCauseOf gives the index).
+const DropCauses = 4
+
+// DropCauseName is drop cause i as summary.json and the table name it.
+func DropCauseName(i int) string {
+	return [DropCauses]string{"server_closed", "heartbeat", "kicked", "read_error"}[i]
+}
+
 // LoginCauses indexes the login failure counters by why an attempt failed
 // (engine.LoginCause has the same order).
 const LoginCauses = 5
@@ -63,6 +72,8 @@ type Tally struct {
 	// cause (LoginCauseName), and the attempts made again after a failure
 	// of that cause.
 	LoginFailed, LoginRetried [LoginCauses]atomic.Int64
+	// Dropped counts the disconnects by cause (DropCauseName).
+	Dropped [DropCauses]atomic.Int64
 	LoginsRetried             atomic.Int64 // first logins that got online after a failed attempt
 	NeverOnline               atomic.Int64 // users due to log in whose every first-login attempt failed
 
@@ -127,6 +138,7 @@ type Totals struct {
 	NegativeE2E                             int64
 	Unsent                                  int64
 	LoginFailed, LoginRetried               [LoginCauses]int64
+	Dropped                                 [DropCauses]int64
 	LoginsRetried, NeverOnline              int64
 	ByClass                                 []ClassTotals // by workload class (index into the plan's Streams)
 }
@@ -159,6 +171,9 @@ func (t *Totals) Add(x *Tally) {
 	for i := 0; i < LoginCauses; i++ {
 		t.LoginFailed[i] += x.LoginFailed[i].Load()
 		t.LoginRetried[i] += x.LoginRetried[i].Load()
+	}
+	for i := 0; i < DropCauses; i++ {
+		t.Dropped[i] += x.Dropped[i].Load()
 	}
 	t.LoginsRetried += x.LoginsRetried.Load()
 	t.NeverOnline += x.NeverOnline.Load()
