@@ -73,9 +73,9 @@ type Tally struct {
 	// of that cause.
 	LoginFailed, LoginRetried [LoginCauses]atomic.Int64
 	// Dropped counts the disconnects by cause (DropCauseName).
-	Dropped [DropCauses]atomic.Int64
-	LoginsRetried             atomic.Int64 // first logins that got online after a failed attempt
-	NeverOnline               atomic.Int64 // users due to log in whose every first-login attempt failed
+	Dropped       [DropCauses]atomic.Int64
+	LoginsRetried atomic.Int64 // first logins that got online after a failed attempt
+	NeverOnline   atomic.Int64 // users due to log in whose every first-login attempt failed
 
 	E2E, Ack [Kinds]Latency
 
