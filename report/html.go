@@ -50,7 +50,7 @@ table{border-collapse:collapse;margin:.8em 0}td,th{border:1px solid #dde2ea;padd
 th{background:#f3f5f9}td:not(:first-child){font-variant-numeric:tabular-nums}
 figure{margin:1.2em 0}figcaption{font-weight:600;margin-bottom:.3em}.note{color:#a33;font-weight:normal}
 .legend{display:flex;flex-wrap:wrap;gap:.3em 1.2em;font-size:12px;margin-top:.2em}.legend i{display:inline-block;width:10px;height:10px;margin-right:.35em}
-svg text{font:11px system-ui,sans-serif;fill:#555}
+svg text{font:11px system-ui,sans-serif}svg text:not([fill]){fill:#555}
 </style></head><body>
 <h1>{{.Title}}</h1>
 {{range .Sections}}{{if .Title}}<h2>{{.Title}}</h2>{{end}}
@@ -69,7 +69,8 @@ svg text{font:11px system-ui,sans-serif;fill:#555}
 
 type legendItem struct{ Name, Color string }
 
-var palette = []string{"#3b75c4", "#e07b39", "#3a9b5c", "#c23c4a", "#7d5bbf", "#8c6d31", "#d45fa4", "#5c6a7a", "#1fa3a3", "#b5a21f"}
+var palette = []string{"#3b75c4", "#e07b39", "#3a9b5c", "#c23c4a", "#7d5bbf", "#8c6d31", "#d45fa4", "#5c6a7a", "#1fa3a3", "#b5a21f",
+	"#222222", "#8fb8ea", "#f0c419", "#7a1f2b", "#8bc34a", "#c5a3e6", "#1e5631", "#f4a582", "#1f2f6b", "#a0a0a0"}
 
 // lineColor is the i-th line's colour: the palette's, then hues a golden
 // angle apart, so that no two lines of a chart share one.

@@ -17,7 +17,7 @@ func HTML(r Result) []byte {
 	b.WriteString(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>imbench limit ` + html.EscapeString(r.SearchID) + `</title>
 <style>body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#1d2330}table{border-collapse:collapse;font-size:12px}
 td,th{border:1px solid #d5dae3;padding:3px 6px;text-align:right}th{background:#f1f4f8}td:first-child,td:nth-child(10){text-align:left}
-.charts{display:grid;grid-template-columns:1fr 1fr;gap:16px}svg text{font-size:11px;fill:#444}</style></head><body>`)
+.charts{display:grid;grid-template-columns:1fr 1fr;gap:16px}svg text{font-size:11px}svg text:not([fill]){fill:#444}</style></head><body>`)
 	fmt.Fprintf(&b, "<h1>imbench limit search %s</h1>\n<p>%s on %s: %s rising from %s by ×%g to a resolution of %g %%; objective <code>%s</code>.</p>\n",
 		html.EscapeString(r.SearchID), html.EscapeString(r.Scenario), html.EscapeString(r.Target), r.Params.Dimension,
 		LoadText(r.Params.Start, r.Params.Dimension), r.Params.Factor, r.Params.Resolution*100, html.EscapeString(r.Objective))
