@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"github.com/imbench/imbench/internal/chartscale"
 	"html"
 	"html/template"
 	"math"
@@ -145,7 +146,7 @@ func svgChart(c Chart, from, to time.Time, step int) (string, []legendItem) {
 			ymax = math.Max(ymax, p[1])
 		}
 	}
-	ymax = niceCeil(ymax)
+	ymax = chartscale.NiceCeil(ymax)
 	x := func(t float64) float64 { return padL + (t-t0)/(t1-t0)*plotW }
 	y := func(v float64) float64 { return padT + plotH - v/ymax*plotH }
 	// grid and axes
@@ -198,20 +199,6 @@ func svgChart(c Chart, from, to time.Time, step int) (string, []legendItem) {
 	}
 	fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#9aa3b0"/></svg>`, padL, svgW-padR, padT+plotH, padT+plotH)
 	return b.String(), items
-}
-
-// niceCeil rounds a chart's top up to 1, 2 or 5 times a power of ten.
-func niceCeil(v float64) float64 {
-	if v <= 0 {
-		return 1
-	}
-	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if v <= m*p {
-			return m * p
-		}
-	}
-	return 10 * p
 }
 
 // axisValue labels a y tick in the chart's Grafana unit.

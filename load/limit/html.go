@@ -2,6 +2,7 @@ package limit
 
 import (
 	"fmt"
+	"github.com/imbench/imbench/internal/chartscale"
 	"html"
 	"math"
 	"sort"
@@ -84,7 +85,7 @@ func kneeChart(r Result) string {
 		xmax = math.Max(xmax, m.x(s))
 		ymax = math.Max(ymax, m.p99(s))
 	}
-	xmax, ymax = nice(xmax), nice(ymax)
+	xmax, ymax = chartscale.NiceCeil(xmax), chartscale.NiceCeil(ymax)
 	x := func(v float64) float64 { return cpl + v/xmax*(cw-cpl-cpr) }
 	y := func(v float64) float64 { return cpt + (1-v/ymax)*(ch-cpt-cpb) }
 	var b strings.Builder
@@ -141,7 +142,7 @@ func cpuChart(r Result) string {
 			xmax, ymax = math.Max(xmax, p[0]), math.Max(ymax, p[1])
 		}
 	}
-	xmax, ymax = nice(xmax), nice(ymax)
+	xmax, ymax = chartscale.NiceCeil(xmax), chartscale.NiceCeil(ymax)
 	x := func(v float64) float64 { return cpl + v/xmax*(cw-cpl-cpr) }
 	y := func(v float64) float64 { return cpt + (1-v/ymax)*(ch-cpt-cpb) }
 	var b strings.Builder
@@ -196,20 +197,6 @@ func objectiveLine(obj, name string) float64 {
 		}
 	}
 	return 0
-}
-
-// nice rounds a chart's top up to 1, 2 or 5 times a power of ten.
-func nice(v float64) float64 {
-	if v <= 0 {
-		return 1
-	}
-	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if v <= m*p {
-			return m * p
-		}
-	}
-	return 10 * p
 }
 
 func tableHTML(r Result) string {
