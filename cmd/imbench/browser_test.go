@@ -122,7 +122,7 @@ func openBrowser(t *testing.T) *cdp {
 		os.RemoveAll(profile)
 	})
 	var port string
-	for i := 0; i < 100 && port == ""; i++ {
+	for i := 0; i < 300 && port == ""; i++ { // 30 s: a busy machine starts it slowly
 		time.Sleep(100 * time.Millisecond)
 		if b, err := os.ReadFile(filepath.Join(profile, "DevToolsActivePort")); err == nil {
 			port = strings.SplitN(string(b), "\n", 2)[0]

@@ -179,10 +179,11 @@ func TestStackObservesARun(t *testing.T) {
 	json.Unmarshal(raw, &sum)
 	run, from := sum.RunID, sum.StartedAt.Add(-5*time.Second)
 	// A limit search of two short steps, so that the dashboard's limit row
-	// has a search to show.
+	// has a search to show: 50 msg/s for 5 s holds an objective of fewer
+	// than 300 acknowledged, 100 msg/s breaks it.
 	search := "stack_search_" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	if r := s.cli("limit", "-scenario", "wukongim/send-limit", "-scale", "0.01", "-start", "50", "-max", "100", "-step", "3s",
-		"-max-steps", "2", "-run-id", search, "-q"); r.code != 0 {
+	if r := s.cli("limit", "-scenario", "wukongim/send-limit", "-scale", "0.01", "-start", "50", "-max", "100", "-step", "5s",
+		"-slo", "acked<300", "-max-steps", "2", "-run-id", search, "-q"); r.code != 0 {
 		t.Fatalf("limit: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	s.search = search

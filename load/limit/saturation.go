@@ -19,7 +19,10 @@ import (
 //     the machine said; a part whose threads share the work (a Go
 //     program's) gives out so;
 //  4. a part whose memory was still growing through the step by more than
-//     a tenth: it is queueing what it cannot serve;
+//     a tenth: it is queueing what it cannot serve; unless the step fell
+//     short with the server answering as fast as at the lowest load (rule
+//     5's second case): a server that answers at once is not what held
+//     the senders back, and its memory grows with the load it is given;
 //  5. a step that sent less than asked, the generator's cores to spare:
 //     each sender waits for the answer to its message before the next, so
 //     the senders send at most their number over the answer time. Would
@@ -124,6 +127,9 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 			Why: fmt.Sprintf("the machine's %d cores were busy at step %d (%.0f %% of one core in all, the generator's %.0f %% included); the server's largest part, %s, used %.0f %%",
 				cores, st.N, busy, st.GeneratorCores*100, target[0].Component, target[0].CPUAvg)}
 	}
+	if short != "" && !serverSlowed(st, base) {
+		return waited(st, base, target, short)
+	}
 	for _, u := range target {
 		if u.RSSAvg > 0 && u.RSSGrowth > 0.1*u.RSSAvg {
 			return Saturation{Component: u.Component,
@@ -139,6 +145,13 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 	return Saturation{Why: "no part of the server reached a core, nor the machine its cores: the limit lies in what the resource table does not show (a lock, the disk, the network, a database elsewhere)"}
 }
 
+// serverSlowed says whether the senders, answered as fast as at the
+// lowest load, would have sent what st asked: if so, the server's slower
+// answers set the pace.
+func serverSlowed(st, base *Step) bool {
+	return st != base && base.AckAvg > 0 && st.Achieved*st.AckAvg/base.AckAvg >= 0.95*st.Asked
+}
+
 // waited names why a step sent less than asked while the generator had
 // cores to spare: its senders were waiting for answers (rule 5).
 func waited(st, base *Step, target []Usage, short string) Saturation {
@@ -149,7 +162,7 @@ func waited(st, base *Step, target []Usage, short string) Saturation {
 	if base.AckAvg > 0 {
 		could = st.Achieved * st.AckAvg / base.AckAvg
 	}
-	if st == base || could < 0.95*st.Asked {
+	if !serverSlowed(st, base) {
 		return Saturation{Component: "imbench", Generator: true,
 			Why: fmt.Sprintf("%s: the server answered in %.2f ms on average (%.2f ms at %g), and with about %.1f messages in flight, each sender waiting for its answer before its next message, its senders could not send more at that pace",
 				short, st.AckAvg, base.AckAvg, base.Asked, inFlight),

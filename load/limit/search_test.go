@@ -159,7 +159,17 @@ func TestShortfallNamesWhoSetThePace(t *testing.T) {
 	if s.Component != "imbench" || !s.Generator || !strings.Contains(s.Advice, "more senders") {
 		t.Fatalf("flat answers: %+v", s)
 	}
+	// The server's memory grows with the load it is given: answering as
+	// fast as ever, it did not hold the senders back.
+	st.Usage[0].RSSAvg, st.Usage[0].RSSGrowth = 80<<20, 30<<20
+	if s := saturationOf(&st, &base, Machine{Cores: 2, GeneratorCores: 2}); s.Component != "imbench" || !s.Generator {
+		t.Fatalf("flat answers, the server's memory growing: %+v", s)
+	}
 	st.AckAvg = 4
+	if s := saturationOf(&st, &base, Machine{Cores: 2, GeneratorCores: 2}); s.Component != "server" || !strings.Contains(s.Why, "memory grew") {
+		t.Fatalf("slower answers, the server's memory growing: %+v", s)
+	}
+	st.Usage[0].RSSGrowth = 0
 	s = saturationOf(&st, &base, Machine{Cores: 2, GeneratorCores: 2})
 	if s.Component != "server" || s.Generator || !strings.Contains(s.Why, "slowed from 0.70 ms") {
 		t.Fatalf("slower answers: %+v", s)
