@@ -60,6 +60,7 @@ func Generate(ctx context.Context, dir string, o Options) (*Report, error) {
 		return nil, err
 	}
 	r.Target, r.Components = o.Target, o.Components
+	fetched := false // Fetch draws its charts for the roles itself
 	if r.Series == nil && o.Prom != nil && o.Prom.Ready(ctx) {
 		from, to := Window(r.Summary)
 		if wait := time.Until(to); wait > 0 && wait < time.Minute {
@@ -70,13 +71,13 @@ func Generate(ctx context.Context, dir string, o Options) (*Report, error) {
 			return nil, err
 		}
 		if s.hasData() {
-			r.Series = s
+			r.Series, fetched = s, true
 			if err := s.Save(dir); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if r.Series != nil && len(o.Roles) > 0 {
+	if r.Series != nil && !fetched && len(o.Roles) > 0 {
 		r.Series.ownCharts(o.Roles) // a series.json saved before charts were drawn so
 	}
 	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(r.Markdown()), 0o644); err != nil {

@@ -221,6 +221,19 @@ func (s *Stream) peakRate() float64 {
 	return 0
 }
 
+// senders are the users who send in the stream.
+func (s *Stream) senders() map[uint32]struct{} {
+	out := map[uint32]struct{}{}
+	for _, l := range s.lanes {
+		for _, sg := range l {
+			for _, u := range sg.senders {
+				out[u] = struct{}{}
+			}
+		}
+	}
+	return out
+}
+
 // Window is how many messages a sender of the stream has unanswered at
 // most: InFlight for a closed stream; for an open one in bursts, each
 // second's messages of a sender, written back to back as wkstress writes
@@ -232,14 +245,7 @@ func (s *Stream) Window() int {
 	case !s.Burst:
 		return 1
 	}
-	senders := map[uint32]struct{}{}
-	for _, l := range s.lanes {
-		for _, sg := range l {
-			for _, u := range sg.senders {
-				senders[u] = struct{}{}
-			}
-		}
-	}
+	senders := s.senders()
 	if len(senders) == 0 {
 		return 1
 	}
@@ -269,14 +275,7 @@ func (p *Plan) BusiestSenderIn(window time.Duration) float64 {
 			continue
 		}
 		if r := s.peakRate(); r > 0 {
-			senders := map[uint32]struct{}{}
-			for _, l := range s.lanes {
-				for _, sg := range l {
-					for _, u := range sg.senders {
-						senders[u] = struct{}{}
-					}
-				}
-			}
+			senders := s.senders()
 			for u := range senders {
 				per[u] += r / float64(len(senders)) * window.Seconds()
 			}
