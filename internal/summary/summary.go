@@ -358,6 +358,9 @@ type GeneratorSummary struct {
 	UserRanges     [][2]uint32 `json:"user_ranges"` // [first, last+1) of the users each VU held
 	PullRequests   int64       `json:"pull_requests"`
 	HeartbeatsSent int64       `json:"heartbeats_sent"`
+	// HeartbeatsSkipped were due on connections that had written meanwhile,
+	// which their server takes as a sign of life (engine.Talker).
+	HeartbeatsSkipped int64 `json:"heartbeats_skipped"`
 	// The k6 process's goroutines, one count every GoroutinesEverySeconds
 	// from GoroutinesStartMs (one process's: not merged over segments).
 	GoroutinesStartMs      int64   `json:"goroutines_start_ms,omitempty"`

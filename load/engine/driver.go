@@ -65,6 +65,15 @@ type Conn interface {
 	Alive() bool
 }
 
+// Talker is a Conn whose server takes any packet from the client as a sign
+// of life (WuKongIM's idle check, MQTT's keep-alive): the heartbeat skips it
+// while it has written within the ping interval, as acknowledgements do for a
+// user receiving, so the server is not woken for a ping it does not need.
+type Talker interface {
+	// WroteSince reports a write to the server at t or later.
+	WroteSince(t time.Time) bool
+}
+
 // HeadSyncer is a Conn whose server numbers messages per user rather than
 // per conversation and notifies before the client pulls (Wildfire): a login
 // or final sync pulls everything after the newest message the client holds,

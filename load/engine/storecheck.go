@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"slices"
@@ -109,7 +108,7 @@ func CheckStore(ctx context.Context, p *plan.Plan, runID string, r StoredReader,
 			var gmu sync.Mutex
 			err := r.ReadStored(ctx, u, reads[u], func(a verify.Arrival) {
 				b, err := verify.ParseBody(a.Text)
-				if err != nil || !bytes.Equal(b.Run, run) {
+				if err != nil || !b.FromRun(run) {
 					return
 				}
 				gmu.Lock()

@@ -10,17 +10,18 @@ import (
 
 // FuzzParseBody reads any received text as a benchmark message: no panic;
 // a text without the magic is foreign, any other refusal corrupt; what
-// parses has a matching CRC, in-range fields and a run id inside the input,
-// and the same fields written back by AppendBody parse to the same body.
+// parses has a matching CRC, in-range fields and a run tag inside the input,
+// and the same fields written back parse to the same body.
 func FuzzParseBody(f *testing.F) {
 	for _, size := range []int{0, 60, 120, 1000} {
 		f.Add(AppendBody(nil, "run-1", 3, 7, 1, 1700000000000000, size))
 	}
 	f.Add(AppendBody(nil, "", 4294967295, 4294967295, 4294967295, 1<<62, 0))
+	f.Add([]byte("i2|abcd|1|2|3|4||0000000"))
 	f.Add([]byte("imb1|r|1|2|3|4||00000000"))
-	f.Add([]byte("imb1|"))
+	f.Add([]byte("i2|"))
 	f.Add([]byte("hello"))
-	f.Add([]byte(`{"content":"imb1|x"}`))
+	f.Add([]byte(`{"content":"i2|x"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		body, err := ParseBody(b)
 		if !IsBody(b) {
@@ -36,20 +37,21 @@ func FuzzParseBody(f *testing.F) {
 			return
 		}
 		cut := bytes.LastIndexByte(b, '|')
-		sum, perr := strconv.ParseUint(string(b[cut+1:]), 16, 32)
-		if perr != nil || uint32(sum) != crc32.ChecksumIEEE(b[:cut]) {
+		sum, perr := strconv.ParseUint(string(b[cut+1:]), 36, 64)
+		if perr != nil || sum != uint64(crc32.ChecksumIEEE(b[:cut])) {
 			t.Fatalf("accepted %q with a wrong CRC", b)
 		}
 		if body.N == 0 || body.CreateUs < 0 || body.CreateUs > 1<<62 || bytes.IndexByte(body.Run, '|') >= 0 {
 			t.Fatalf("out of range: %+v", body)
 		}
-		if len(body.Run) > 0 {
-			start := uintptr(unsafe.Pointer(unsafe.SliceData(body.Run))) - uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-			if start != uintptr(len(bodyMagic)) {
-				t.Fatalf("run id at %d, not inside the input after the magic", start)
-			}
+		if len(body.Run) != tagDigits {
+			t.Fatalf("run tag %q", body.Run)
 		}
-		again := AppendBody(nil, string(body.Run), body.Sender, body.Conv, body.N, body.CreateUs, len(b))
+		start := uintptr(unsafe.Pointer(unsafe.SliceData(body.Run))) - uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+		if start != uintptr(len(bodyMagic)) {
+			t.Fatalf("run tag at %d, not inside the input after the magic", start)
+		}
+		again := appendBody(nil, body.Run, body.Sender, body.Conv, body.N, body.CreateUs, len(b))
 		back, err := ParseBody(again)
 		if err != nil || !bytes.Equal(back.Run, body.Run) || back.Sender != body.Sender || back.Conv != body.Conv ||
 			back.N != body.N || back.CreateUs != body.CreateUs {
@@ -62,13 +64,10 @@ func FuzzParseBody(f *testing.F) {
 	})
 }
 
-// canonical reports a body whose numbers have no leading zeros, whose
-// padding is all 'x' and whose CRC is in lower case (upper case parses too).
+// canonical reports a body whose numbers have no leading zeros and whose
+// padding is all 'x'.
 func canonical(b []byte) bool {
 	cut := bytes.LastIndexByte(b, '|')
-	if !bytes.Equal(b[cut+1:], bytes.ToLower(b[cut+1:])) {
-		return false
-	}
 	parts := bytes.Split(b[len(bodyMagic):cut], []byte("|"))
 	if len(parts) != 6 {
 		return false
@@ -97,7 +96,7 @@ func FuzzBodyRoundTrip(f *testing.F) {
 			t.Fatalf("%d bytes for size %d", len(b), size)
 		}
 		got, err := ParseBody(b)
-		if err != nil || string(got.Run) != run || got.Sender != sender || got.Conv != conv || got.N != n || got.CreateUs != createUs {
+		if err != nil || string(got.Run) != RunTag(run) || got.Sender != sender || got.Conv != conv || got.N != n || got.CreateUs != createUs {
 			t.Fatalf("%q parsed to %+v %v", b, got, err)
 		}
 		i := len(bodyMagic) + int(flip)%(len(b)-len(bodyMagic))
@@ -109,16 +108,18 @@ func FuzzBodyRoundTrip(f *testing.F) {
 	})
 }
 
-// FuzzParseHex32 reads 8 hex digits exactly as strconv does.
-func FuzzParseHex32(f *testing.F) {
-	for _, s := range []string{"00000000", "ffffffff", "FFFFFFFF", "0aB3c4D5", "1234567", "123456789", "0x123456", "+1234567", "_1234567", "1234567g", "        "} {
+// FuzzParse36 reads up to 12 lower-case base-36 digits exactly as strconv
+// does, and nothing else.
+func FuzzParse36(f *testing.F) {
+	for _, s := range []string{"0", "zzzzzzzzzzzz", "1z141z3", "abc", "ABC", "", "1234567890123", "+1", "_1", "1 ", "0x1"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		got, ok := parseHex32(b)
-		want, err := strconv.ParseUint(string(b), 16, 32)
-		if (err == nil && len(b) == 8) != ok || ok && got != uint32(want) {
-			t.Fatalf("%q: %x %v, strconv %x %v", b, got, ok, want, err)
+		got, ok := parse36(b)
+		want, err := strconv.ParseUint(string(b), 36, 64)
+		lower := len(b) > 0 && len(b) <= 12 && !bytes.ContainsFunc(b, func(r rune) bool { return !('0' <= r && r <= '9' || 'a' <= r && r <= 'z') })
+		if ok != (lower && err == nil) || ok && got != want {
+			t.Fatalf("%q: %d %v, strconv %d %v", b, got, ok, want, err)
 		}
 	})
 }

@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"bytes"
 	"sync"
 	"time"
 
@@ -158,7 +157,7 @@ func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *
 	case err != nil:
 		t.Corrupt.Add(1)
 		return Corrupt
-	case !bytes.Equal(b.Run, ck.Run):
+	case !b.FromRun(ck.Run):
 		t.Foreign.Add(1)
 		return Foreign
 	case int64(b.Sender) != a.Sender || b.Conv != a.Conv || int(b.Conv) >= len(ck.Plan.Convs) ||

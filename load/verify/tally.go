@@ -66,6 +66,7 @@ type Tally struct {
 	ConnectErrors, Disconnects, Kicks       atomic.Int64
 	Reconnects, LoginsImmediate, LoginsLate atomic.Int64
 	PullRequests, HeartbeatsSent            atomic.Int64
+	HeartbeatsSkipped                       atomic.Int64 // not needed: the connection had written
 	NegativeE2E                             atomic.Int64 // received before created: sender's clock ahead
 	Unsent                                  atomic.Int64 // still queued or not yet due when the send phase ended
 	// Login attempts that failed, first logins and reconnects alike, by
@@ -135,6 +136,7 @@ type Totals struct {
 	ConnectErrors, Disconnects, Kicks       int64
 	Reconnects, LoginsImmediate, LoginsLate int64
 	PullRequests, HeartbeatsSent            int64
+	HeartbeatsSkipped                       int64
 	NegativeE2E                             int64
 	Unsent                                  int64
 	LoginFailed, LoginRetried               [LoginCauses]int64
@@ -191,6 +193,7 @@ func (t *Totals) Add(x *Tally) {
 	t.LoginsLate += x.LoginsLate.Load()
 	t.PullRequests += x.PullRequests.Load()
 	t.HeartbeatsSent += x.HeartbeatsSent.Load()
+	t.HeartbeatsSkipped += x.HeartbeatsSkipped.Load()
 	t.NegativeE2E += x.NegativeE2E.Load()
 	t.Unsent += x.Unsent.Load()
 }

@@ -42,6 +42,7 @@ type conn struct {
 	rmu      sync.Mutex
 	recvacks []byte
 
+	wrote  atomic.Int64  // unix ns of the last SEND or RECVACK written (not PINGs)
 	seq    atomic.Uint32 // clientSeq of SENDs
 	amu    sync.Mutex
 	acks   map[uint32]*await // SENDs waiting for their SENDACK, by clientSeq
@@ -82,6 +83,10 @@ func (c *conn) write(p wire.Packet) error {
 
 // Ping implements engine.Conn: WKProto's one-byte PING.
 func (c *conn) Ping() error { return c.write(wire.Ping{}) }
+
+// WroteSince implements engine.Talker: a WuKongIM server takes any packet
+// as activity (its connection's idle timer and the user's LastActive).
+func (c *conn) WroteSince(t time.Time) bool { return c.wrote.Load() >= t.UnixNano() }
 
 // Alive implements engine.Conn.
 func (c *conn) Alive() bool { return !c.ended.Load() }
@@ -149,7 +154,9 @@ func (c *conn) Flush() {
 	if c.ws {
 		out = ws.AppendFrame(nil, ws.OpBinary, c.recvacks)
 	}
-	c.st.Write(out, c.d.cfg.Timeout)
+	if c.st.Write(out, c.d.cfg.Timeout) == nil {
+		c.wrote.Store(time.Now().UnixNano())
+	}
 	c.recvacks = c.recvacks[:0]
 }
 

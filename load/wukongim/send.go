@@ -67,6 +67,8 @@ func (c *conn) Send(m plan.Msg, text []byte, createMs int64, done func(error)) e
 		if c.take(seq) != nil {
 			return err
 		}
+		return nil
 	}
+	c.wrote.Store(time.Now().UnixNano())
 	return nil
 }
