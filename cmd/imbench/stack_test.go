@@ -559,7 +559,7 @@ export function handleSummary(s) { return { stdout: im.table(s), '../outside.jso
 	for deadline := time.Now().Add(10 * time.Second); !find(failed, "ERROR", "imbench: verdict: "+failed+" failed") && time.Now().Before(deadline); {
 		time.Sleep(500 * time.Millisecond)
 	}
-	for _, want := range [][2]string{{"ERROR", "imbench: verdict: " + failed + " failed (exit 99, a threshold was crossed)"},
+	for _, want := range [][2]string{{"ERROR", "imbench: verdict: " + failed + " failed (exit 99, crossed: e2e_p99 value<0)"},
 		{"WARN", "imbench: thresholds crossed: e2e_p99 value<0"}, {"WARN", "imbench: handleSummary: \"../outside.json\""}} {
 		if !find(failed, want[0], want[1]) {
 			t.Errorf("VictoriaLogs has no %s line %q… of run %s", want[0], want[1], failed)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/imbench/imbench/internal/console"
 	"github.com/imbench/imbench/internal/observe"
@@ -51,12 +52,19 @@ func verdict(dir string, code int) (level, line string) {
 		switch {
 		case d.Expected > 0:
 			got = fmt.Sprintf("%s of %s expected deliveries verified", summary.Grouped(d.Received-d.OfUnanswered-d.Unexpected), summary.Grouped(d.Expected))
+			if d.Late > 0 {
+				got += fmt.Sprintf(", %s late (stored, not delivered in time)", summary.Grouped(d.Late))
+			}
 			if d.Lost > 0 {
 				got += fmt.Sprintf(", %s lost", summary.Grouped(d.Lost))
 			}
 		case s.Users.OnlinePeak > 0:
 			got = fmt.Sprintf("%s users online at the peak", summary.Grouped(s.Users.OnlinePeak))
 		}
+	}
+	if err == nil && s.Messages.Unanswered > 0 {
+		got += fmt.Sprintf("; %s of %s sends unanswered: the server did not answer within the timeout (overloaded, or gone)",
+			summary.Grouped(s.Messages.Unanswered), summary.Grouped(s.Messages.Sent))
 	}
 	why := map[int]string{
 		runner.ExitThresholds:  "a threshold was crossed",
@@ -66,10 +74,30 @@ func verdict(dir string, code int) (level, line string) {
 	if why == "" && code != 0 {
 		why = "the run failed"
 	}
+	if code == runner.ExitThresholds {
+		if crossed := crossedThresholds(dir); crossed != "" {
+			why = "crossed: " + crossed
+		}
+	}
 	if code == 0 {
 		return "INFO", fmt.Sprintf("imbench: verdict: %s passed: %s", filepath.Base(dir), orNothing(got))
 	}
 	return "ERROR", fmt.Sprintf("imbench: verdict: %s failed (exit %d, %s): %s", filepath.Base(dir), code, why, orNothing(got))
+}
+
+// crossedThresholds names the run's failed thresholds, "metric expr" each.
+func crossedThresholds(dir string) string {
+	rs, err := summary.LoadThresholds(dir)
+	if err != nil {
+		return ""
+	}
+	var out []string
+	for _, r := range rs {
+		if !r.Passed {
+			out = append(out, r.Metric+" "+r.Expr)
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 func orNothing(s string) string {

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/imbench/imbench/load/plan"
 )
@@ -79,6 +82,19 @@ type Removal struct {
 // such thing: neither removed nor failed.
 var ErrAbsent = errors.New("the server has no such thing")
 
+// ErrUnconfirmed is what a removal's del wraps when the server timed out and
+// its lookups have not yet shown the thing gone: a server with a backlog
+// answers so and removes it later. RemoveEachConfirmed looks again once
+// everything else is done.
+var ErrUnconfirmed = errors.New("the server timed out and still has it")
+
+// Settling: how long, and how often, the unconfirmed removals are looked up
+// again once the others are done.
+var (
+	removeSettle      = 60 * time.Second
+	removeSettleEvery = 2 * time.Second
+)
+
 // maxRemoveFailures stops a removal that keeps failing (a server gone, a
 // secret refused) before it has tried every id, each failure possibly a
 // request timeout.
@@ -89,12 +105,29 @@ const maxRemoveFailures = 50
 // ErrAbsent). Its error is one line: how many of what failed, and the
 // first failure. It stops once maxRemoveFailures have failed or ctx ends.
 func RemoveEach(ctx context.Context, what string, ids []string, parallel int, del func(ctx context.Context, id string) error) (removed, absent int, err error) {
+	return RemoveEachConfirmed(ctx, what, ids, parallel, del, nil)
+}
+
+// RemoveEachConfirmed is RemoveEach where del may answer ErrUnconfirmed: such
+// ids are not failures yet. Once every id was tried, gone looks them up again
+// every removeSettleEvery for up to removeSettle (true: the server no longer
+// has it); those it never finds gone count as failed, with their error.
+func RemoveEachConfirmed(ctx context.Context, what string, ids []string, parallel int, del func(ctx context.Context, id string) error,
+	gone func(ctx context.Context, id string) (bool, error)) (removed, absent int, err error) {
 	var (
-		done, gone, failed atomic.Int64
-		mu                 sync.Mutex
-		first              error
-		wg                 sync.WaitGroup
+		done, absentN, failed atomic.Int64
+		mu                    sync.Mutex
+		first                 error
+		wg                    sync.WaitGroup
+		pending               = map[string]error{}
 	)
+	fail := func(err error) {
+		if failed.Add(1) == 1 {
+			mu.Lock()
+			first = err
+			mu.Unlock()
+		}
+	}
 	next := make(chan string)
 	for range max(parallel, 1) {
 		wg.Add(1)
@@ -104,18 +137,19 @@ func RemoveEach(ctx context.Context, what string, ids []string, parallel int, de
 				if failed.Load() >= maxRemoveFailures {
 					continue // stopping: what is left is not tried
 				}
-				if err := del(ctx, id); errors.Is(err, ErrAbsent) {
-					gone.Add(1)
-					continue
-				} else if err != nil {
-					if failed.Add(1) == 1 {
-						mu.Lock()
-						first = err
-						mu.Unlock()
-					}
-					continue
+				err := del(ctx, id)
+				switch {
+				case errors.Is(err, ErrAbsent):
+					absentN.Add(1)
+				case errors.Is(err, ErrUnconfirmed) && gone != nil:
+					mu.Lock()
+					pending[id] = err
+					mu.Unlock()
+				case err != nil:
+					fail(err)
+				default:
+					done.Add(1)
 				}
-				done.Add(1)
 			}
 		}()
 	}
@@ -129,7 +163,11 @@ func RemoveEach(ctx context.Context, what string, ids []string, parallel int, de
 	}
 	close(next)
 	wg.Wait()
-	n, a, f := int(done.Load()), int(gone.Load()), int(failed.Load())
+	settle(ctx, pending, parallel, gone, &done)
+	for _, err := range pending {
+		fail(err)
+	}
+	n, a, f := int(done.Load()), int(absentN.Load()), int(failed.Load())
 	switch {
 	case f >= maxRemoveFailures && n+a+f < len(ids):
 		return n, a, fmt.Errorf("%s: %d of %d not removed, stopped after %d failures; the first: %v", what, len(ids)-n-a, len(ids), maxRemoveFailures, first)
@@ -139,4 +177,40 @@ func RemoveEach(ctx context.Context, what string, ids []string, parallel int, de
 		return n, a, fmt.Errorf("%s: %d of %d not removed: %v", what, len(ids)-n-a, len(ids), ctx.Err())
 	}
 	return n, a, nil
+}
+
+// settle looks up the pending removals until each is gone (counted done and
+// dropped from pending), removeSettle has passed or ctx ends.
+func settle(ctx context.Context, pending map[string]error, parallel int, gone func(context.Context, string) (bool, error), done *atomic.Int64) {
+	deadline := time.Now().Add(removeSettle)
+	for len(pending) > 0 && ctx.Err() == nil && time.Now().Before(deadline) {
+		var (
+			mu sync.Mutex
+			g  errgroup.Group
+		)
+		g.SetLimit(max(parallel, 1))
+		ids := make([]string, 0, len(pending))
+		for id := range pending {
+			ids = append(ids, id)
+		}
+		for _, id := range ids {
+			g.Go(func() error {
+				if ok, _ := gone(ctx, id); ok {
+					mu.Lock()
+					delete(pending, id)
+					mu.Unlock()
+					done.Add(1)
+				}
+				return nil
+			})
+		}
+		g.Wait()
+		if len(pending) == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(removeSettleEvery):
+		}
+	}
 }

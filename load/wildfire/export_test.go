@@ -3,6 +3,7 @@ package wildfire
 import (
 	"context"
 	"testing"
+	"time"
 
 	wire "github.com/imbench/imbench/wire/wildfire"
 )
@@ -22,4 +23,11 @@ func BreakSession(t *testing.T, d *Driver, u uint32) {
 	d.smu.Lock()
 	d.sessions[u] = &session{clientID: s.clientID, desToken: s.desToken, cipher: c}
 	d.smu.Unlock()
+}
+
+// QuickRechecks makes a timed-out removal's first rechecks every d.
+func QuickRechecks(t *testing.T, d time.Duration) {
+	old := confirmEvery
+	confirmEvery = d
+	t.Cleanup(func() { confirmEvery = old })
 }

@@ -35,16 +35,16 @@ func (a *Admin) DismissGroup(ctx context.Context, id, operator string) error {
 }
 
 // Rechecks of a removal the server timed out: how many, how far apart.
-const (
-	confirmTries = 5
-	confirmEvery = 2 * time.Second
-)
+const confirmTries = 5
+
+var confirmEvery = 2 * time.Second
 
 // confirm looks up what a removal answered with a timeout (the server's
 // 249, or no answer within the client's): the real server answered 249
-// under a backlog and removed everything all the same. Once the lookup
-// answers 253 (not exist) the removal is done; after confirmTries it is
-// the removal's error.
+// under a backlog and removed everything all the same, some of it later
+// than these rechecks. Once the lookup answers 253 (not exist) the removal
+// is done; after confirmTries it is unconfirmed (engine.ErrUnconfirmed):
+// looked up again once the clean-up's other removals are done.
 func (a *Admin) confirm(ctx context.Context, err error, path string, lookup any) error {
 	var ae *APIError
 	timedOut := errors.As(err, &ae) && ae.Code == wire.CodeTimeout
@@ -61,12 +61,18 @@ func (a *Admin) confirm(ctx context.Context, err error, path string, lookup any)
 			case <-time.After(confirmEvery):
 			}
 		}
-		_, lerr := call[json.RawMessage](ctx, a, path, lookup)
-		if errors.As(lerr, &ae) && ae.Code == wire.CodeNotExist {
+		if a.absent(ctx, path, lookup) {
 			return nil
 		}
 	}
-	return err
+	return fmt.Errorf("%w: %v", engine.ErrUnconfirmed, err)
+}
+
+// absent reports a lookup answered 253 (not exist).
+func (a *Admin) absent(ctx context.Context, path string, lookup any) bool {
+	var ae *APIError
+	_, err := call[json.RawMessage](ctx, a, path, lookup)
+	return errors.As(err, &ae) && ae.Code == wire.CodeNotExist
 }
 
 // DestroyChatroom is /admin/chatroom/del: the chatroom's members are
@@ -88,11 +94,16 @@ func (p *protocol) Remove(ctx context.Context, c engine.Created) (engine.Removal
 	rm.Rooms, rm.RoomsAbsent, err = engine.RemoveEach(ctx, "chatrooms", c.Rooms, p.cfg.Parallel, a.DestroyChatroom)
 	errs = append(errs, err)
 	operator := c.UserID(0)
-	rm.Groups, rm.GroupsAbsent, err = engine.RemoveEach(ctx, "groups", c.Groups, p.cfg.Parallel, func(ctx context.Context, id string) error {
+	rm.Groups, rm.GroupsAbsent, err = engine.RemoveEachConfirmed(ctx, "groups", c.Groups, p.cfg.Parallel, func(ctx context.Context, id string) error {
 		return a.DismissGroup(ctx, id, operator)
+	}, func(ctx context.Context, id string) (bool, error) {
+		return a.absent(ctx, wire.PathGroupGetInfo, wire.GetGroupReq{GroupID: id}), nil
 	})
 	errs = append(errs, err)
-	rm.Users, rm.UsersAbsent, err = engine.RemoveEach(ctx, "users", c.UserIDs(), p.cfg.Parallel, a.DestroyUser)
+	rm.Users, rm.UsersAbsent, err = engine.RemoveEachConfirmed(ctx, "users", c.UserIDs(), p.cfg.Parallel, a.DestroyUser,
+		func(ctx context.Context, id string) (bool, error) {
+			return a.absent(ctx, wire.PathUserGetInfo, wire.GetUserInfoReq{UserID: id}), nil
+		})
 	errs = append(errs, err)
 	if c.Users > 0 {
 		rm.Kept = append(rm.Kept, "Wildfire keeps a destroyed user's row, marked deleted, its profile cleared")

@@ -65,6 +65,13 @@ func (c *Core) DeleteUser(id string) error {
 	return nil
 }
 
+// HasGroup reports whether the group exists.
+func (c *Core) HasGroup(groupID string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.groups[groupID] != nil
+}
+
 // DismissGroup removes a group: its members leave it and its conversation
 // goes with its history.
 func (c *Core) DismissGroup(groupID string) error {

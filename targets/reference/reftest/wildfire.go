@@ -30,6 +30,7 @@ type WFOptions struct {
 	KickDelay      time.Duration // kick's ROFL to close
 	MaxPullBytes   int           // > 0: what one MP answers, in encoded bytes (one message at least)
 	AdminTimeout   int           // > 0: every n-th destroy or dismissal done and answered 249
+	AdminLate      time.Duration // > 0: and done this much after its answer
 }
 
 // StartWildfire serves a fresh Wildfire target until the test ends, when
@@ -56,7 +57,7 @@ func StartWildfire(t testing.TB, faults core.Faults, o WFOptions) *WFTarget {
 	if o.MaxPullBytes > 0 {
 		f.MaxPullBytes = o.MaxPullBytes
 	}
-	f.AdminTimeoutEvery = o.AdminTimeout
+	f.AdminTimeoutEvery, f.AdminTimeoutDelay = o.AdminTimeout, o.AdminLate
 	api := httptest.NewServer(f.API())
 	t.Cleanup(api.Close)
 	l, err := net.Listen("tcp", "127.0.0.1:0")

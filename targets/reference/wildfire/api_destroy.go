@@ -2,6 +2,7 @@ package wildfire
 
 import (
 	"errors"
+	"time"
 
 	"github.com/imbench/imbench/targets/reference/core"
 	wire "github.com/imbench/imbench/wire/wildfire"
@@ -23,11 +24,13 @@ func (a *api) userDestroy(body []byte) (any, wire.ErrorCode) {
 	if req.UserID == "" {
 		return nil, wire.CodeInvalidParameter
 	}
-	a.f.forgetUser(req.UserID)
-	if err := a.f.c.DeleteUser(req.UserID); err != nil && !errors.Is(err, core.ErrUnknownUser) {
-		return nil, apiCode(err)
-	}
-	return nil, a.f.removalAnswer()
+	return nil, a.f.removal(func() wire.ErrorCode {
+		a.f.forgetUser(req.UserID)
+		if err := a.f.c.DeleteUser(req.UserID); err != nil && !errors.Is(err, core.ErrUnknownUser) {
+			return apiCode(err)
+		}
+		return wire.CodeSuccess
+	})
 }
 
 // groupDismiss is /admin/group/del: 251 without a group_id or an
@@ -41,21 +44,36 @@ func (a *api) groupDismiss(body []byte) (any, wire.ErrorCode) {
 	if req.GroupID == "" || req.Operator == "" {
 		return nil, wire.CodeInvalidParameter
 	}
-	if err := a.f.c.DismissGroup(req.GroupID); err != nil {
-		return nil, apiCode(err)
+	if !a.f.c.HasGroup(req.GroupID) {
+		return nil, wire.CodeNotExist
 	}
-	return nil, a.f.removalAnswer()
+	return nil, a.f.removal(func() wire.ErrorCode {
+		if err := a.f.c.DismissGroup(req.GroupID); err != nil {
+			return apiCode(err)
+		}
+		return wire.CodeSuccess
+	})
 }
 
-// removalAnswer is a destroy's or a dismissal's code once its work is
-// done: 249 "timeout" for every AdminTimeoutEvery-th one, as the real
-// server answered under a backlog while it removed them all.
-func (f *FrontEnd) removalAnswer() wire.ErrorCode {
-	if n := f.AdminTimeoutEvery; n > 0 && f.removals.Add(1)%int64(n) == 0 {
-		f.Metrics.adminTimeouts.Inc()
+// removal does a destroy's or a dismissal's work and answers its code:
+// 249 "timeout" for every AdminTimeoutEvery-th one, as the real server
+// answered under a backlog and removed them all the same. That one's work
+// is done AdminTimeoutDelay later when set (the real server's backlog
+// outlasted a client's first rechecks), else before the answer.
+func (f *FrontEnd) removal(work func() wire.ErrorCode) wire.ErrorCode {
+	n := f.AdminTimeoutEvery
+	if n <= 0 || f.removals.Add(1)%int64(n) != 0 {
+		return work()
+	}
+	f.Metrics.adminTimeouts.Inc()
+	if d := f.AdminTimeoutDelay; d > 0 {
+		time.AfterFunc(d, func() { work() })
 		return wire.CodeTimeout
 	}
-	return wire.CodeSuccess
+	if code := work(); code != wire.CodeSuccess {
+		return code
+	}
+	return wire.CodeTimeout
 }
 
 // chatroomDel is /admin/chatroom/del: 251 without a chatroomId, else 0,

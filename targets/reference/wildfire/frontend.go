@@ -80,6 +80,7 @@ type FrontEnd struct {
 	// AdminTimeoutEvery > 0: every n-th user destroy or group dismissal
 	// is done and answered 249 "timeout" (a fault: a real server behind).
 	AdminTimeoutEvery int
+	AdminTimeoutDelay time.Duration // > 0: those removals are done this much later
 	removals          atomic.Int64
 
 	c   *core.Core

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/imbench/imbench/internal/summary"
+	"github.com/imbench/imbench/load/runner"
+)
+
+// A run whose server left sends unanswered, or stored messages it had not
+// delivered in time, says so in its last line, and a crossed threshold is
+// named there, not just counted.
+func TestTheVerdictNamesUnansweredSendsAndCrossedThresholds(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r_1")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var s summary.Summary
+	s.Messages.Sent, s.Messages.Acked, s.Messages.Unanswered = 500, 452, 48
+	s.Deliveries.Expected, s.Deliveries.Received, s.Deliveries.OfUnanswered = 45200, 50000, 4800
+	s.Deliveries.Late = 7
+	raw, _ := json.Marshal(s)
+	if err := os.WriteFile(filepath.Join(dir, "summary.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := summary.SaveThresholds(dir, []summary.Threshold{
+		{Metric: "lost", Expr: "count==0", Passed: true},
+		{Metric: "unanswered", Expr: "count==0", Actual: 48},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	level, line := verdict(dir, runner.ExitThresholds)
+	for _, want := range []string{"r_1 failed (exit 99, crossed: unanswered count==0)", "45,200 of 45,200 expected deliveries verified",
+		"7 late", "48 of 500 sends unanswered: the server did not answer within the timeout"} {
+		if level != "ERROR" || !strings.Contains(line, want) {
+			t.Errorf("%s %q lacks %q", level, line, want)
+		}
+	}
+	if strings.Contains(line, "lost count") {
+		t.Errorf("%q names a threshold that held", line)
+	}
+	// Passed with sends unanswered (a scenario that relaxed the threshold):
+	// the line still says so.
+	if level, line := verdict(dir, 0); level != "INFO" || !strings.Contains(line, "passed") || !strings.Contains(line, "48 of 500 sends unanswered") {
+		t.Errorf("%s %q", level, line)
+	}
+}
