@@ -153,13 +153,11 @@ func RemoveEachConfirmed(ctx context.Context, what string, ids []string, paralle
 			}
 		}()
 	}
-	tried := 0
 	for _, id := range ids {
 		if ctx.Err() != nil || failed.Load() >= maxRemoveFailures {
 			break
 		}
 		next <- id
-		tried++
 	}
 	close(next)
 	wg.Wait()
@@ -168,15 +166,23 @@ func RemoveEachConfirmed(ctx context.Context, what string, ids []string, paralle
 		fail(err)
 	}
 	n, a, f := int(done.Load()), int(absentN.Load()), int(failed.Load())
-	switch {
-	case f >= maxRemoveFailures && n+a+f < len(ids):
-		return n, a, fmt.Errorf("%s: %d of %d not removed, stopped after %d failures; the first: %v", what, len(ids)-n-a, len(ids), maxRemoveFailures, first)
-	case f > 0:
-		return n, a, fmt.Errorf("%s: %d of %d not removed; the first failure: %v", what, f, len(ids), first)
-	case tried < len(ids):
-		return n, a, fmt.Errorf("%s: %d of %d not removed: %v", what, len(ids)-n-a, len(ids), ctx.Err())
+	left := len(ids) - n - a
+	if left == 0 {
+		return n, a, nil
 	}
-	return n, a, nil
+	msg := fmt.Sprintf("%s: %d of %d not removed", what, left, len(ids))
+	switch untried := left - f; {
+	case untried > 0 && f >= maxRemoveFailures:
+		msg += fmt.Sprintf(", stopped after %d failures; the first: %v", maxRemoveFailures, first)
+	case untried > 0:
+		msg += fmt.Sprintf(" (%d not tried: %v)", untried, context.Cause(ctx))
+		if f > 0 {
+			msg += fmt.Sprintf("; the first failure: %v", first)
+		}
+	default:
+		msg += fmt.Sprintf("; the first failure: %v", first)
+	}
+	return n, a, errors.New(msg)
 }
 
 // settle looks up the pending removals until each is gone (counted done and

@@ -68,6 +68,37 @@ func TestRemoveEachStopsWhenEverythingFails(t *testing.T) {
 	}
 }
 
+// A clean-up whose time runs out counts what it never tried as not
+// removed, apart from what failed: the line agrees with the server.
+func TestRemoveEachCountsWhatTimeLeftUntried(t *testing.T) {
+	ids := make([]string, 100)
+	for i := range ids {
+		ids[i] = fmt.Sprint(i)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	var calls atomic.Int64
+	n, _, err := engine.RemoveEach(ctx, "users", ids, 1, func(ctx context.Context, id string) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		switch calls.Add(1) {
+		case 10:
+			return errors.New("code 249 timeout")
+		case 20:
+			cancel(context.DeadlineExceeded)
+			return ctx.Err()
+		}
+		return nil
+	})
+	if n != 18 {
+		t.Fatalf("removed %d", n)
+	}
+	want := "users: 82 of 100 not removed ("
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "not tried: context deadline exceeded); the first failure: code 249 timeout") {
+		t.Fatalf("error %v, want %s…", err, want)
+	}
+}
+
 // A record names the ids the plan's setup and joins use.
 func TestCreatedNamesThePlansIDs(t *testing.T) {
 	p, err := plan.Workload{Name: "t/created", Prefix: "r1_", BodySize: 64, Classes: []json.RawMessage{
