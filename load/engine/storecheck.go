@@ -92,7 +92,7 @@ func CheckStore(ctx context.Context, p *plan.Plan, runID string, r StoredReader,
 		wg    sync.WaitGroup
 		sem   = make(chan struct{}, max(parallel, 1))
 	)
-	run := []byte(runID)
+	tag := verify.RunTag(runID)
 	for _, u := range readers {
 		select {
 		case sem <- struct{}{}:
@@ -108,7 +108,7 @@ func CheckStore(ctx context.Context, p *plan.Plan, runID string, r StoredReader,
 			var gmu sync.Mutex
 			err := r.ReadStored(ctx, u, reads[u], func(a verify.Arrival) {
 				b, err := verify.ParseBody(a.Text)
-				if err != nil || !b.FromRun(run) {
+				if err != nil || string(b.Run) != tag {
 					return
 				}
 				gmu.Lock()

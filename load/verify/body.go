@@ -45,12 +45,6 @@ func runTag(run []byte) [tagDigits]byte {
 	return t
 }
 
-// FromRun reports whether a parsed message is of the run with this id.
-func (b Body) FromRun(run []byte) bool {
-	t := runTag(run)
-	return string(b.Run) == string(t[:])
-}
-
 // Body is a parsed message text.
 type Body struct {
 	Run      []byte // the run tag; aliases the input

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/imbench/imbench/load/plan"
@@ -122,6 +123,18 @@ func (in *Inbox) conv(c uint32) *convIn {
 type Checker struct {
 	Run  []byte
 	Plan *plan.Plan
+	tag  atomic.Pointer[[tagDigits]byte] // runTag(Run), once
+}
+
+// fromRun reports whether a parsed message is of the checker's run.
+func (ck *Checker) fromRun(b Body) bool {
+	t := ck.tag.Load()
+	if t == nil {
+		v := runTag(ck.Run)
+		t = &v
+		ck.tag.Store(t)
+	}
+	return string(b.Run) == string(t[:])
 }
 
 // Receive classifies one arrival at inbox in, counts it into t and records
@@ -157,7 +170,7 @@ func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *
 	case err != nil:
 		t.Corrupt.Add(1)
 		return Corrupt
-	case !b.FromRun(ck.Run):
+	case !ck.fromRun(b):
 		t.Foreign.Add(1)
 		return Foreign
 	case int64(b.Sender) != a.Sender || b.Conv != a.Conv || int(b.Conv) >= len(ck.Plan.Convs) ||

@@ -60,7 +60,7 @@ func TestBodyRoundTripAndCorruption(t *testing.T) {
 		t.Fatalf("body is %d bytes, want the requested 700", len(b))
 	}
 	got, err := ParseBody(b)
-	if err != nil || !got.FromRun([]byte("run-7")) || got.FromRun([]byte("run-8")) || got.Sender != 12 || got.Conv != 34 || got.N != 56 ||
+	if err != nil || string(got.Run) != RunTag("run-7") || string(got.Run) == RunTag("run-8") || got.Sender != 12 || got.Conv != 34 || got.N != 56 ||
 		got.CreateUs != 1_700_000_000_123_456 {
 		t.Fatalf("parse: %+v %v", got, err)
 	}

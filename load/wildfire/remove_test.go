@@ -92,40 +92,7 @@ func TestRemoveLeavesNoneOfTheRun(t *testing.T) {
 // "timeout" (a real Wildfire behind did): each is looked up again, and
 // found gone, counted removed, not failed.
 func TestRemoveChecksATimedOutRemoval(t *testing.T) {
-	tg := reftest.StartWildfire(t, core.Faults{}, reftest.WFOptions{AdminTimeout: 3})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	p, err := plan.Workload{Name: "wildfire/remove", Prefix: "rt_", BodySize: 64, Classes: []json.RawMessage{
-		json.RawMessage(`{"kind":"groups","groups":4,"members":4,"allOnline":true,"rate":1,"messages":1}`),
-	}}.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tgt := engine.Target{Name: "reference", System: "wildfire",
-		Endpoints: map[string]string{"wildfire_admin": tg.AdminURL, "wildfire_mqtt": tg.MQTTAddr},
-		Options:   map[string]any{"secret": tg.Secret}}
-	_, proto, err := tgt.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := proto.Driver(p, 30*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.Setup(ctx, func(string) {}); err != nil {
-		t.Fatal(err)
-	}
-	rm, err := proto.(engine.Remover).Remove(ctx, engine.CreatedBy(p))
-	if err != nil {
-		t.Fatal(err)
-	}
-	timeouts := tg.Counter(t, "imbench_target_fault_admin_timeouts_total")
-	if rm.Users != p.Users || rm.Groups != 4 || rm.UsersAbsent+rm.GroupsAbsent != 0 || timeouts < 5 {
-		t.Fatalf("removal %+v after %v answers of 249", rm, timeouts)
-	}
-	if users, groups, _ := tg.Core.Census(p.Prefix); users+groups != 0 {
-		t.Fatalf("after the removal: %d users %d groups", users, groups)
-	}
+	removeThroughTimeouts(t, reftest.WFOptions{AdminTimeout: 3}, "rt_")
 }
 
 // A removal answered 249 and done only later than its first rechecks (the
@@ -133,10 +100,18 @@ func TestRemoveChecksATimedOutRemoval(t *testing.T) {
 // removals are done, and counted removed when the server no longer has it.
 func TestRemoveWaitsForARemovalTheServerDoesLate(t *testing.T) {
 	wildfire.QuickRechecks(t, 50*time.Millisecond)
-	tg := reftest.StartWildfire(t, core.Faults{}, reftest.WFOptions{AdminTimeout: 3, AdminLate: 1500 * time.Millisecond})
+	removeThroughTimeouts(t, reftest.WFOptions{AdminTimeout: 3, AdminLate: 1500 * time.Millisecond}, "rl_")
+}
+
+// removeThroughTimeouts sets up 4 groups of 4 on a target answering every
+// third removal 249, removes them, and expects everything counted removed
+// and gone from the target.
+func removeThroughTimeouts(t *testing.T, o reftest.WFOptions, prefix string) {
+	t.Helper()
+	tg := reftest.StartWildfire(t, core.Faults{}, o)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	p, err := plan.Workload{Name: "wildfire/remove-late", Prefix: "rl_", BodySize: 64, Classes: []json.RawMessage{
+	p, err := plan.Workload{Name: "wildfire/remove", Prefix: prefix, BodySize: 64, Classes: []json.RawMessage{
 		json.RawMessage(`{"kind":"groups","groups":4,"members":4,"allOnline":true,"rate":1,"messages":1}`),
 	}}.Build()
 	if err != nil {
@@ -162,7 +137,7 @@ func TestRemoveWaitsForARemovalTheServerDoesLate(t *testing.T) {
 	}
 	timeouts := tg.Counter(t, "imbench_target_fault_admin_timeouts_total")
 	if rm.Users != p.Users || rm.Groups != 4 || rm.UsersAbsent+rm.GroupsAbsent != 0 || timeouts < 5 {
-		t.Fatalf("removal %+v after %v late answers of 249", rm, timeouts)
+		t.Fatalf("removal %+v after %v answers of 249", rm, timeouts)
 	}
 	if users, groups, _ := tg.Core.Census(p.Prefix); users+groups != 0 {
 		t.Fatalf("after the removal: %d users %d groups", users, groups)
