@@ -438,6 +438,9 @@ func TestSameTokenKeepsBothConnections(t *testing.T) {
 	tok := s.userToken(t, "b", 2)
 	b1 := dial(t, s, "b", tok, 2, wire.Gob)
 	b2 := dial(t, s, "b", tok, 2, wire.JSON)
+	for _, b := range []*client{b1, b2} { // online: answered after the session is attached
+		ok(t, b.req(wire.ReqGetNewestSeq, &pb.GetMaxSeqReq{UserID: "b"}), nil)
+	}
 	a := dial(t, s, "a", s.userToken(t, "a", 2), 2, wire.Gob)
 	ok(t, a.req(wire.ReqSendMsg, text("a", "", "b", "both")), nil)
 	for _, b := range []*client{b1, b2} {
