@@ -203,6 +203,7 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 		}
 		out.Messages.LastSendMs = max(out.Messages.LastSendMs, p.Messages.LastSendMs)
 		out.Generator.PullRequests += p.Generator.PullRequests
+		out.Generator.GapPullRequests += p.Generator.GapPullRequests
 		out.Generator.HeartbeatsSent += p.Generator.HeartbeatsSent
 		out.Generator.HeartbeatsSkipped += p.Generator.HeartbeatsSkipped
 		for name, e := range p.Histograms {

@@ -354,10 +354,13 @@ type LatencySummary struct {
 }
 
 type GeneratorSummary struct {
-	VUs            int         `json:"vus"`
-	UserRanges     [][2]uint32 `json:"user_ranges"` // [first, last+1) of the users each VU held
-	PullRequests   int64       `json:"pull_requests"`
-	HeartbeatsSent int64       `json:"heartbeats_sent"`
+	VUs          int         `json:"vus"`
+	UserRanges   [][2]uint32 `json:"user_ranges"` // [first, last+1) of the users each VU held
+	PullRequests int64       `json:"pull_requests"`
+	// GapPullRequests are the pulls among them for a seq missing below one
+	// that arrived, half a second after it was noticed.
+	GapPullRequests int64 `json:"gap_pull_requests"`
+	HeartbeatsSent  int64 `json:"heartbeats_sent"`
 	// HeartbeatsSkipped were due on connections that had written meanwhile,
 	// which their server takes as a sign of life (engine.Talker).
 	HeartbeatsSkipped int64 `json:"heartbeats_skipped"`

@@ -42,6 +42,14 @@ type Handler interface {
 	Closed(c Conn, err error, kicked bool)
 }
 
+// OwnSeqs is a Handler that takes the seq the server gave the user's own
+// message in its acknowledgement (WuKongIM's SENDACK). The server pushes the
+// message to everyone but the sending connection; a client keeps what it
+// sent under that seq, so it is no gap to pull. The engine's User is one.
+type OwnSeqs interface {
+	Sent(conv uint32, seq uint64)
+}
+
 // Conn is one logged-in user's connection. Methods are safe for concurrent
 // use; callbacks run on the reader goroutine and must not block.
 type Conn interface {

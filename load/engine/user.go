@@ -203,6 +203,9 @@ func (u *User) pullWait(ctx context.Context, c Conn, seqs map[uint32][]uint64, r
 	}
 }
 
+// Sent implements OwnSeqs.
+func (u *User) Sent(conv uint32, seq uint64) { u.inbox.Own(conv, seq) }
+
 // Arrive implements Handler.
 func (u *User) Arrive(a verify.Arrival) {
 	s := u.s
@@ -250,6 +253,7 @@ func (u *User) fillGaps() {
 	}
 	ctx, cancel := context.WithTimeout(u.s.ctx, 30*time.Second)
 	defer cancel()
+	u.s.Tally.GapPullRequests.Add(1)
 	if err := u.pullWait(ctx, c, seqs, true); err != nil && ctx.Err() == nil {
 		sh.warn("gap pull for %s: %v", sh.Plan.UserID(u.idx), err)
 	}

@@ -134,7 +134,8 @@ func (r *Run) BuildSummary() summary.Summary {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%d deliveries arrived before they were created by the sender's clock: "+
 			"the clocks of the generator processes disagree", t.NegativeE2E))
 	}
-	gen.PullRequests, gen.HeartbeatsSent, gen.HeartbeatsSkipped = t.PullRequests, t.HeartbeatsSent, t.HeartbeatsSkipped
+	gen.PullRequests, gen.GapPullRequests = t.PullRequests, t.GapPullRequests
+	gen.HeartbeatsSent, gen.HeartbeatsSkipped = t.HeartbeatsSent, t.HeartbeatsSkipped
 	r.mu.Lock()
 	lr := r.metrics
 	r.mu.Unlock()

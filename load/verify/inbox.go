@@ -264,6 +264,16 @@ func (in *Inbox) NeverOnline() bool {
 	return in.never
 }
 
+// Own records seq of conversation c as the user's own message, which
+// arrives by no push: it is not missing.
+func (in *Inbox) Own(c uint32, seq uint64) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	cv := in.conv(c)
+	cv.seqs.add(seq)
+	cv.maxSeq = max(cv.maxSeq, seq)
+}
+
 // Gaps lists up to limit seqs of conversation c that are missing below the
 // highest seq seen, ascending.
 func (in *Inbox) Gaps(c uint32, limit int) []uint64 {

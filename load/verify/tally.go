@@ -66,6 +66,7 @@ type Tally struct {
 	ConnectErrors, Disconnects, Kicks       atomic.Int64
 	Reconnects, LoginsImmediate, LoginsLate atomic.Int64
 	PullRequests, HeartbeatsSent            atomic.Int64
+	GapPullRequests                         atomic.Int64 // the part of PullRequests made for a seq gap
 	HeartbeatsSkipped                       atomic.Int64 // not needed: the connection had written
 	NegativeE2E                             atomic.Int64 // received before created: sender's clock ahead
 	Unsent                                  atomic.Int64 // still queued or not yet due when the send phase ended
@@ -136,6 +137,7 @@ type Totals struct {
 	ConnectErrors, Disconnects, Kicks       int64
 	Reconnects, LoginsImmediate, LoginsLate int64
 	PullRequests, HeartbeatsSent            int64
+	GapPullRequests                         int64
 	HeartbeatsSkipped                       int64
 	NegativeE2E                             int64
 	Unsent                                  int64
@@ -192,6 +194,7 @@ func (t *Totals) Add(x *Tally) {
 	t.LoginsImmediate += x.LoginsImmediate.Load()
 	t.LoginsLate += x.LoginsLate.Load()
 	t.PullRequests += x.PullRequests.Load()
+	t.GapPullRequests += x.GapPullRequests.Load()
 	t.HeartbeatsSent += x.HeartbeatsSent.Load()
 	t.HeartbeatsSkipped += x.HeartbeatsSkipped.Load()
 	t.NegativeE2E += x.NegativeE2E.Load()

@@ -136,6 +136,24 @@ func TestSeqGapsAndSync(t *testing.T) {
 	}
 }
 
+// A sender's own message is acknowledged with its seq and pushed to the
+// others only: that seq is no gap, and no sync pulls it.
+func TestOwnSeqIsNoGap(t *testing.T) {
+	h := newHarness(t, 2)
+	h.arrive(0, grp, 1, 1, false)
+	h.in.Own(grp, 2)
+	if _, gap := h.ck.Receive(h.in, Arrival{Conv: grp, Seq: 3, Sender: 1, Text: h.text(1, grp, 1), CreateMs: (h.now.UnixMicro() - 5000) / 1000}, h.now, &h.tl); gap {
+		t.Fatal("the own seq between two arrivals was taken for a gap")
+	}
+	h.in.Own(grp, 4)
+	if g, m := h.in.Gaps(grp, 10), h.in.MissingUpTo(grp, 4, 10); len(g)+len(m) != 0 {
+		t.Fatalf("gaps %v, missing %v", g, m)
+	}
+	if got := h.in.MaxSeqs()[grp]; got != 4 {
+		t.Fatalf("newest seq %d, want the own 4", got)
+	}
+}
+
 func TestForeignAndCorruptArrivals(t *testing.T) {
 	h := newHarness(t, 1)
 	other := AppendBody(nil, "other-run", 0, 0, 1, h.now.UnixMicro(), 0)

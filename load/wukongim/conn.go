@@ -56,6 +56,7 @@ type conn struct {
 }
 
 type await struct {
+	conv  uint32 // the plan conversation of the message sent
 	done  func(error)
 	timer *time.Timer
 }
@@ -201,9 +202,12 @@ func (c *conn) handle(t wire.PacketType, flags uint8, body []byte) error {
 		if w := c.take(a.ClientSeq); w != nil {
 			if a.ReasonCode != wire.ReasonSuccess {
 				w.done(fmt.Errorf("SENDACK reason %d %s", a.ReasonCode, a.ReasonCode))
-			} else {
-				w.done(nil)
+				return nil
 			}
+			if o, ok := c.h.(engine.OwnSeqs); ok && a.MessageSeq > 0 {
+				o.Sent(w.conv, uint64(a.MessageSeq))
+			}
+			w.done(nil)
 		}
 	case wire.TypeDisconnect:
 		dis, err := wire.DecodeDisconnect(flags, body, c.version)

@@ -46,7 +46,7 @@ func (c *conn) Send(m plan.Msg, text []byte, createMs int64, done func(error)) e
 		s.Payload = c.cipher.Encrypt(plain)
 		s.MsgKey = c.cipher.MsgKey(s.AppendSign(nil))
 	}
-	w := &await{done: done}
+	w := &await{conv: m.Conv, done: done}
 	c.amu.Lock()
 	if c.acks == nil {
 		c.amu.Unlock()
