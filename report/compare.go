@@ -86,6 +86,9 @@ func metrics(a, b *Report) []metric {
 		informational(lat("Ack latency max", false, func(l summary.LatencySummary) float64 { return l.Max }, 0)),
 		{name: "Connect errors", worse: +1, get: fromSummary(func(s summary.Summary) float64 { return float64(s.Users.ConnectErrors) })},
 		{name: "Disconnects", worse: +1, get: fromSummary(func(s summary.Summary) float64 { return float64(s.Users.Disconnects) })},
+		// What the client asked of the server besides its sends and acks.
+		{name: "Client pulls", get: fromSummary(func(s summary.Summary) float64 { return float64(s.Generator.PullRequests) })},
+		{name: "Client heartbeats", get: fromSummary(func(s summary.Summary) float64 { return float64(s.Generator.HeartbeatsSent) })},
 	}
 	// Per component, where both runs have resource figures.
 	seen := map[string]bool{}

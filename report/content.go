@@ -98,7 +98,17 @@ func (r *Report) resultsTable() table {
 	if s.Logins != nil {
 		add("Login Cost", summary.LoginText(s.Logins))
 	}
+	add("Client Requests", clientRequests(s))
 	return t
+}
+
+// clientRequests is what the generator asked of the server besides sending
+// and acknowledging: it is part of the server's cost.
+func clientRequests(s summary.Summary) string {
+	g, users := s.Generator, max(s.Users.Registered, 1)
+	return fmt.Sprintf("%s pulls (%s a user; %s for a missing seq), %s heartbeats (%s skipped: the connection had written), besides sends and acknowledgements",
+		num(float64(g.PullRequests)), dec(float64(g.PullRequests)/float64(users), 2), num(float64(g.GapPullRequests)),
+		num(float64(g.HeartbeatsSent)), num(float64(g.HeartbeatsSkipped)))
 }
 
 // integrity is the seed's wording, or the exact shortfall.

@@ -26,6 +26,7 @@ func sampleSummary() summary.Summary {
 	s.Integrity = 1
 	s.Latency.E2E = summary.LatencySummary{Count: 112350, Avg: 3.1, P50: 3, P95: 7.5, P99: 9.6, Max: 53}
 	s.Latency.Ack = summary.LatencySummary{Count: 16450, Avg: 1.9, P50: 1.5, P95: 5, P99: 8.6, Max: 73}
+	s.Generator.PullRequests, s.Generator.GapPullRequests, s.Generator.HeartbeatsSent, s.Generator.HeartbeatsSkipped = 150, 3, 2400, 610
 	return s
 }
 
@@ -104,6 +105,7 @@ func TestMarkdownCarriesTheSummaryAndResources(t *testing.T) {
 		"| openim-msgtransfer (8 processes) | 216 % (27 % × 8) | 300 % | 592 MiB | 640 MiB |",
 		"| Total | 426 % | 550 % (sum of peaks) | 2.68 GiB | 2.92 GiB (sum of peaks) |",
 		"| imbench | 40 % | 60 % | 100 MiB | 120 MiB |",
+		"| Client Requests | 150 pulls (0.75 a user; 3 for a missing seq), 2,400 heartbeats (610 skipped: the connection had written), besides sends and acknowledgements |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)
