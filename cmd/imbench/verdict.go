@@ -56,7 +56,7 @@ func verdict(dir string, code int) (level, line string) {
 				got += fmt.Sprintf(", %s late (stored, not delivered in time)", summary.Grouped(d.Late))
 			}
 			if d.Lost > 0 {
-				got += fmt.Sprintf(", %s lost", summary.Grouped(d.Lost))
+				got += fmt.Sprintf(", %s lost", summary.Grouped(d.Lost)) + summary.UncheckedText(d)
 			}
 		case s.Users.OnlinePeak > 0:
 			got = fmt.Sprintf("%s users online at the peak", summary.Grouped(s.Users.OnlinePeak))

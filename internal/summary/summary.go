@@ -243,6 +243,27 @@ type DeliveriesSummary struct {
 	Watchers        *WatchersSummary            `json:"watchers,omitempty"`
 }
 
+// why says why the check left deliveries unchecked.
+func (c *StoreCheckSummary) why() string {
+	switch {
+	case c.ReadsFailed > 0:
+		return fmt.Sprintf("%d of %d reads failed or ran out of time, the server may still hold their messages; the first: %s", c.ReadsFailed, c.Reads, c.Error)
+	case c.NotListed:
+		return "more were owed than the check lists"
+	}
+	return "the store check read none of them back"
+}
+
+// UncheckedText is the verdict's note on lost deliveries the store check
+// could not read back, "" when it read them all.
+func UncheckedText(d DeliveriesSummary) string {
+	c := d.StoreCheck
+	if c == nil || c.Skipped != "" || c.ReadsFailed == 0 || d.Lost <= d.LostNeverStored {
+		return ""
+	}
+	return fmt.Sprintf(" (%s not checked: the server did not answer %d of %d reads of the store check)", Grouped(d.Lost-d.LostNeverStored), c.ReadsFailed, c.Reads)
+}
+
 // StoreCheckSummary is what the store check did once the drain ended with
 // deliveries still owed: it logged receivers in and read back what the
 // server holds (their own pulls by seq, messagesync, a feed from its
@@ -510,9 +531,9 @@ func LossText(d DeliveriesSummary, num func(int64, int) string) string {
 		case d.LostNeverStored == d.Lost:
 			out += fmt.Sprintf(": the server acknowledged them and never stored them (it holds none of those %s messages)", n(int64(c.MessagesNeverStored)))
 		case d.LostNeverStored > 0:
-			out += fmt.Sprintf(" (%s acknowledged by the server and never stored, %s not checked)", n(d.LostNeverStored), n(d.Lost-d.LostNeverStored))
+			out += fmt.Sprintf(" (%s acknowledged by the server and never stored, %s not checked: %s)", n(d.LostNeverStored), n(d.Lost-d.LostNeverStored), c.why())
 		default:
-			out += " (not checked: the store check read none of them back)"
+			out += fmt.Sprintf(" (not checked: %s)", c.why())
 		}
 	}
 	if d.Late > 0 {
