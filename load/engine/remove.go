@@ -113,7 +113,7 @@ func RemoveEach(ctx context.Context, what string, ids []string, parallel int, de
 // every removeSettleEvery for up to removeSettle (true: the server no longer
 // has it); those it never finds gone count as failed, with their error.
 func RemoveEachConfirmed(ctx context.Context, what string, ids []string, parallel int, del func(ctx context.Context, id string) error,
-	gone func(ctx context.Context, id string) (bool, error)) (removed, absent int, err error) {
+	gone func(ctx context.Context, id string) bool) (removed, absent int, err error) {
 	var (
 		done, absentN, failed atomic.Int64
 		mu                    sync.Mutex
@@ -187,7 +187,7 @@ func RemoveEachConfirmed(ctx context.Context, what string, ids []string, paralle
 
 // settle looks up the pending removals until each is gone (counted done and
 // dropped from pending), removeSettle has passed or ctx ends.
-func settle(ctx context.Context, pending map[string]error, parallel int, gone func(context.Context, string) (bool, error), done *atomic.Int64) {
+func settle(ctx context.Context, pending map[string]error, parallel int, gone func(context.Context, string) bool, done *atomic.Int64) {
 	deadline := time.Now().Add(removeSettle)
 	for len(pending) > 0 && ctx.Err() == nil && time.Now().Before(deadline) {
 		var (
@@ -201,7 +201,7 @@ func settle(ctx context.Context, pending map[string]error, parallel int, gone fu
 		}
 		for _, id := range ids {
 			g.Go(func() error {
-				if ok, _ := gone(ctx, id); ok {
+				if gone(ctx, id) {
 					mu.Lock()
 					delete(pending, id)
 					mu.Unlock()

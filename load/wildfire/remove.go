@@ -96,13 +96,13 @@ func (p *protocol) Remove(ctx context.Context, c engine.Created) (engine.Removal
 	operator := c.UserID(0)
 	rm.Groups, rm.GroupsAbsent, err = engine.RemoveEachConfirmed(ctx, "groups", c.Groups, p.cfg.Parallel, func(ctx context.Context, id string) error {
 		return a.DismissGroup(ctx, id, operator)
-	}, func(ctx context.Context, id string) (bool, error) {
-		return a.absent(ctx, wire.PathGroupGetInfo, wire.GetGroupReq{GroupID: id}), nil
+	}, func(ctx context.Context, id string) bool {
+		return a.absent(ctx, wire.PathGroupGetInfo, wire.GetGroupReq{GroupID: id})
 	})
 	errs = append(errs, err)
 	rm.Users, rm.UsersAbsent, err = engine.RemoveEachConfirmed(ctx, "users", c.UserIDs(), p.cfg.Parallel, a.DestroyUser,
-		func(ctx context.Context, id string) (bool, error) {
-			return a.absent(ctx, wire.PathUserGetInfo, wire.GetUserInfoReq{UserID: id}), nil
+		func(ctx context.Context, id string) bool {
+			return a.absent(ctx, wire.PathUserGetInfo, wire.GetUserInfoReq{UserID: id})
 		})
 	errs = append(errs, err)
 	if c.Users > 0 {

@@ -124,7 +124,7 @@ func run(args []string) error {
 		return fmt.Errorf("-openim-notification-unread: %v", err)
 	}
 	if *wfRate <= 0 || *wfRead < 0 || *wfAdminTO < 0 || *wfAdminLate < 0 {
-		return errors.New("-wildfire-rate-limit must be positive, -wildfire-read-timeout and -wildfire-admin-timeout-every not negative")
+		return errors.New("-wildfire-rate-limit must be positive, -wildfire-read-timeout, -wildfire-admin-timeout-every and -wildfire-admin-timeout-delay not negative")
 	}
 	var addrs []string
 	seen := map[string]string{}
