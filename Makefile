@@ -2,7 +2,7 @@
 #
 #   make up                          build the tools once (.tools/), start the native stack
 #   make run-scenario [SCENARIO=openim/test1] [TARGET=reference|openim|wukongim|wildfire] [SCALE=0.5] [RATE=] [DURATION=] [VUS=] [SEGMENTS=] [PROTOCOL=] [RUN_ID=] [QUIET=1]
-#   make limit [SCENARIO=] [TARGET=] [SLO='e2e_p99<1000,lost==0,late==0'] [DIMENSION=rate|users] [START=] [RESOLUTION=0.05] [MAX=] [STEP=30s]   the most load held within SLO; what gave out first
+#   make limit [SCENARIO=] [TARGET=] [SLO='e2e_p99<1000,lost==0,late==0,unchecked==0'] [DIMENSION=rate|users] [START=] [RESOLUTION=0.05] [MAX=] [STEP=30s]   the most load held within SLO; what gave out first
 #   make report [RUN=<run id>]       results/<run>/report.md and report.html (run-scenario writes them too)
 #   make compare A=<run id> B=<run id> [THRESHOLD=10]   exit 3 when B is worse than A
 #   make clean-target [RUN=<run id>] [TARGET=]   remove a run's users, groups and chatrooms from its target (a run does at its end unless IM_KEEP=1); without RUN, list the runs that may have left some

@@ -36,10 +36,11 @@ func imBenchmark() Dashboard {
 	// read its own imbench_* series, which keep that write's timestamp,
 	// rather than a rule evaluated after it.
 	l.add(stat("Integrity", "percentunit", "Share of expected deliveries that arrived; set when the run reconciles at its end.",
-		series(`1 - (sum(imbench_lost_total{`+run+`}) + (sum(imbench_late_total{`+run+`}) or vector(0))) / sum(imbench_deliveries_expected_total{`+run+`})`, "")), 4, 5)
-	l.add(stat("Lost / late", "short", "Expected deliveries that never arrived, counted exactly when the run reconciles: lost, and late (the server holds the message, read back after the drain, but did not deliver it in time).",
+		series(`1 - (sum(imbench_lost_total{`+run+`}) + (sum(imbench_late_total{`+run+`}) or vector(0)) + (sum(imbench_unchecked_total{`+run+`}) or vector(0))) / sum(imbench_deliveries_expected_total{`+run+`})`, "")), 4, 5)
+	l.add(stat("Lost / late / unchecked", "short", "Expected deliveries that never arrived, counted exactly when the run reconciles: lost, late (the server holds the message, read back after the drain, but did not deliver it in time) and unchecked (the server did not answer that read).",
 		series(`sum(imbench_lost_total{`+run+`})`, "lost"),
-		series(`sum(imbench_late_total{`+run+`})`, "late")), 4, 5)
+		series(`sum(imbench_late_total{`+run+`})`, "late"),
+		series(`sum(imbench_unchecked_total{`+run+`})`, "unchecked")), 4, 5)
 	l.add(stat("Duplicates", "short", "Messages pushed again after they had arrived.",
 		series(`imbench:duplicates:total{`+run+`}`, "")), 4, 5)
 	l.add(stat("Out of order", "short", "Messages pushed after a later message of the same sender and conversation.",

@@ -15,7 +15,8 @@ declare module 'imbench' {
      * k6-style thresholds on the run's figures; a crossed one exits 99
      * (`imbench run -no-thresholds` skips them). Counters (sent, acked,
      * send_failures, unsent, unanswered, expected, deliveries, lost, lost_never_stored (lost: the server acknowledged
-     * them and holds none), late (the server holds them, undelivered when the drain ended), duplicates, out_of_order,
+     * them and holds none), late (the server holds them, undelivered when the drain ended), unchecked (undelivered, and the server
+     * did not answer the store check's read of them), duplicates, out_of_order,
      * pushed_after_pull, not_attempted, corrupted, unexpected, of_unanswered, room_missed,
      * connect_errors, disconnects, reconnects, logins, login_failures,
      * login_retries, never_online) take count and rate, deliveries' counters also
@@ -290,7 +291,7 @@ declare module 'imbench/env' {
 
 /** The catalog's shared thresholds, for a scenario anywhere: import { integrity } from 'imbench/scenario'. */
 declare module 'imbench/scenario' {
-  /** Fails the run on any lost, late or corrupted delivery and on any unanswered send. */
+  /** Fails the run on any lost, late, unchecked or corrupted delivery and on any unanswered send. */
   export const integrity: Record<string, string[]>;
   /** Fails the run on disorder or a duplicate among the classes with 1 message in flight. */
   export const inOrder: Record<string, string[]>;

@@ -72,6 +72,7 @@ func metrics(a, b *Report) []metric {
 		}},
 		count("Lost", func(d summary.DeliveriesSummary) int64 { return d.Lost }),
 		count("Late", func(d summary.DeliveriesSummary) int64 { return d.Late }),
+		count("Unchecked", func(d summary.DeliveriesSummary) int64 { return d.Unchecked }),
 		count("Duplicates", func(d summary.DeliveriesSummary) int64 { return d.Duplicates }),
 		count("Out of order", func(d summary.DeliveriesSummary) int64 { return d.OutOfOrder }),
 		count("Corrupted", func(d summary.DeliveriesSummary) int64 { return d.Corrupted }),

@@ -117,7 +117,7 @@ func integrity(s summary.Summary) string {
 	switch {
 	case d.Expected == 0:
 		return summary.IntegrityText(s)
-	case d.Lost == 0 && d.Late == 0 && d.Corrupted == 0:
+	case d.Undelivered() == 0 && d.Corrupted == 0:
 		return "100 % (all messages delivered)"
 	}
 	return fmt.Sprintf("%s %% (%s, %s corrupted)", dec(s.Integrity*100, 4),

@@ -59,7 +59,7 @@ func parseLimit(args []string) (*limitConfig, error) {
 		target     = fs.String("target", "reference", "target profile under targets/")
 		protocol   = fs.String("protocol", "", "the protocol to speak, where the target speaks several")
 		scale      = fs.String("scale", "", "scales the scenario's users (its rate is the search's)")
-		slo        = fs.String("slo", "e2e_p99<1000,lost==0,late==0", "the objective every step must meet: conditions on the run's figures, as thresholds name them")
+		slo        = fs.String("slo", "e2e_p99<1000,lost==0,late==0,unchecked==0", "the objective every step must meet: conditions on the run's figures, as thresholds name them")
 		dimension  = fs.String("dimension", "rate", "what rises: rate (the open classes' messages a second) or users (users held online: a hold scenario)")
 		start      = fs.Float64("start", 0, "the first step's load (default: 100 msg/s, or 1,000 users)")
 		factor     = fs.Float64("factor", 2, "each step that holds multiplies the load by this, until one breaks")
@@ -303,7 +303,7 @@ func (lc *limitConfig) stepEnv(asked float64) []string {
 // stepOf reads a step's figures off its summary.
 func stepOf(n int, asked float64, runID string, s summary.Summary, dim string) limit.Step {
 	m, d := s.Messages, s.Deliveries
-	st := limit.Step{N: n, Asked: asked, RunID: runID, Summary: s, Expected: d.Expected, Lost: d.Lost, Late: d.Late, Unanswered: m.Unanswered,
+	st := limit.Step{N: n, Asked: asked, RunID: runID, Summary: s, Expected: d.Expected, Lost: d.Lost, Late: d.Late, Unchecked: d.Unchecked, Unanswered: m.Unanswered,
 		Unsent: m.Unsent, Online: s.Users.OnlinePeak,
 		E2EP50: s.Latency.E2E.P50, E2EP99: s.Latency.E2E.P99, AckAvg: s.Latency.Ack.Avg, AckP50: s.Latency.Ack.P50, AckP99: s.Latency.Ack.P99}
 	secs := float64(m.LastSendMs-m.FirstSendMs) / 1000

@@ -55,8 +55,11 @@ func verdict(dir string, code int) (level, line string) {
 			if d.Late > 0 {
 				got += fmt.Sprintf(", %s late (stored, not delivered in time)", summary.Grouped(d.Late))
 			}
+			if d.Unchecked > 0 {
+				got += fmt.Sprintf(", %s unchecked (%s)", summary.Grouped(d.Unchecked), summary.UncheckedWhy(d.StoreCheck))
+			}
 			if d.Lost > 0 {
-				got += fmt.Sprintf(", %s lost", summary.Grouped(d.Lost)) + summary.UncheckedText(d)
+				got += fmt.Sprintf(", %s lost", summary.Grouped(d.Lost))
 			}
 		case s.Users.OnlinePeak > 0:
 			got = fmt.Sprintf("%s users online at the peak", summary.Grouped(s.Users.OnlinePeak))

@@ -48,19 +48,21 @@ func TestTheVerdictNamesUnansweredSendsAndCrossedThresholds(t *testing.T) {
 	if level, line := verdict(dir, 0); level != "INFO" || !strings.Contains(line, "passed") || !strings.Contains(line, "48 of 500 sends unanswered") {
 		t.Errorf("%s %q", level, line)
 	}
-	// Lost deliveries the overloaded server would not let the store check
-	// read back are said to be unchecked, not simply lost.
-	s.Deliveries.Lost, s.Deliveries.LostNeverStored = 13761, 0
-	s.Deliveries.StoreCheck = &summary.StoreCheckSummary{Owed: 17600, Reads: 101, ReadsFailed: 79, Unchecked: 13761, Error: "pull of u14: unanswered"}
+	// Deliveries the overloaded server would not let the store check read
+	// back are unchecked: neither lost nor late.
+	s.Deliveries.Lost, s.Deliveries.LostNeverStored, s.Deliveries.Unchecked = 0, 0, 13761
+	s.Deliveries.StoreCheck = &summary.StoreCheckSummary{Owed: 17600, Reads: 101, ReadsFailed: 79, Retries: 180, Unchecked: 13761, Error: "pull of u14: unanswered"}
 	raw, _ = json.Marshal(s)
 	if err := os.WriteFile(filepath.Join(dir, "summary.json"), raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, line := verdict(dir, runner.ExitThresholds); !strings.Contains(line, "13,761 lost (13,761 not checked: the server did not answer 79 of 101 reads of the store check)") {
+	_, line = verdict(dir, runner.ExitThresholds)
+	if !strings.Contains(line, "13,761 unchecked (the server did not answer 79 of 101 reads of the store check, each tried 3 times (the first error: pull of u14: unanswered))") ||
+		strings.Contains(line, "lost") {
 		t.Errorf("%q", line)
 	}
 	loss := summary.LossText(s.Deliveries, func(v int64, _ int) string { return summary.Grouped(v) })
-	if !strings.Contains(loss, "(not checked: 79 of 101 reads failed or ran out of time, the server may still hold their messages; the first: pull of u14: unanswered)") {
+	if !strings.HasPrefix(loss, "0 of 45,200 expected deliveries lost, 7 late: ") || !strings.Contains(loss, ", 13,761 unchecked: not delivered when the drain ended, and the server did not answer 79 of 101 reads") {
 		t.Errorf("%q", loss)
 	}
 }

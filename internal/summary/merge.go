@@ -134,6 +134,7 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 		d.Lost += pd.Lost
 		d.LostNeverStored += pd.LostNeverStored
 		d.Late += pd.Late
+		d.Unchecked += pd.Unchecked
 		if c := pd.StoreCheck; c != nil {
 			if d.StoreCheck == nil {
 				d.StoreCheck = &StoreCheckSummary{}
@@ -184,6 +185,7 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 			t.Lost += v.Lost
 			t.LostNeverStored += v.LostNeverStored
 			t.Late += v.Late
+			t.Unchecked += v.Unchecked
 			t.NotAttempted += v.NotAttempted
 			t.PushedAfterPull += v.PushedAfterPull
 			d.ByType[k] = t
@@ -260,7 +262,7 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 	if out.Logins != nil {
 		out.Logins.SetPerLogin()
 	}
-	out.Integrity = IntegrityOf(out.Deliveries.Expected, out.Deliveries.Lost+out.Deliveries.Late)
+	out.Integrity = IntegrityOf(out.Deliveries.Expected, out.Deliveries.Undelivered())
 	if spread := lastStart.Sub(out.StartedAt); spread > 2*time.Second {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("the %d k6 processes disagree on when the run started by %s: "+
 			"their clocks differ or they started apart, and cross-process latencies are off by as much", len(parts), spread.Round(time.Millisecond)))

@@ -36,6 +36,7 @@ func TestMergeAddsUpExactly(t *testing.T) {
 		p.Messages.FirstSendMs, p.Messages.LastSendMs = t0.UnixMilli()+int64(i)*1000, t0.UnixMilli()+int64(i)*1000+1999
 		p.Deliveries.Expected, p.Deliveries.Received = 1000, 1000
 		p.Deliveries.Lost = []int64{5, -5, 2}[i] // a process's own figure need not add up; the sum does
+		p.Deliveries.Unchecked = []int64{0, 1, 3}[i]
 		p.Generator.UserRanges = [][2]uint32{{uint32(10 * i), uint32(10*i + 10)}}
 		p.Histograms = map[string]latency.Encoded{"e2e": enc}
 		parts = append(parts, p)
@@ -44,7 +45,7 @@ func TestMergeAddsUpExactly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Messages.Sent != 300 || m.Deliveries.Expected != 3000 || m.Deliveries.Lost != 2 || m.Integrity != 0.999333 {
+	if m.Messages.Sent != 300 || m.Deliveries.Expected != 3000 || m.Deliveries.Lost != 2 || m.Deliveries.Unchecked != 4 || m.Integrity != 0.998 {
 		t.Fatalf("sums: %+v %+v integrity %v", m.Messages, m.Deliveries, m.Integrity)
 	}
 	// seconds t0, t0+1, t0+2, t0+3 get 40, 100, 100, 60; the last, 999 ms

@@ -221,7 +221,12 @@ type DeliveriesSummary struct {
 	// Late were owed and not delivered by the end of the drain, while the
 	// server holds their messages (the store check read them back): not
 	// lost, not delivered either.
-	Late       int64              `json:"late,omitempty"`
+	Late int64 `json:"late,omitempty"`
+	// Unchecked were owed and not delivered by the end of the drain, and
+	// the server did not answer the store check's read of them (within
+	// IM_STORE_CHECK, each read tried three times): whether it holds their
+	// messages is not known, so neither late nor lost.
+	Unchecked  int64              `json:"unchecked,omitempty"`
 	StoreCheck *StoreCheckSummary `json:"store_check,omitempty"`
 	Unexpected int64              `json:"unexpected"`
 	// Deliveries of unanswered sends (Messages.Unanswered): the server
@@ -243,26 +248,24 @@ type DeliveriesSummary struct {
 	Watchers        *WatchersSummary            `json:"watchers,omitempty"`
 }
 
-// why says why the check left deliveries unchecked.
-func (c *StoreCheckSummary) why() string {
-	switch {
-	case c.ReadsFailed > 0:
-		return fmt.Sprintf("%d of %d reads failed or ran out of time, the server may still hold their messages; the first: %s", c.ReadsFailed, c.Reads, c.Error)
-	case c.NotListed:
-		return "more were owed than the check lists"
+// Undelivered are the expected deliveries that did not arrive: lost, late
+// and unchecked.
+func (d DeliveriesSummary) Undelivered() int64 { return d.Lost + d.Late + d.Unchecked }
+
+// UncheckedWhy says why the store check could not tell of the unchecked
+// deliveries: "the server did not answer 79 of 101 reads of the store
+// check (the first: …)".
+func UncheckedWhy(c *StoreCheckSummary) string {
+	if c == nil || c.ReadsFailed == 0 {
+		return "the store check's time ran out before their reads (IM_STORE_CHECK)"
 	}
-	return "the store check read none of them back"
+	return fmt.Sprintf("the server did not answer %d of %d reads of the store check, each tried %d times (the first error: %s)",
+		c.ReadsFailed, c.Reads, ReadTries, c.Error)
 }
 
-// UncheckedText is the verdict's note on lost deliveries the store check
-// could not read back, "" when it read them all.
-func UncheckedText(d DeliveriesSummary) string {
-	c := d.StoreCheck
-	if c == nil || c.Skipped != "" || c.ReadsFailed == 0 || d.Lost <= d.LostNeverStored {
-		return ""
-	}
-	return fmt.Sprintf(" (%s not checked: the server did not answer %d of %d reads of the store check)", Grouped(d.Lost-d.LostNeverStored), c.ReadsFailed, c.Reads)
-}
+// ReadTries is how often the store check tries a user's read
+// (engine.CheckStore).
+const ReadTries = 3
 
 // StoreCheckSummary is what the store check did once the drain ended with
 // deliveries still owed: it logged receivers in and read back what the
@@ -272,8 +275,9 @@ type StoreCheckSummary struct {
 	Owed        int64 `json:"owed"`                   // deliveries owed when the drain ended, listed for the check
 	NotListed   bool  `json:"not_listed,omitempty"`   // more were owed than it lists: the rest stay lost
 	Reads       int   `json:"reads"`                  // users logged in to read
-	ReadsFailed int   `json:"reads_failed,omitempty"` // reads that failed or ran out of time
-	Unchecked   int64 `json:"unchecked,omitempty"`    // owed deliveries no read covered: counted lost
+	ReadsFailed int   `json:"reads_failed,omitempty"` // reads that failed every try or ran out of time
+	Retries     int   `json:"retries,omitempty"`      // reads tried again after a failure
+	Unchecked   int64 `json:"unchecked,omitempty"`    // owed deliveries no read covered: deliveries.unchecked
 	// Messages: owed messages the server holds, and those it does not.
 	MessagesHeld        int     `json:"messages_held"`
 	MessagesNeverStored int     `json:"messages_never_stored"`
@@ -288,6 +292,7 @@ func (c *StoreCheckSummary) add(o *StoreCheckSummary) {
 	c.NotListed = c.NotListed || o.NotListed
 	c.Reads += o.Reads
 	c.ReadsFailed += o.ReadsFailed
+	c.Retries += o.Retries
 	c.Unchecked += o.Unchecked
 	c.MessagesHeld += o.MessagesHeld
 	c.MessagesNeverStored += o.MessagesNeverStored
@@ -360,6 +365,7 @@ type DeliveriesByType struct {
 	Lost            int64 `json:"lost"`
 	LostNeverStored int64 `json:"lost_never_stored,omitempty"`
 	Late            int64 `json:"late,omitempty"`
+	Unchecked       int64 `json:"unchecked,omitempty"`
 	NotAttempted    int64 `json:"not_attempted,omitempty"`
 	PushedAfterPull int64 `json:"pushed_after_pull,omitempty"`
 }
@@ -512,7 +518,7 @@ func IntegrityText(s Summary) string {
 		return "n/a (no message was sent)"
 	case d.Expected == 0:
 		return "n/a (no deliveries were expected)"
-	case d.Lost == 0 && d.Late == 0 && d.Corrupted == 0:
+	case d.Undelivered() == 0 && d.Corrupted == 0:
 		return fmt.Sprintf("100%% (all %d expected deliveries arrived)%s", d.Expected, notAttemptedText(s))
 	}
 	return fmt.Sprintf("%.4f%% (%s, %d corrupted)%s", s.Integrity*100, LossText(d, strconv.FormatInt), d.Corrupted, notAttemptedText(s))
@@ -520,8 +526,8 @@ func IntegrityText(s Summary) string {
 
 // LossText says what became of the expected deliveries that did not arrive:
 // lost, with what the store check found of them (acknowledged by the
-// server and never stored), and late (the server holds them). num formats
-// a count.
+// server and never stored), late (the server holds them) and unchecked
+// (the server did not answer their read). num formats a count.
 func LossText(d DeliveriesSummary, num func(int64, int) string) string {
 	n := func(v int64) string { return num(v, 10) }
 	out := fmt.Sprintf("%s of %s expected deliveries lost", n(d.Lost), n(d.Expected))
@@ -531,15 +537,27 @@ func LossText(d DeliveriesSummary, num func(int64, int) string) string {
 		case d.LostNeverStored == d.Lost:
 			out += fmt.Sprintf(": the server acknowledged them and never stored them (it holds none of those %s messages)", n(int64(c.MessagesNeverStored)))
 		case d.LostNeverStored > 0:
-			out += fmt.Sprintf(" (%s acknowledged by the server and never stored, %s not checked: %s)", n(d.LostNeverStored), n(d.Lost-d.LostNeverStored), c.why())
+			out += fmt.Sprintf(" (%s acknowledged by the server and never stored, %s not read back: %s)", n(d.LostNeverStored), n(d.Lost-d.LostNeverStored), c.notRead())
 		default:
-			out += fmt.Sprintf(" (not checked: %s)", c.why())
+			out += fmt.Sprintf(" (not read back: %s)", c.notRead())
 		}
 	}
 	if d.Late > 0 {
 		out += fmt.Sprintf(", %s late: the server holds their messages but had not delivered them when the drain ended", n(d.Late))
 	}
+	if d.Unchecked > 0 {
+		out += fmt.Sprintf(", %s unchecked: not delivered when the drain ended, and %s; whether it holds them is not known", n(d.Unchecked), UncheckedWhy(c))
+	}
 	return out
+}
+
+// notRead says why lost deliveries were not read back: the check lists
+// only deliveries between users of this process, up to its budget.
+func (c *StoreCheckSummary) notRead() string {
+	if c.NotListed {
+		return "more were owed than the check lists"
+	}
+	return "their senders or receivers ran in another process"
 }
 
 // RoomsText is the chatrooms' own integrity: deliveries to the members

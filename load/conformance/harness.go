@@ -30,6 +30,7 @@ type Faults struct {
 	BatchDrop   int
 	BatchWindow time.Duration
 	Capacity    float64 // messages a second the target serves, on one core
+	StallPulls  int     // the first this many pulls that find messages go unanswered
 
 	DisconnectEvery time.Duration
 	DisconnectCount int
@@ -88,6 +89,7 @@ const (
 	DuplicatedCounter   = "imbench_target_fault_duplicated_pushes_total"
 	ReorderedCounter    = "imbench_target_fault_reordered_pushes_total"
 	LateAcksCounter     = "imbench_target_fault_late_acks_total"
+	StalledPullsCounter = "imbench_target_fault_unanswered_pulls_total"
 	DisconnectsCounter  = "imbench_target_fault_disconnects_total"
 	LoginDropsCounter   = "imbench_target_fault_login_drops_total"
 	HeartbeatTOsCounter = "imbench_target_heartbeat_timeouts_total"

@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"strings"
 	"testing"
@@ -38,6 +39,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("lose", func(t *testing.T) { testLose(t, h) })
 	t.Run("lose-by-presence", func(t *testing.T) { testLoseByPresence(t, h) })
 	t.Run("store-check", func(t *testing.T) { testStoreCheck(t, h) })
+	t.Run("store-unanswered", func(t *testing.T) { testStoreUnanswered(t, h) })
 	t.Run("batch-drop", func(t *testing.T) { testBatchDrop(t, h) })
 	t.Run("skip-push", func(t *testing.T) { testSkipPush(t, h) })
 	t.Run("duplicate", func(t *testing.T) { testDuplicate(t, h) })
@@ -221,6 +223,48 @@ func testStoreCheck(t *testing.T, h Harness) {
 		t.Fatalf("late %v, want the %d skipped pushes no gap pull recovered; check %+v", o.rec.Late, late, c)
 	case c.Unchecked != 0 || c.ReadsFail != 0:
 		t.Fatalf("check %+v", c)
+	}
+}
+
+// A server behind on its work leaves some store reads unanswered: the
+// check tries each read again, and what it could not read is unchecked,
+// neither late nor lost. Every push is skipped (no later message reveals
+// a gap, the drain's sync is off), so every delivery is owed and stored,
+// and the only pulls that find messages are the check's.
+func testStoreUnanswered(t *testing.T, h Harness) {
+	pairs := `{"kind":"pairs","pairs":12,"allOnline":true,"totalRate":400,"messages":1}`
+	for _, c := range []struct {
+		name   string
+		stalls int
+	}{{"tried-again", 3}, {"never-answered", 1 << 20}} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := h.Start(t, Faults{SkipPush: 1, StallPulls: c.stalls, Seed: 24})
+			tgt := srv.Target()
+			tgt.Options = maps.Clone(tgt.Options)
+			if tgt.Options == nil {
+				tgt.Options = map[string]any{}
+			}
+			tgt.Options["timeout"] = "1s" // how long a read waits for its answer
+			o := runChecked(t, tgt, build(t, "stall", pairs), 1, engine.Options{NoDrainSync: true}, nil, false, true)
+			owed, stalled := int64(srv.Counter(t, SkippedCounter)), int(srv.Counter(t, StalledPullsCounter))
+			ch := o.check
+			t.Logf("target: %d pushes skipped, %d pulls unanswered; verifier: late %v, unchecked %v, lost %v; check %+v",
+				owed, stalled, o.rec.Late, o.rec.Unchecked, o.rec.Lost, ch)
+			if owed == 0 || ch == nil || verify.Owed(o.rec.Lost) != 0 {
+				t.Fatalf("owed %d, lost %v, check %+v", owed, o.rec.Lost, ch)
+			}
+			if c.stalls > 1000 { // every read was left unanswered, each try
+				if ch.ReadsFail != ch.Reads || ch.Retries != 2*ch.Reads || stalled != 3*ch.Reads ||
+					ch.Unchecked != owed || verify.Owed(o.rec.Unchecked) != owed || verify.Owed(o.rec.Late) != 0 {
+					t.Fatalf("want all %d deliveries unchecked after %d reads tried 3 times each (target: %d unanswered)", owed, ch.Reads, stalled)
+				}
+				return
+			}
+			if stalled != c.stalls || ch.Retries != stalled || ch.ReadsFail != 0 || ch.Unchecked != 0 ||
+				verify.Owed(o.rec.Late) != owed || verify.Owed(o.rec.Unchecked) != 0 {
+				t.Fatalf("want the %d reads left unanswered tried again and all %d deliveries late", stalled, owed)
+			}
+		})
 	}
 }
 

@@ -26,6 +26,7 @@ type Step struct {
 	AckP99     float64 `json:"ack_p99_ms"`
 	Lost       int64   `json:"lost"`
 	Late       int64   `json:"late"`
+	Unchecked  int64   `json:"unchecked,omitempty"` // undelivered, the server's store read unanswered
 	Unanswered int64   `json:"unanswered"`
 	Unsent     int64   `json:"unsent"`
 	// The objective on this step: held, or the conditions broken.

@@ -31,8 +31,12 @@ func StepLine(st Step, dim string) string {
 	if st.Expected > 0 {
 		recv = fmt.Sprintf("%s deliveries/s verified, e2e p99 %s ms", num(st.Deliveries), num(st.E2EP99))
 	}
-	return fmt.Sprintf("step %d: %s asked, %s sent, %s, ack p99 %s ms, lost %d, late %d, unanswered %d: %s",
-		st.N, LoadText(st.Asked, dim), num(st.Achieved), recv, num(st.AckP99), st.Lost, st.Late, st.Unanswered, verdict)
+	unchecked := ""
+	if st.Unchecked > 0 {
+		unchecked = fmt.Sprintf(", unchecked %d", st.Unchecked)
+	}
+	return fmt.Sprintf("step %d: %s asked, %s sent, %s, ack p99 %s ms, lost %d, late %d%s, unanswered %d: %s",
+		st.N, LoadText(st.Asked, dim), num(st.Achieved), recv, num(st.AckP99), st.Lost, st.Late, unchecked, st.Unanswered, verdict)
 }
 
 // ResultLine is the search's result in a line.
@@ -102,7 +106,7 @@ func Table(r Result) string {
 		}
 	}
 	sort.Strings(parts)
-	head := []string{"step", "asked", "achieved", "deliveries/s", "e2e p50/p99 ms", "ack p50/p99 ms", "lost", "late", "unanswered", "objective"}
+	head := []string{"step", "asked", "achieved", "deliveries/s", "e2e p50/p99 ms", "ack p50/p99 ms", "lost", "late", "unchecked", "unanswered", "objective"}
 	for _, p := range parts {
 		head = append(head, p+" CPU / RSS")
 	}
@@ -130,7 +134,7 @@ func Table(r Result) string {
 		}
 		row := []string{fmt.Sprintf("%d%s", s.N, mark), LoadText(s.Asked, r.Params.Dimension), num(s.Achieved), deliveries,
 			e2e, num(s.AckP50) + " / " + num(s.AckP99),
-			fmt.Sprint(s.Lost), fmt.Sprint(s.Late), fmt.Sprint(s.Unanswered), verdict}
+			fmt.Sprint(s.Lost), fmt.Sprint(s.Late), fmt.Sprint(s.Unchecked), fmt.Sprint(s.Unanswered), verdict}
 		for _, p := range parts {
 			cell := "—"
 			for _, u := range s.Usage {

@@ -33,6 +33,7 @@ const (
 	mOutOfOrder  = "imbench_out_of_order_total"
 	mLost        = "imbench_lost_total"
 	mLate        = "imbench_late_total"
+	mUnchecked   = "imbench_unchecked_total"
 	mRoomMissed  = "imbench_room_missed_total"
 	mCorrupted   = "imbench_corrupted_total"
 	mConnectErrs = "imbench_connect_errors_total"
@@ -52,7 +53,7 @@ const (
 
 // MetricNames lists every series the runner writes.
 var MetricNames = []string{mOnline, mDown, mVUs, mGoroutines, mProcCPU, mProcRSS, mSent, mAcked, mSendFailed, mUnanswered, mExpected, mDeliveries,
-	mDuplicates, mOutOfOrder, mLost, mLate, mRoomMissed, mCorrupted, mConnectErrs, mDisconnects, mReconnects, mLogins, mPulls, mPushedAfter, mLoginFailed, mLoginRetry, mAfterRetry, mNeverOnline, mNotAttempt,
+	mDuplicates, mOutOfOrder, mLost, mLate, mUnchecked, mRoomMissed, mCorrupted, mConnectErrs, mDisconnects, mReconnects, mLogins, mPulls, mPushedAfter, mLoginFailed, mLoginRetry, mAfterRetry, mNeverOnline, mNotAttempt,
 	mE2E, mAck}
 
 // goroutineEvery is how often the summary samples the goroutine count: a
@@ -220,6 +221,7 @@ func (p *pusher) series(now time.Time, lost *verify.Reconciliation) []promrw.Tim
 			add(name, float64(lost.Lost[k]), "conv_type", verify.KindName(k))
 			if k != verify.RoomIndex {
 				add(mLate, float64(lost.Late[k]), "conv_type", verify.KindName(k))
+				add(mUnchecked, float64(lost.Unchecked[k]), "conv_type", verify.KindName(k))
 			}
 			add(mNotAttempt, float64(lost.NotAttempted[k]), "conv_type", verify.KindName(k))
 		}

@@ -78,14 +78,14 @@ func (r *Run) BuildSummary() summary.Summary {
 	d := summary.DeliveriesSummary{Expected: verify.Owed(t.Expected) - verify.Owed(rec.NotAttempted), NotAttempted: verify.Owed(rec.NotAttempted),
 		PushedAfterPull: verify.Sum(t.PushedAfterPull), Pushed: verify.Owed(t.Pushed), ByPull: verify.Owed(t.Pulled),
 		ByGapPull: verify.Owed(t.GapPulled), Duplicates: verify.Sum(t.Duplicates), OutOfOrder: verify.Sum(t.OutOfOrder),
-		Lost: verify.Owed(rec.Lost), LostNeverStored: verify.Owed(rec.NeverStored), Late: verify.Owed(rec.Late), Unexpected: verify.Sum(rec.Unexpected), OfUnanswered: verify.Sum(rec.OfUnanswered), Corrupted: t.Corrupt, Foreign: t.Foreign,
+		Lost: verify.Owed(rec.Lost), LostNeverStored: verify.Owed(rec.NeverStored), Late: verify.Owed(rec.Late), Unchecked: verify.Owed(rec.Unchecked), Unexpected: verify.Sum(rec.Unexpected), OfUnanswered: verify.Sum(rec.OfUnanswered), Corrupted: t.Corrupt, Foreign: t.Foreign,
 		LostSample: rec.Sample, ByType: map[string]summary.DeliveriesByType{}}
 	d.Received = d.Pushed + d.ByPull
 	for _, kind := range p.Kinds() {
 		k := verify.KindIndex(kind)
 		d.ByType[verify.KindName(k)] = summary.DeliveriesByType{Expected: t.Expected[k] - rec.NotAttempted[k], NotAttempted: rec.NotAttempted[k],
 			PushedAfterPull: t.PushedAfterPull[k], Received: t.Pushed[k] + t.Pulled[k],
-			Duplicates: t.Duplicates[k], OutOfOrder: t.OutOfOrder[k], Lost: rec.Lost[k], LostNeverStored: rec.NeverStored[k], Late: rec.Late[k]}
+			Duplicates: t.Duplicates[k], OutOfOrder: t.OutOfOrder[k], Lost: rec.Lost[k], LostNeverStored: rec.NeverStored[k], Late: rec.Late[k], Unchecked: rec.Unchecked[k]}
 	}
 	d.ByClass = byClass(p, t.ByClass)
 	if len(p.Rooms) > 0 {
@@ -99,7 +99,7 @@ func (r *Run) BuildSummary() summary.Summary {
 	}
 	d.StoreCheck = r.storeCheckSummary()
 	s.Deliveries = d
-	s.Integrity = summary.IntegrityOf(d.Expected, d.Lost+d.Late)
+	s.Integrity = summary.IntegrityOf(d.Expected, d.Undelivered())
 
 	e2e, ack := latency.NewHistogram(), latency.NewHistogram()
 	var gen summary.GeneratorSummary

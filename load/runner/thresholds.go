@@ -50,6 +50,7 @@ var counters = map[string]struct {
 	"deliveries":        {func(s *summary.Summary) float64 { return float64(s.Deliveries.Received) }, func(d summary.DeliveriesByType) float64 { return float64(d.Received) }},
 	"lost":              {func(s *summary.Summary) float64 { return float64(s.Deliveries.Lost) }, func(d summary.DeliveriesByType) float64 { return float64(d.Lost) }},
 	"late":              {func(s *summary.Summary) float64 { return float64(s.Deliveries.Late) }, func(d summary.DeliveriesByType) float64 { return float64(d.Late) }},
+	"unchecked":         {func(s *summary.Summary) float64 { return float64(s.Deliveries.Unchecked) }, func(d summary.DeliveriesByType) float64 { return float64(d.Unchecked) }},
 	"lost_never_stored": {func(s *summary.Summary) float64 { return float64(s.Deliveries.LostNeverStored) }, func(d summary.DeliveriesByType) float64 { return float64(d.LostNeverStored) }},
 	"duplicates":        {func(s *summary.Summary) float64 { return float64(s.Deliveries.Duplicates) }, func(d summary.DeliveriesByType) float64 { return float64(d.Duplicates) }},
 	"out_of_order":      {func(s *summary.Summary) float64 { return float64(s.Deliveries.OutOfOrder) }, func(d summary.DeliveriesByType) float64 { return float64(d.OutOfOrder) }},

@@ -87,9 +87,10 @@ type MsgKey struct{ Conv, Sender, N uint32 }
 // HeldSplit is what a check of the server's store made of the owed
 // deliveries: those whose message the server holds (stored, never
 // delivered within the drain: late), and those whose message it does not
-// (acknowledged, never stored). Deliveries no read covered are neither.
+// (acknowledged, never stored), and those no read covered: unchecked, the
+// server did not answer their read, whether it holds them is not known.
 type HeldSplit struct {
-	Late, NeverStored [Kinds]int64
+	Late, NeverStored, Unchecked [Kinds]int64
 	// Messages: owed messages the server holds for some receiver, and
 	// those it holds for none of those read.
 	MessagesHeld, MessagesNeverStored int
@@ -106,6 +107,7 @@ func (o OwedSet) Split(p *plan.Plan, read func(conv, r uint32) bool, held func(k
 			var some, none bool
 			for _, r := range m.Receivers {
 				if !read(conv, r) {
+					h.Unchecked[k]++
 					continue
 				}
 				if held(key, r) {
@@ -126,11 +128,12 @@ func (o OwedSet) Split(p *plan.Plan, read func(conv, r uint32) bool, held func(k
 	return h
 }
 
-// Apply moves the check's late deliveries out of Lost and records the
-// never-stored part of what stays.
+// Apply moves the check's late and unchecked deliveries out of Lost and
+// records the never-stored part of what stays: lost is what the server
+// was asked for and does not hold.
 func (r *Reconciliation) Apply(h HeldSplit) {
 	for k := range r.Lost {
-		r.Late[k], r.NeverStored[k] = h.Late[k], h.NeverStored[k]
-		r.Lost[k] -= h.Late[k]
+		r.Late[k], r.NeverStored[k], r.Unchecked[k] = h.Late[k], h.NeverStored[k], h.Unchecked[k]
+		r.Lost[k] -= h.Late[k] + h.Unchecked[k]
 	}
 }

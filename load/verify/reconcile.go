@@ -22,13 +22,15 @@ type Reconciliation struct {
 	// never given the chance to deliver them: not lost.
 	NotAttempted [Kinds]int64
 	NeverOnline  int          // such users
-	Lost         [Kinds]int64 // expected − matched − not attempted − late
-	// Late and NeverStored come from the store check after the drain
-	// (engine.CheckStore): owed deliveries whose message the server holds
-	// (late: not delivered within the drain; not in Lost), and those of
-	// Lost whose message it does not (acknowledged, never stored).
-	Late, NeverStored [Kinds]int64
-	Sample            []LostDelivery // some of the lost deliveries, when their senders are local
+	Lost         [Kinds]int64 // expected − matched − not attempted − late − unchecked
+	// Late, NeverStored and Unchecked come from the store check after the
+	// drain (engine.CheckStore): owed deliveries whose message the server
+	// holds (late: not delivered within the drain; not in Lost), those of
+	// Lost whose message it does not (acknowledged, never stored), and
+	// those whose read the server did not answer (unchecked: not in Lost,
+	// for nobody knows whether the server holds them).
+	Late, NeverStored, Unchecked [Kinds]int64
+	Sample                       []LostDelivery // some of the lost deliveries, when their senders are local
 	// NotAttemptedPartial is set when a user never online shares a
 	// conversation with a member held by another process (a split run):
 	// what that member's messages owed it is not known here and stays in

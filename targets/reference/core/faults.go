@@ -35,7 +35,12 @@ type Faults struct {
 	BatchWindow time.Duration
 	// Capacity: serve at most this many messages a second on one core,
 	// queueing the rest (capacity.go). 0: as fast as the machine goes.
-	Capacity        float64
+	Capacity float64
+	// StallPulls: the first this many pulls that find messages are never
+	// answered, as a real Wildfire 1.2.4 behind on its sends left most of
+	// the store check's pulls (its feed reads after the run) unanswered
+	// past the client's timeout. Pulls that find nothing are served.
+	StallPulls      int
 	DisconnectEvery time.Duration // every so often, drop connections
 	DisconnectCount int           // how many at a time
 	Seed            uint64
@@ -61,6 +66,9 @@ func (f *Faults) Validate() error {
 	if f.Capacity < 0 {
 		errs = append(errs, errors.New("fault capacity must not be negative"))
 	}
+	if f.StallPulls < 0 {
+		errs = append(errs, errors.New("fault stall-pulls must not be negative"))
+	}
 	if f.BatchDrop < 0 || f.BatchWindow < 0 {
 		errs = append(errs, errors.New("fault batch-drop and batch-window must not be negative"))
 	}
@@ -75,13 +83,14 @@ func (f *Faults) Validate() error {
 
 // Active reports whether any fault is on.
 func (f Faults) Active() bool {
-	return f.Lose > 0 || f.SkipPush > 0 || f.Duplicate > 0 || f.Reorder > 0 || f.Delay > 0 || f.DisconnectEvery > 0 || f.AckLate > 0 || f.BatchDrop > 0 || f.Capacity > 0
+	return f.Lose > 0 || f.SkipPush > 0 || f.Duplicate > 0 || f.Reorder > 0 || f.Delay > 0 || f.DisconnectEvery > 0 || f.AckLate > 0 || f.BatchDrop > 0 || f.Capacity > 0 || f.StallPulls > 0
 }
 
 type faultState struct {
-	cfg Faults
-	mu  sync.Mutex
-	rng *rand.Rand
+	cfg     Faults
+	mu      sync.Mutex
+	rng     *rand.Rand
+	stalled int // pulls left unanswered (StallPulls)
 }
 
 func newFaultState(cfg Faults) *faultState {
@@ -106,6 +115,26 @@ func (f *faultState) skipPush() bool  { return f.roll(f.cfg.SkipPush) }
 func (f *faultState) duplicate() bool { return f.roll(f.cfg.Duplicate) }
 func (f *faultState) reorder() bool   { return f.roll(f.cfg.Reorder) }
 func (f *faultState) ackLate() bool   { return f.roll(f.cfg.AckLate) }
+
+// StallPull reports whether a pull that found found messages goes
+// unanswered (the stall-pulls fault); a front end that hears yes writes
+// nothing back.
+func (c *Core) StallPull(found int) bool {
+	f := c.faults
+	if found == 0 || f.cfg.StallPulls == 0 {
+		return false
+	}
+	f.mu.Lock()
+	stall := f.stalled < f.cfg.StallPulls
+	if stall {
+		f.stalled++
+	}
+	f.mu.Unlock()
+	if stall {
+		c.metrics.faultStalls.Inc()
+	}
+	return stall
+}
 
 // RunDisconnects drops DisconnectCount random connections every
 // DisconnectEvery until ctx ends.

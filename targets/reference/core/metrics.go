@@ -31,6 +31,7 @@ type Metrics struct {
 	faultLateAcks    [lastKind + 1]prometheus.Counter
 	faultDisconnects prometheus.Counter
 	faultBatchDrops  prometheus.Counter
+	faultStalls      prometheus.Counter
 	faultLoginDrops  *prometheus.CounterVec
 }
 
@@ -80,6 +81,7 @@ func NewMetrics() *Metrics {
 		hbTimeouts:  f.counter("imbench_target_heartbeat_timeouts_total", "Connections closed because the client stayed silent past the read deadline."),
 
 		faultDisconnects: f.counter("imbench_target_fault_disconnects_total", "Connections dropped on purpose (disconnect fault)."),
+		faultStalls:      f.counter("imbench_target_fault_unanswered_pulls_total", "Pulls that found messages and were never answered (stall-pulls fault)."),
 		faultBatchDrops:  f.counter("imbench_target_fault_batch_drops_total", "Batches of a conversation's acknowledged messages dropped unstored for their size (batch fault; their messages and deliveries count as lost)."),
 		faultLoginDrops: f.counterVec("imbench_target_fault_login_drops_total",
 			"Logins dropped on purpose (a front end's login-drop fault): drop=closed, the connection closed before the login's answer; drop=silent, the answer never written.", "drop"),

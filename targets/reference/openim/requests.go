@@ -68,6 +68,9 @@ func (c *conn) handle(data []byte) bool {
 	default: // 2001, 2002, 3001 and anything unknown
 		return c.refuseAndEnd(resp, "ReqIdentifier failed")
 	}
+	if err == nil && c.stalled(out) {
+		return true // never answered (the stall-pulls fault)
+	}
 	if err != nil {
 		r := refusalOf(err)
 		resp.ErrCode, resp.ErrMsg = r.Code, r.Msg
@@ -89,6 +92,36 @@ func (c *conn) handle(data []byte) bool {
 	// After a logout's answer the gateway ends the connection
 	// (client.go replyMessage), whatever the answer was.
 	return c.enqueue(frame{data: b, final: req.ReqIdentifier == wire.LogoutMsg, at: time.Now()})
+}
+
+// stalled reports whether the answer to a pull goes unwritten: the core's
+// stall-pulls fault, where the gateway runs beside the core.
+func (c *conn) stalled(out proto.Message) bool {
+	var found int
+	switch r := out.(type) {
+	case *pb.PullMessageBySeqsResp:
+		found = pulled(r.Msgs)
+	case *pb.GetSeqMessageResp:
+		found = pulled(r.Msgs)
+	default:
+		return false
+	}
+	s, ok := c.g.Core.(interface{ StallPull(int) bool })
+	return ok && s.StallPull(found)
+}
+
+// pulled counts the users' messages among those pulled: the server's own
+// notifications (content types from 1000, such as a friendship's, filed
+// in the conversation at setup) are no history a client sent.
+func pulled(convs map[string]*pb.PullMsgs) (n int) {
+	for _, m := range convs {
+		for _, md := range m.GetMsgs() {
+			if md.GetContentType() < 1000 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // refuseAndEnd answers a request the real gateway would end the connection

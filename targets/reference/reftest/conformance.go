@@ -11,7 +11,7 @@ import (
 // Faults are the core's faults for a conformance run's.
 func Faults(f conformance.Faults) core.Faults {
 	return core.Faults{Lose: f.Lose, SkipPush: f.SkipPush, Duplicate: f.Duplicate, Reorder: f.Reorder,
-		ReorderHold: f.ReorderHold, Delay: f.Delay, AckLate: f.AckLate, AckLateBy: f.AckLateBy, BatchDrop: f.BatchDrop, BatchWindow: f.BatchWindow, Capacity: f.Capacity, DisconnectEvery: f.DisconnectEvery,
+		ReorderHold: f.ReorderHold, Delay: f.Delay, AckLate: f.AckLate, AckLateBy: f.AckLateBy, BatchDrop: f.BatchDrop, BatchWindow: f.BatchWindow, Capacity: f.Capacity, StallPulls: f.StallPulls, DisconnectEvery: f.DisconnectEvery,
 		DisconnectCount: f.DisconnectCount, Seed: f.Seed}
 }
 

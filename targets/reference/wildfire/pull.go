@@ -16,14 +16,15 @@ import (
 // MaxPullBytes (one at least); current is the seq of the last one given,
 // or the head when none is after id; head is the feed's newest seq. The
 // feed is first trimmed up to id: the client says it has those. Types
-// other than 0 (normal) and 1 (chatroom) are 251.
-func (c *conn) onPull(plain []byte) (wire.ErrorCode, []byte) {
+// other than 0 (normal) and 1 (chatroom) are 251. stall: leave it
+// unanswered (the core's stall-pulls fault).
+func (c *conn) onPull(plain []byte) (code wire.ErrorCode, result []byte, stall bool) {
 	id, typ, ok := parsePull(plain)
 	if !ok {
-		return wire.CodeInvalidData, nil
+		return wire.CodeInvalidData, nil, false
 	}
 	if typ != int64(feedNormal) && typ != int64(feedRoom) {
-		return wire.CodeInvalidParameter, nil
+		return wire.CodeInvalidParameter, nil, false
 	}
 	limit := c.f.MaxPullBytes
 	fd := c.feed
@@ -44,6 +45,12 @@ func (c *conn) onPull(plain []byte) (wire.ErrorCode, []byte) {
 		current = head - int64(len(q.msgs)) + int64(len(msgs))
 	}
 	fd.mu.Unlock()
+	if c.f.c.StallPull(len(msgs)) {
+		clear(msgs)
+		c.pulled = msgs[:0]
+		c.f.Metrics.trimmed(trimmed)
+		return 0, nil, true
+	}
 
 	b := c.plain[:0]
 	for _, m := range msgs {
@@ -68,7 +75,7 @@ func (c *conn) onPull(plain []byte) (wire.ErrorCode, []byte) {
 	mt.pulls[typ].Inc()
 	mt.Pulled(len(msgs))
 	mt.trimmed(trimmed)
-	return wire.CodeSuccess, b
+	return wire.CodeSuccess, b, false
 }
 
 // entrySize is the encoded size of a pulled pb.Message: what the payload

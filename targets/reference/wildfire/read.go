@@ -134,7 +134,10 @@ func (c *conn) onPublish(flags uint8, body []byte) bool {
 			return true
 		}
 	case wire.TopicPullMessage:
-		code, result = c.onPull(plain)
+		var stall bool
+		if code, result, stall = c.onPull(plain); stall {
+			return true
+		}
 	case wire.TopicJoinChatroom:
 		code = c.onChatroom(plain, true)
 	case wire.TopicQuitChatroom:

@@ -2,9 +2,11 @@ package wukongim
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/imbench/imbench/targets/reference/core"
 	wire "github.com/imbench/imbench/wire/wukongim"
@@ -76,6 +78,8 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	out, err := rt.h(r, body)
 	switch {
+	case errors.Is(err, errStalled):
+		// no answer: the client gave up (stall)
 	case err != nil:
 		writeJSON(w, http.StatusBadRequest, wire.Result{Msg: err.Error(), Status: http.StatusBadRequest})
 	case out == nil:
@@ -83,6 +87,24 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeJSON(w, http.StatusOK, out)
 	}
+}
+
+// errStalled is a handler's "I never answered" (the stall-pulls fault).
+var errStalled = errors.New("stalled")
+
+// stallMax bounds how long a stalled request holds its connection when the
+// client never gives up.
+const stallMax = 2 * time.Minute
+
+// stall holds r unanswered until its client gives up (or stallMax).
+func stall(r *http.Request) error {
+	t := time.NewTimer(stallMax)
+	defer t.Stop()
+	select {
+	case <-r.Context().Done():
+	case <-t.C:
+	}
+	return errStalled
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

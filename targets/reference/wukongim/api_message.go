@@ -36,7 +36,7 @@ const maxSyncLimit = 10000
 // group's; the reference does not, so that a long chatroom run holds no
 // memory per message, and a load client never pulls a chatroom (what a
 // member misses there is a rate, not a gap to fill).
-func (a *api) messageSync(_ *http.Request, body []byte) (any, error) {
+func (a *api) messageSync(r *http.Request, body []byte) (any, error) {
 	var req wire.ChannelMessageSyncReq
 	if err := decode(body, &req); err != nil {
 		return nil, err
@@ -105,6 +105,9 @@ func (a *api) messageSync(_ *http.Request, body []byte) (any, error) {
 	}
 	if more {
 		resp.More = 1
+	}
+	if a.c.StallPull(len(resp.Messages)) {
+		return nil, stall(r)
 	}
 	return resp, nil
 }
