@@ -51,7 +51,7 @@ func TestTheVerdictNamesUnansweredSendsAndCrossedThresholds(t *testing.T) {
 	// Deliveries the overloaded server would not let the store check read
 	// back are unchecked: neither lost nor late.
 	s.Deliveries.Lost, s.Deliveries.LostNeverStored, s.Deliveries.Unchecked = 0, 0, 13761
-	s.Deliveries.StoreCheck = &summary.StoreCheckSummary{Owed: 17600, Reads: 101, ReadsFailed: 79, Retries: 180, Unchecked: 13761, Error: "pull of u14: unanswered"}
+	s.Deliveries.StoreCheck = &summary.StoreCheckSummary{Owed: 17600, Readers: 101, Reads: 101, ReadsFailed: 79, Retries: 180, Unchecked: 13761, Error: "pull of u14: unanswered"}
 	raw, _ = json.Marshal(s)
 	if err := os.WriteFile(filepath.Join(dir, "summary.json"), raw, 0o644); err != nil {
 		t.Fatal(err)
@@ -60,6 +60,11 @@ func TestTheVerdictNamesUnansweredSendsAndCrossedThresholds(t *testing.T) {
 	if !strings.Contains(line, "13,761 unchecked (the server did not answer 79 of 101 reads of the store check, each tried 3 times (the first error: pull of u14: unanswered))") ||
 		strings.Contains(line, "lost") {
 		t.Errorf("%q", line)
+	}
+	c := *s.Deliveries.StoreCheck
+	c.Readers, c.Reads, c.ReadsFailed = 101, 32, 32
+	if why := summary.UncheckedWhy(&c); !strings.HasSuffix(why, "and its time ran out before 69 more (IM_STORE_CHECK)") {
+		t.Errorf("%q", why)
 	}
 	loss := summary.LossText(s.Deliveries, func(v int64, _ int) string { return summary.Grouped(v) })
 	if !strings.HasPrefix(loss, "0 of 45,200 expected deliveries lost, 7 late: ") || !strings.Contains(loss, ", 13,761 unchecked: not delivered when the drain ended, and the server did not answer 79 of 101 reads") {

@@ -259,8 +259,12 @@ func UncheckedWhy(c *StoreCheckSummary) string {
 	if c == nil || c.ReadsFailed == 0 {
 		return "the store check's time ran out before their reads (IM_STORE_CHECK)"
 	}
-	return fmt.Sprintf("the server did not answer %d of %d reads of the store check, each tried %d times (the first error: %s)",
+	out := fmt.Sprintf("the server did not answer %d of %d reads of the store check, each tried %d times (the first error: %s)",
 		c.ReadsFailed, c.Reads, ReadTries, c.Error)
+	if more := c.Readers - c.Reads; more > 0 {
+		out += fmt.Sprintf(", and its time ran out before %d more (IM_STORE_CHECK)", more)
+	}
+	return out
 }
 
 // ReadTries is how often the store check tries a user's read
@@ -274,7 +278,8 @@ const ReadTries = 3
 type StoreCheckSummary struct {
 	Owed        int64 `json:"owed"`                   // deliveries owed when the drain ended, listed for the check
 	NotListed   bool  `json:"not_listed,omitempty"`   // more were owed than it lists: the rest stay lost
-	Reads       int   `json:"reads"`                  // users logged in to read
+	Readers     int   `json:"readers"`                // users to read
+	Reads       int   `json:"reads"`                  // users logged in to read: the rest were not reached in time
 	ReadsFailed int   `json:"reads_failed,omitempty"` // reads that failed every try or ran out of time
 	Retries     int   `json:"retries,omitempty"`      // reads tried again after a failure
 	Unchecked   int64 `json:"unchecked,omitempty"`    // owed deliveries no read covered: deliveries.unchecked
@@ -290,6 +295,7 @@ type StoreCheckSummary struct {
 func (c *StoreCheckSummary) add(o *StoreCheckSummary) {
 	c.Owed += o.Owed
 	c.NotListed = c.NotListed || o.NotListed
+	c.Readers += o.Readers
 	c.Reads += o.Reads
 	c.ReadsFailed += o.ReadsFailed
 	c.Retries += o.Retries

@@ -32,7 +32,8 @@ type StoredReader interface {
 type StoreCheck struct {
 	Owed      int64 // owed deliveries listed (senders and receivers of this process)
 	Listed    bool  // false: more were owed than the check lists; the rest stay lost
-	Reads     int   // users logged in to read
+	Readers   int   // users to read
+	Reads     int   // users logged in to read (the rest: the check's time ran out first)
 	ReadsFail int   // reads that failed every try or did not finish in time
 	Retries   int   // reads tried again after a failure
 	Unchecked int64 // listed deliveries no read covered: neither late nor lost
@@ -82,6 +83,7 @@ func CheckStore(ctx context.Context, p *plan.Plan, runID string, r StoredReader,
 		readers = append(readers, u)
 	}
 	slices.Sort(readers)
+	res.Readers = len(readers)
 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

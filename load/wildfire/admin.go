@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -157,18 +158,57 @@ func (a *Admin) GetToken(ctx context.Context, id, clientID string, platform int)
 	return r.Token, err
 }
 
-// CreateGroup creates group id owned by its first member, with members.
+// CreateGroup creates group id owned by its first member, with members. A
+// creation that timed out is asked again: "already exists" then means the
+// first was done.
 func (a *Admin) CreateGroup(ctx context.Context, id string, members []string) error {
 	req := wire.CreateGroupReq{Operator: members[0], Group: wire.GroupJSON{
 		GroupInfo: wire.GroupInfoJSON{TargetID: id, Name: id, Owner: members[0], Type: wire.GroupNormal},
 		Members:   memberList(members)}}
-	_, err := call[wire.CreateGroupResult](ctx, a, wire.PathGroupCreate, req)
-	return err
+	return a.again(ctx, func() error {
+		_, err := call[wire.CreateGroupResult](ctx, a, wire.PathGroupCreate, req)
+		return err
+	}, func(err error) bool {
+		var ae *APIError
+		return errors.As(err, &ae) && ae.Code == wire.CodeGroupAlreadyExist
+	})
 }
 
-// AddMembers adds members to group id.
+// AddMembers adds members to group id. An add that timed out is asked
+// again: the admin's add of members already in is answered 0
+// (MemoryMessagesStore.addGroupMembers).
 func (a *Admin) AddMembers(ctx context.Context, id, operator string, members []string) error {
-	_, err := call[json.RawMessage](ctx, a, wire.PathGroupMemberAdd, wire.AddGroupMemberReq{Operator: operator, GroupID: id, Members: memberList(members)})
+	return a.again(ctx, func() error {
+		_, err := call[json.RawMessage](ctx, a, wire.PathGroupMemberAdd, wire.AddGroupMemberReq{Operator: operator, GroupID: id, Members: memberList(members)})
+		return err
+	}, func(error) bool { return false })
+}
+
+// again makes an admin write that the server may answer 249 "timeout" (or
+// not in time) while doing it all the same, as a real server behind does:
+// a write that timed out is made again, confirmEvery later, at most
+// confirmTries times in all; after a timeout, an error that done says
+// means "done already" is success.
+func (a *Admin) again(ctx context.Context, write func() error, done func(error) bool) error {
+	var err error
+	for i := range confirmTries {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return err
+			case <-time.After(confirmEvery):
+			}
+		}
+		err = write()
+		switch {
+		case err == nil:
+			return nil
+		case i > 0 && done(err):
+			return nil
+		case !timedOut(ctx, err):
+			return err
+		}
+	}
 	return err
 }
 

@@ -46,11 +46,7 @@ var confirmEvery = 2 * time.Second
 // is done; after confirmTries it is unconfirmed (engine.ErrUnconfirmed):
 // looked up again once the clean-up's other removals are done.
 func (a *Admin) confirm(ctx context.Context, err error, path string, lookup any) error {
-	var ae *APIError
-	timedOut := errors.As(err, &ae) && ae.Code == wire.CodeTimeout
-	var ne net.Error
-	timedOut = timedOut || (errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()) && ctx.Err() == nil
-	if !timedOut {
+	if !timedOut(ctx, err) {
 		return err
 	}
 	for i := range confirmTries {
@@ -66,6 +62,15 @@ func (a *Admin) confirm(ctx context.Context, err error, path string, lookup any)
 		}
 	}
 	return fmt.Errorf("%w: %v", engine.ErrUnconfirmed, err)
+}
+
+// timedOut reports an answer of 249 "timeout", or none within the
+// client's time while ctx lasts.
+func timedOut(ctx context.Context, err error) bool {
+	var ae *APIError
+	var ne net.Error
+	return errors.As(err, &ae) && ae.Code == wire.CodeTimeout ||
+		(errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()) && ctx.Err() == nil
 }
 
 // absent reports a lookup answered 253 (not exist).

@@ -3,6 +3,7 @@ package wildfire_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"testing"
 	"time"
 
@@ -141,5 +142,41 @@ func removeThroughTimeouts(t *testing.T, o reftest.WFOptions, prefix string) {
 	}
 	if users, groups, _ := tg.Core.Census(p.Prefix); users+groups != 0 {
 		t.Fatalf("after the removal: %d users %d groups", users, groups)
+	}
+}
+
+// Setup's admin writes on a server behind: it answers some group
+// creations and member adds 249 "timeout" and does them all the same (now
+// or later). Each is made again; a creation answered "already exists"
+// after its timeout was done. Every other write here times out.
+func TestSetupWritesThroughTimeouts(t *testing.T) {
+	wildfire.QuickRechecks(t, 50*time.Millisecond)
+	for _, late := range []time.Duration{0, 300 * time.Millisecond} {
+		tg := reftest.StartWildfire(t, core.Faults{}, reftest.WFOptions{AdminTimeout: 2, AdminLate: late})
+		a := &wildfire.Admin{Base: tg.AdminURL, Secret: tg.Secret, HTTP: &http.Client{Timeout: 5 * time.Second}}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		for _, u := range []string{"o", "m1", "m2", "p"} {
+			if err := a.CreateUser(ctx, u); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Writes 1 (g made), 2 (249: m2 added) and 3 (m2 again), then 4
+		// (249: h made) and 5 (h again: already exists, or made now).
+		if err := a.CreateGroup(ctx, "g", []string{"o", "m1"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.AddMembers(ctx, "g", "o", []string{"m2"}); err != nil {
+			t.Fatalf("late %s: add: %v", late, err)
+		}
+		if err := a.CreateGroup(ctx, "h", []string{"p", "o"}); err != nil {
+			t.Fatalf("late %s: create: %v", late, err)
+		}
+		time.Sleep(late + 100*time.Millisecond) // the backlog's own writes land
+		g, _ := tg.Core.Members("g")
+		h, _ := tg.Core.Members("h")
+		if n := tg.Counter(t, "imbench_target_fault_admin_timeouts_total"); n != 2 || len(g) != 3 || len(h) != 2 {
+			t.Fatalf("late %s: %v timeouts; members g %v, h %v", late, n, g, h)
+		}
 	}
 }

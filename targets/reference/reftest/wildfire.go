@@ -29,7 +29,7 @@ type WFOptions struct {
 	ConnectTimeout time.Duration // no CONNECT: closed after this
 	KickDelay      time.Duration // kick's ROFL to close
 	MaxPullBytes   int           // > 0: what one MP answers, in encoded bytes (one message at least)
-	AdminTimeout   int           // > 0: every n-th destroy or dismissal done and answered 249
+	AdminTimeout   int           // > 0: every n-th destroy, dismissal, group creation or member add done and answered 249
 	AdminLate      time.Duration // > 0: and done this much after its answer
 }
 

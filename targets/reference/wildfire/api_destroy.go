@@ -24,7 +24,7 @@ func (a *api) userDestroy(body []byte) (any, wire.ErrorCode) {
 	if req.UserID == "" {
 		return nil, wire.CodeInvalidParameter
 	}
-	return nil, a.f.removal(func() wire.ErrorCode {
+	return nil, a.f.timedOut(func() wire.ErrorCode {
 		a.f.forgetUser(req.UserID)
 		if err := a.f.c.DeleteUser(req.UserID); err != nil && !errors.Is(err, core.ErrUnknownUser) {
 			return apiCode(err)
@@ -47,7 +47,7 @@ func (a *api) groupDismiss(body []byte) (any, wire.ErrorCode) {
 	if !a.f.c.HasGroup(req.GroupID) {
 		return nil, wire.CodeNotExist
 	}
-	return nil, a.f.removal(func() wire.ErrorCode {
+	return nil, a.f.timedOut(func() wire.ErrorCode {
 		if err := a.f.c.DismissGroup(req.GroupID); err != nil {
 			return apiCode(err)
 		}
@@ -55,14 +55,16 @@ func (a *api) groupDismiss(body []byte) (any, wire.ErrorCode) {
 	})
 }
 
-// removal does a destroy's or a dismissal's work and answers its code:
-// 249 "timeout" for every AdminTimeoutEvery-th one, as the real server
-// answered under a backlog and removed them all the same. That one's work
-// is done AdminTimeoutDelay later when set (the real server's backlog
-// outlasted a client's first rechecks), else before the answer.
-func (f *FrontEnd) removal(work func() wire.ErrorCode) wire.ErrorCode {
+// timedOut does an admin write's work (a destroy, a dismissal, a group's
+// creation, a member add) and answers its code: 249 "timeout" for every
+// AdminTimeoutEvery-th one, as the real server answered under a backlog
+// and did them all the same (its admin calls wait on the IM side's answer,
+// AdminAction.sendApiMessage). That one's work is done AdminTimeoutDelay
+// later when set (the real server's backlog outlasted a client's first
+// rechecks), else before the answer.
+func (f *FrontEnd) timedOut(work func() wire.ErrorCode) wire.ErrorCode {
 	n := f.AdminTimeoutEvery
-	if n <= 0 || f.removals.Add(1)%int64(n) != 0 {
+	if n <= 0 || f.adminWrites.Add(1)%int64(n) != 0 {
 		return work()
 	}
 	f.Metrics.adminTimeouts.Inc()

@@ -26,9 +26,16 @@ func (a *api) groupCreate(body []byte) (any, wire.ErrorCode) {
 	if code := a.f.ensureUsers(append([]string{owner}, members...)...); code != wire.CodeSuccess {
 		return nil, code
 	}
-	id, err := a.f.c.CreateGroup(req.Group.GroupInfo.TargetID, owner, members)
-	if err != nil {
-		return nil, apiCode(err)
+	var id string
+	code := a.f.timedOut(func() wire.ErrorCode {
+		var err error
+		if id, err = a.f.c.CreateGroup(req.Group.GroupInfo.TargetID, owner, members); err != nil {
+			return apiCode(err)
+		}
+		return wire.CodeSuccess
+	})
+	if code != wire.CodeSuccess {
+		return nil, code
 	}
 	return wire.CreateGroupResult{GroupID: id}, wire.CodeSuccess
 }
@@ -52,10 +59,12 @@ func (a *api) groupMemberAdd(body []byte) (any, wire.ErrorCode) {
 	if code := a.f.ensureUsers(members...); code != wire.CodeSuccess {
 		return nil, code
 	}
-	if err := a.f.c.AddMembers(req.GroupID, members); err != nil {
-		return nil, apiCode(err)
-	}
-	return nil, wire.CodeSuccess
+	return nil, a.f.timedOut(func() wire.ErrorCode {
+		if err := a.f.c.AddMembers(req.GroupID, members); err != nil {
+			return apiCode(err)
+		}
+		return wire.CodeSuccess
+	})
 }
 
 // memberIDs lists the members' ids once each, but for skip.

@@ -77,11 +77,12 @@ type FrontEnd struct {
 	RateLimit      int           // requests per RateWindow per clientId and topic (MP and UG exempt)
 	TokenKey       string        // token.key, inside every DES token
 	MaxPullBytes   int           // messages one MP answers, in encoded bytes (at least one)
-	// AdminTimeoutEvery > 0: every n-th user destroy or group dismissal
-	// is done and answered 249 "timeout" (a fault: a real server behind).
+	// AdminTimeoutEvery > 0: every n-th user destroy, group dismissal,
+	// group creation or member add is done and answered 249 "timeout" (a
+	// fault: a real server behind).
 	AdminTimeoutEvery int
-	AdminTimeoutDelay time.Duration // > 0: those removals are done this much later
-	removals          atomic.Int64
+	AdminTimeoutDelay time.Duration // > 0: that work is done this much later
+	adminWrites       atomic.Int64
 
 	c   *core.Core
 	ids idGen

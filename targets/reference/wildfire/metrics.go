@@ -28,7 +28,7 @@ type Metrics struct {
 	filings  [feedTypes][viaCount]prometheus.Counter
 	pings    prometheus.Counter
 	kicks    prometheus.Counter
-	// adminTimeouts: removals done and answered 249 (AdminTimeoutEvery).
+	// adminTimeouts: admin writes done and answered 249 (AdminTimeoutEvery).
 	adminTimeouts prometheus.Counter
 	inBytes       prometheus.Counter
 
@@ -78,7 +78,7 @@ func NewMetrics(m *core.Metrics) *Metrics {
 		pings:    counter("imbench_target_wildfire_pings_total", "PINGREQs received."),
 		kicks:    counter("imbench_target_wildfire_kicks_total", "Connections kicked by a newer login of their user and platform class (ROFL)."),
 		adminTimeouts: counter("imbench_target_fault_admin_timeouts_total",
-			"User destroys and group dismissals done and answered 249 timeout (-wildfire-admin-timeout-every)."),
+			"Admin writes (user destroys, group dismissals and creations, member adds) done and answered 249 timeout (-wildfire-admin-timeout-every)."),
 		inBytes: counter("imbench_target_wildfire_read_bytes_total", "Bytes read from MQTT connections."),
 		served:  map[string]prometheus.Counter{},
 		refusal: map[refusalKey]prometheus.Counter{},
