@@ -260,16 +260,12 @@ func UncheckedWhy(c *StoreCheckSummary) string {
 		return "the store check's time ran out before their reads (IM_STORE_CHECK)"
 	}
 	out := fmt.Sprintf("the server did not answer %d of %d reads of the store check, each tried %d times (the first error: %s)",
-		c.ReadsFailed, c.Reads, ReadTries, c.Error)
+		c.ReadsFailed, c.Reads, c.Tries, c.Error)
 	if more := c.Readers - c.Reads; more > 0 {
 		out += fmt.Sprintf(", and its time ran out before %d more (IM_STORE_CHECK)", more)
 	}
 	return out
 }
-
-// ReadTries is how often the store check tries a user's read
-// (engine.CheckStore).
-const ReadTries = 3
 
 // StoreCheckSummary is what the store check did once the drain ended with
 // deliveries still owed: it logged receivers in and read back what the
@@ -282,6 +278,7 @@ type StoreCheckSummary struct {
 	Reads       int   `json:"reads"`                  // users logged in to read: the rest were not reached in time
 	ReadsFailed int   `json:"reads_failed,omitempty"` // reads that failed every try or ran out of time
 	Retries     int   `json:"retries,omitempty"`      // reads tried again after a failure
+	Tries       int   `json:"tries_per_read"`         // how often a read is tried at most
 	Unchecked   int64 `json:"unchecked,omitempty"`    // owed deliveries no read covered: deliveries.unchecked
 	// Messages: owed messages the server holds, and those it does not.
 	MessagesHeld        int     `json:"messages_held"`
@@ -299,6 +296,7 @@ func (c *StoreCheckSummary) add(o *StoreCheckSummary) {
 	c.Reads += o.Reads
 	c.ReadsFailed += o.ReadsFailed
 	c.Retries += o.Retries
+	c.Tries = max(c.Tries, o.Tries)
 	c.Unchecked += o.Unchecked
 	c.MessagesHeld += o.MessagesHeld
 	c.MessagesNeverStored += o.MessagesNeverStored

@@ -157,10 +157,10 @@ func CheckStore(ctx context.Context, p *plan.Plan, runID string, r StoredReader,
 	return res
 }
 
-// readTries is how often a user's read is tried: a read an overloaded
-// server left unanswered often passes a moment later (a real Wildfire
-// 1.2.4 behind on its sends answered some pulls and not others).
-const readTries = 3
+// ReadTries is how often the store check tries a user's read: a server
+// behind answers some reads and not others (a real Wildfire 1.2.4 behind
+// on its sends did), and a read tried again may pass.
+const ReadTries = 3
 
 // readRetrying reads what the server holds for u, trying again after a
 // failure while ctx lasts: the messages of this run it found, and how
@@ -182,7 +182,7 @@ func readRetrying(ctx context.Context, r StoredReader, u uint32, convs []uint32,
 		if err == nil {
 			return got, try, nil
 		}
-		if try == readTries || ctx.Err() != nil {
+		if try == ReadTries || ctx.Err() != nil {
 			return nil, try, err
 		}
 		select {

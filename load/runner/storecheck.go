@@ -93,7 +93,7 @@ func (r *Run) storeCheckSummary() *summary.StoreCheckSummary {
 		return &summary.StoreCheckSummary{Skipped: sc.skipped}
 	}
 	c := sc.res
-	return &summary.StoreCheckSummary{Owed: c.Owed, NotListed: !c.Listed, Readers: c.Readers, Reads: c.Reads, ReadsFailed: c.ReadsFail, Retries: c.Retries,
+	return &summary.StoreCheckSummary{Owed: c.Owed, NotListed: !c.Listed, Readers: c.Readers, Reads: c.Reads, ReadsFailed: c.ReadsFail, Retries: c.Retries, Tries: engine.ReadTries,
 		Unchecked: c.Unchecked, MessagesHeld: c.Split.MessagesHeld, MessagesNeverStored: c.Split.MessagesNeverStored,
 		Seconds: c.Seconds, Error: c.FirstErr}
 }
