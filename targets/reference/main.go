@@ -70,7 +70,7 @@ func run(args []string) error {
 		wfAdmin       = fs.String("wildfire-admin", "127.0.0.1:18180", "Wildfire admin API `address` (empty: off; served with the core: roles all and core)")
 		wfMQTT        = fs.String("wildfire-mqtt", "127.0.0.1:11883", "Wildfire MQTT `address` (empty: off; served with the core, where the per-user feeds are: roles all and core)")
 		wfAdminTO     = fs.Int("wildfire-admin-timeout-every", 0, "a fault: every `n`-th Wildfire user destroy, group dismissal, group creation or member add is done and answered 249 timeout, as a real server behind answers (0: none)")
-		wfAdminLate   = fs.Duration("wildfire-admin-timeout-delay", 0, "with -wildfire-admin-timeout-every: that work is done this long after its 249 answer, as a real server's backlog does it (0: before it)")
+		wfAdminLate   = fs.Duration("wildfire-admin-timeout-delay", 0, "with -wildfire-admin-timeout-every: those removals are done this long after their 249 answer, as a real server's backlog does them (0: before it)")
 		wfRate        = fs.Int("wildfire-rate-limit", wildfire.DefaultRateLimit, "Wildfire requests per 5 s per clientId and topic (client.request_rate_limit; the release config's is 100)")
 		wfRead        = fs.Duration("wildfire-read-timeout", 0, "drop a Wildfire connection silent this long (0: round(1.5 × its keepAlive) s, as the real server)")
 		inviteRefusal = fs.Bool("openim-invite-seq-refusal", false, "answer /group/invite_user_to_group as open-im-server v3.8.3 does: add the first 50 invited, then refuse with 1001 \"maxSeq is invalid\" (its join-seq step asks for seq 0, which its own check refuses)")

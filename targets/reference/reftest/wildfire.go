@@ -30,7 +30,7 @@ type WFOptions struct {
 	KickDelay      time.Duration // kick's ROFL to close
 	MaxPullBytes   int           // > 0: what one MP answers, in encoded bytes (one message at least)
 	AdminTimeout   int           // > 0: every n-th destroy, dismissal, group creation or member add done and answered 249
-	AdminLate      time.Duration // > 0: and done this much after its answer
+	AdminLate      time.Duration // > 0: a removal so answered is done this much after its answer
 }
 
 // StartWildfire serves a fresh Wildfire target until the test ends, when

@@ -24,7 +24,7 @@ func (a *api) userDestroy(body []byte) (any, wire.ErrorCode) {
 	if req.UserID == "" {
 		return nil, wire.CodeInvalidParameter
 	}
-	return nil, a.f.timedOut(func() wire.ErrorCode {
+	return nil, a.f.timedOut(true, func() wire.ErrorCode {
 		a.f.forgetUser(req.UserID)
 		if err := a.f.c.DeleteUser(req.UserID); err != nil && !errors.Is(err, core.ErrUnknownUser) {
 			return apiCode(err)
@@ -47,7 +47,7 @@ func (a *api) groupDismiss(body []byte) (any, wire.ErrorCode) {
 	if !a.f.c.HasGroup(req.GroupID) {
 		return nil, wire.CodeNotExist
 	}
-	return nil, a.f.timedOut(func() wire.ErrorCode {
+	return nil, a.f.timedOut(true, func() wire.ErrorCode {
 		if err := a.f.c.DismissGroup(req.GroupID); err != nil {
 			return apiCode(err)
 		}
@@ -59,16 +59,17 @@ func (a *api) groupDismiss(body []byte) (any, wire.ErrorCode) {
 // creation, a member add) and answers its code: 249 "timeout" for every
 // AdminTimeoutEvery-th one, as the real server answered under a backlog
 // and did them all the same (its admin calls wait on the IM side's answer,
-// AdminAction.sendApiMessage). That one's work is done AdminTimeoutDelay
+// AdminAction.sendApiMessage). A removal's work is done AdminTimeoutDelay
 // later when set (the real server's backlog outlasted a client's first
-// rechecks), else before the answer.
-func (f *FrontEnd) timedOut(work func() wire.ErrorCode) wire.ErrorCode {
+// rechecks); other work before the answer: the real server's backlog does
+// a write before the same write asked again, which a timer would not.
+func (f *FrontEnd) timedOut(removal bool, work func() wire.ErrorCode) wire.ErrorCode {
 	n := f.AdminTimeoutEvery
 	if n <= 0 || f.adminWrites.Add(1)%int64(n) != 0 {
 		return work()
 	}
 	f.Metrics.adminTimeouts.Inc()
-	if d := f.AdminTimeoutDelay; d > 0 {
+	if d := f.AdminTimeoutDelay; d > 0 && removal {
 		time.AfterFunc(d, func() { work() })
 		return wire.CodeTimeout
 	}

@@ -27,7 +27,7 @@ func (a *api) groupCreate(body []byte) (any, wire.ErrorCode) {
 		return nil, code
 	}
 	var id string
-	code := a.f.timedOut(func() wire.ErrorCode {
+	code := a.f.timedOut(false, func() wire.ErrorCode {
 		var err error
 		if id, err = a.f.c.CreateGroup(req.Group.GroupInfo.TargetID, owner, members); err != nil {
 			return apiCode(err)
@@ -59,7 +59,7 @@ func (a *api) groupMemberAdd(body []byte) (any, wire.ErrorCode) {
 	if code := a.f.ensureUsers(members...); code != wire.CodeSuccess {
 		return nil, code
 	}
-	return nil, a.f.timedOut(func() wire.ErrorCode {
+	return nil, a.f.timedOut(false, func() wire.ErrorCode {
 		if err := a.f.c.AddMembers(req.GroupID, members); err != nil {
 			return apiCode(err)
 		}

@@ -81,7 +81,7 @@ type FrontEnd struct {
 	// group creation or member add is done and answered 249 "timeout" (a
 	// fault: a real server behind).
 	AdminTimeoutEvery int
-	AdminTimeoutDelay time.Duration // > 0: that work is done this much later
+	AdminTimeoutDelay time.Duration // > 0: those removals are done this much later
 	adminWrites       atomic.Int64
 
 	c   *core.Core
