@@ -61,8 +61,9 @@ func (a *api) groupDismiss(body []byte) (any, wire.ErrorCode) {
 // and did them all the same (its admin calls wait on the IM side's answer,
 // AdminAction.sendApiMessage). A removal's work is done AdminTimeoutDelay
 // later when set (the real server's backlog outlasted a client's first
-// rechecks); other work before the answer: the real server's backlog does
-// a write before the same write asked again, which a timer would not.
+// rechecks); other work before the answer, as a backlog served in order
+// does a write before the same write asked again (a timer would not, and
+// a creation landing after the run's dismissal would leave a group).
 func (f *FrontEnd) timedOut(removal bool, work func() wire.ErrorCode) wire.ErrorCode {
 	n := f.AdminTimeoutEvery
 	if n <= 0 || f.adminWrites.Add(1)%int64(n) != 0 {
