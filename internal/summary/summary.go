@@ -254,7 +254,7 @@ func (d DeliveriesSummary) Undelivered() int64 { return d.Lost + d.Late + d.Unch
 
 // UncheckedWhy says why the store check could not tell of the unchecked
 // deliveries: "the server did not answer 79 of 101 reads of the store
-// check (the first: …)".
+// check, each tried 3 times (the first error: …)".
 func UncheckedWhy(c *StoreCheckSummary) string {
 	if c == nil || c.ReadsFailed == 0 {
 		return "the store check's time ran out before their reads (IM_STORE_CHECK)"

@@ -192,12 +192,8 @@ func (a *Admin) AddMembers(ctx context.Context, id, operator string, members []s
 func (a *Admin) again(ctx context.Context, write func() error, done func(error) bool) error {
 	var err error
 	for i := range confirmTries {
-		if i > 0 {
-			select {
-			case <-ctx.Done():
-				return err
-			case <-time.After(confirmEvery):
-			}
+		if i > 0 && !recheckPause(ctx) {
+			return err
 		}
 		err = write()
 		switch {

@@ -50,18 +50,25 @@ func (a *Admin) confirm(ctx context.Context, err error, path string, lookup any)
 		return err
 	}
 	for i := range confirmTries {
-		if i > 0 {
-			select {
-			case <-ctx.Done():
-				return err
-			case <-time.After(confirmEvery):
-			}
+		if i > 0 && !recheckPause(ctx) {
+			return err
 		}
 		if a.absent(ctx, path, lookup) {
 			return nil
 		}
 	}
 	return fmt.Errorf("%w: %v", engine.ErrUnconfirmed, err)
+}
+
+// recheckPause waits confirmEvery before a timed-out call is made again;
+// false when ctx ended first.
+func recheckPause(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(confirmEvery):
+		return true
+	}
 }
 
 // timedOut reports an answer of 249 "timeout", or none within the
