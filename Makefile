@@ -4,7 +4,7 @@
 #   make run-scenario [SCENARIO=openim/test1] [TARGET=reference|openim|wukongim|wildfire] [SCALE=0.5] [RATE=] [DURATION=] [VUS=] [SEGMENTS=] [PROTOCOL=] [RUN_ID=] [QUIET=1]
 #   make limit [SCENARIO=] [TARGET=] [SLO='e2e_p99<1000,lost==0,late==0,unchecked==0'] [DIMENSION=rate|users] [START=] [RESOLUTION=0.05] [MAX=] [STEP=30s]   the most load held within SLO; what gave out first
 #   make report [RUN=<run id>]       results/<run>/report.md and report.html (run-scenario writes them too)
-#   make compare A=<run id> B=<run id> [THRESHOLD=10]   exit 3 when B is worse than A
+#   make compare A=<run id> B=<run id> [THRESHOLD=10] [TOLERANCE=0]   exit 3 when B is worse than A (any rise of an integrity count beyond TOLERANCE)
 #   make clean-target [RUN=<run id>] [TARGET=]   remove a run's users, groups and chatrooms from its target (a run does at its end unless IM_KEEP=1); without RUN, list the runs that may have left some
 #   make bench [ONLY=density,baseline,delivery,distributed,flat] [RATES=50,400,1100,2000] [FLAT=10m] [PROTOCOLS=wukongim,wildfire]   generator figures, results/bench/*.json
 #   make bench-page [IN=results/bench/<time>.json]   docs/benchmark.md from a bench's JSON (default: the newest)
@@ -41,6 +41,7 @@ RUN      ?=
 A        ?=
 B        ?=
 THRESHOLD ?=
+TOLERANCE ?=
 FUZZTIME ?= 30s
 ONLY     ?=
 RATES    ?=
@@ -162,7 +163,7 @@ report: $(BIN)/imbench
 	@$(BIN)/imbench report $(if $(RUN),-run '$(RUN)')
 
 compare: $(BIN)/imbench
-	@$(BIN)/imbench compare -a '$(A)' -b '$(B)' $(if $(THRESHOLD),-threshold '$(THRESHOLD)')
+	@$(BIN)/imbench compare -a '$(A)' -b '$(B)' $(if $(THRESHOLD),-threshold '$(THRESHOLD)') $(if $(TOLERANCE),-tolerance '$(TOLERANCE)')
 
 # What a run made on its target (users, groups, chatrooms), removed through
 # the target's admin API, for a run killed before its end, kept (IM_KEEP=1)

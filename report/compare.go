@@ -16,7 +16,10 @@ type metric struct {
 	unit  string
 	worse int     // +1: higher is worse, -1: lower is worse, 0: informational
 	floor float64 // absolute change below which nothing is flagged
-	get   func(*Report) (float64, bool)
+	// integrity: a count of what did not arrive whole; any rise beyond the
+	// tolerance is flagged, whatever the relative change.
+	integrity bool
+	get       func(*Report) (float64, bool)
 }
 
 func fromSummary(f func(summary.Summary) float64) func(*Report) (float64, bool) {
@@ -56,26 +59,29 @@ func metrics(a, b *Report) []metric {
 			return pick(s.Latency.Ack)
 		})}
 	}
-	count := func(name string, f func(summary.DeliveriesSummary) int64) metric {
-		return metric{name: name, worse: +1, get: fromSummary(func(s summary.Summary) float64 { return float64(f(s.Deliveries)) })}
+	count := func(name string, f func(summary.Summary) int64) metric {
+		return metric{name: name, worse: +1, integrity: true, get: fromSummary(func(s summary.Summary) float64 { return float64(f(s)) })}
 	}
 	ms := []metric{
 		{name: "Messages sent", get: fromSummary(func(s summary.Summary) float64 { return float64(s.Messages.Sent) })},
 		{name: "Peak msg/s", worse: -1, floor: 2, get: fromSummary(func(s summary.Summary) float64 { return float64(s.Messages.PeakPerSecond) })},
 		{name: "Average msg/s", worse: -1, floor: 1, get: fromSummary(func(s summary.Summary) float64 { return s.Messages.AvgPerSecond })},
-		{name: "Send failures", worse: +1, get: fromSummary(func(s summary.Summary) float64 { return float64(s.Messages.SendFailed) })},
-		{name: "Sends unanswered", worse: +1, get: fromSummary(func(s summary.Summary) float64 { return float64(s.Messages.Unanswered) })},
+		count("Send failures", func(s summary.Summary) int64 { return s.Messages.SendFailed }),
+		count("Sends unanswered", func(s summary.Summary) int64 { return s.Messages.Unanswered }),
 		{name: "Deliveries expected", get: fromSummary(func(s summary.Summary) float64 { return float64(s.Deliveries.Expected) })},
 		{name: "Deliveries received", get: fromSummary(func(s summary.Summary) float64 { return float64(s.Deliveries.Received) })},
 		{name: "Integrity", unit: "%", worse: -1, floor: 0.00005, get: func(r *Report) (float64, bool) {
 			return r.Summary.Integrity * 100, r.Summary.Deliveries.Expected > 0 // none owed: no integrity to compare
 		}},
-		count("Lost", func(d summary.DeliveriesSummary) int64 { return d.Lost }),
-		count("Late", func(d summary.DeliveriesSummary) int64 { return d.Late }),
-		count("Unchecked", func(d summary.DeliveriesSummary) int64 { return d.Unchecked }),
-		count("Duplicates", func(d summary.DeliveriesSummary) int64 { return d.Duplicates }),
-		count("Out of order", func(d summary.DeliveriesSummary) int64 { return d.OutOfOrder }),
-		count("Corrupted", func(d summary.DeliveriesSummary) int64 { return d.Corrupted }),
+		count("Lost", func(s summary.Summary) int64 { return s.Deliveries.Lost }),
+		count("Lost, never stored", func(s summary.Summary) int64 { return s.Deliveries.LostNeverStored }),
+		count("Late", func(s summary.Summary) int64 { return s.Deliveries.Late }),
+		count("Unchecked", func(s summary.Summary) int64 { return s.Deliveries.Unchecked }),
+		count("Duplicates", func(s summary.Summary) int64 { return s.Deliveries.Duplicates }),
+		count("Out of order", func(s summary.Summary) int64 { return s.Deliveries.OutOfOrder }),
+		count("Corrupted", func(s summary.Summary) int64 { return s.Deliveries.Corrupted }),
+		count("Login failures", func(s summary.Summary) int64 { return s.Users.LoginFailures.Total() }),
+		count("Never online", func(s summary.Summary) int64 { return s.Users.NeverOnline }),
 		lat("E2E latency avg", true, func(l summary.LatencySummary) float64 { return l.Avg }, 5),
 		lat("E2E latency p50", true, func(l summary.LatencySummary) float64 { return l.P50 }, 5),
 		lat("E2E latency p95", true, func(l summary.LatencySummary) float64 { return l.P95 }, 20),
@@ -121,17 +127,23 @@ type Row struct {
 	HasA    bool
 	HasB    bool
 	Change  float64 // relative, (B−A)/A; NaN when A is 0
-	Flagged bool    // worse beyond the threshold and the floor
+	Flagged bool    // worse beyond the threshold and the floor, or the tolerance
+	// Integrity: a count of what did not arrive whole, flagged on any rise
+	// beyond the tolerance.
+	Integrity bool
 }
 
-// Compare lines two runs up; threshold is the relative change (0.1 = 10 %)
-// beyond which a worse figure is flagged.
-func Compare(a, b *Report, threshold float64) []Row {
+// Compare lines two runs up. A latency, rate or cost is flagged when worse
+// by more than threshold (relative: 0.1 = 10 %) and its noise floor; an
+// integrity count (lost, late, unanswered, duplicates, login failures, …)
+// when B has more than tolerance more of it than A: more loss is never
+// noise.
+func Compare(a, b *Report, threshold float64, tolerance int64) []Row {
 	var rows []Row
 	for _, m := range metrics(a, b) {
 		va, okA := m.get(a)
 		vb, okB := m.get(b)
-		row := Row{Name: m.name, Unit: m.unit, A: va, B: vb, HasA: okA, HasB: okB, Change: math.NaN()}
+		row := Row{Name: m.name, Unit: m.unit, A: va, B: vb, HasA: okA, HasB: okB, Change: math.NaN(), Integrity: m.integrity}
 		if okA && okB {
 			if va != 0 {
 				row.Change = (vb - va) / math.Abs(va)
@@ -139,6 +151,9 @@ func Compare(a, b *Report, threshold float64) []Row {
 			diff := (vb - va) * float64(m.worse)
 			relWorse := va == 0 || diff/math.Abs(va) > threshold
 			row.Flagged = m.worse != 0 && diff > m.floor && relWorse
+			if m.integrity {
+				row.Flagged = vb-va > float64(tolerance)
+			}
 		}
 		rows = append(rows, row)
 	}
@@ -146,12 +161,13 @@ func Compare(a, b *Report, threshold float64) []Row {
 }
 
 // CompareMarkdown renders the comparison as a table.
-func CompareMarkdown(a, b *Report, rows []Row, threshold float64) string {
+func CompareMarkdown(a, b *Report, rows []Row, threshold float64, tolerance int64) string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "# imbench compare: %s vs %s\n\n", a.Summary.RunID, b.Summary.RunID)
-	fmt.Fprintf(&s, "A: %s on %s (%s). B: %s on %s (%s). Flagged: worse by more than %s %% and more than the "+
-		"figure's noise floor.\n\n", a.Summary.Scenario, a.Summary.Target, a.Summary.StartedAt.Format("2006-01-02 15:04"),
-		b.Summary.Scenario, b.Summary.Target, b.Summary.StartedAt.Format("2006-01-02 15:04"), dec(threshold*100, 0))
+	fmt.Fprintf(&s, "A: %s on %s (%s). B: %s on %s (%s). Flagged: an integrity count (†) higher in B by more than %s; "+
+		"any other figure worse by more than %s %% and more than its noise floor.\n\n", a.Summary.Scenario, a.Summary.Target,
+		a.Summary.StartedAt.Format("2006-01-02 15:04"), b.Summary.Scenario, b.Summary.Target, b.Summary.StartedAt.Format("2006-01-02 15:04"),
+		num(float64(tolerance)), dec(threshold*100, 0))
 	s.WriteString("| Figure | A | B | Change | |\n|---|---|---|---|---|\n")
 	for _, r := range rows {
 		val := func(v float64, ok bool) string {
@@ -177,7 +193,11 @@ func CompareMarkdown(a, b *Report, rows []Row, threshold float64) string {
 		if r.Flagged {
 			flag = "**worse**"
 		}
-		fmt.Fprintf(&s, "| %s | %s | %s | %s | %s |\n", r.Name, val(r.A, r.HasA), val(r.B, r.HasB), change, flag)
+		name := r.Name
+		if r.Integrity {
+			name += " †"
+		}
+		fmt.Fprintf(&s, "| %s | %s | %s | %s | %s |\n", name, val(r.A, r.HasA), val(r.B, r.HasB), change, flag)
 	}
 	return s.String()
 }

@@ -189,7 +189,7 @@ func TestCompareFlagsRegressionsBeyondNoise(t *testing.T) {
 	same.Summary.Latency.E2E.P99 += 4   // jitter under the floor
 	same.Summary.Latency.E2E.Max += 400 // a maximum is one sample: shown, never flagged
 	same.Series.Resources[0].CPUAvg += 8
-	for _, r := range Compare(a, same, 0.1) {
+	for _, r := range Compare(a, same, 0.1, 0) {
 		if r.Flagged {
 			t.Errorf("noise flagged: %+v", r)
 		}
@@ -199,7 +199,7 @@ func TestCompareFlagsRegressionsBeyondNoise(t *testing.T) {
 	slow.Summary.Latency.E2E.P50 += 50
 	slow.Summary.Deliveries.Lost = 3
 	flagged := map[string]bool{}
-	for _, r := range Compare(a, slow, 0.1) {
+	for _, r := range Compare(a, slow, 0.1, 0) {
 		flagged[r.Name] = r.Flagged
 	}
 	for _, name := range []string{"E2E latency avg", "E2E latency p50", "Lost"} {
@@ -212,10 +212,59 @@ func TestCompareFlagsRegressionsBeyondNoise(t *testing.T) {
 	}
 	better := &Report{Summary: sampleSummary()}
 	better.Summary.Latency.E2E.P50 = 0.5
-	for _, r := range Compare(a, better, 0.1) {
+	for _, r := range Compare(a, better, 0.1, 0) {
 		if r.Flagged {
 			t.Errorf("an improvement flagged: %+v", r)
 		}
+	}
+}
+
+// Every integrity count is flagged on any rise beyond the tolerance, never
+// let through by the 10 % rule: two runs with losses, B's 1 % higher, are
+// a regression.
+func TestCompareFlagsEveryRiseOfAnIntegrityCount(t *testing.T) {
+	counts := map[string]func(s *summary.Summary, v int64){
+		"Lost":               func(s *summary.Summary, v int64) { s.Deliveries.Lost = v },
+		"Lost, never stored": func(s *summary.Summary, v int64) { s.Deliveries.LostNeverStored = v },
+		"Late":               func(s *summary.Summary, v int64) { s.Deliveries.Late = v },
+		"Unchecked":          func(s *summary.Summary, v int64) { s.Deliveries.Unchecked = v },
+		"Sends unanswered":   func(s *summary.Summary, v int64) { s.Messages.Unanswered = v },
+		"Send failures":      func(s *summary.Summary, v int64) { s.Messages.SendFailed = v },
+		"Duplicates":         func(s *summary.Summary, v int64) { s.Deliveries.Duplicates = v },
+		"Out of order":       func(s *summary.Summary, v int64) { s.Deliveries.OutOfOrder = v },
+		"Corrupted":          func(s *summary.Summary, v int64) { s.Deliveries.Corrupted = v },
+		"Login failures":     func(s *summary.Summary, v int64) { s.Users.LoginFailures = &summary.LoginCauses{NoAnswer: v} },
+		"Never online":       func(s *summary.Summary, v int64) { s.Users.NeverOnline = v },
+	}
+	for name, set := range counts {
+		a := &Report{Summary: sampleSummary()}
+		b := &Report{Summary: sampleSummary()}
+		set(&a.Summary, 3446)
+		set(&b.Summary, 3499) // 1.5 % more
+		flagged := map[string]bool{}
+		for _, r := range Compare(a, b, 0.1, 0) {
+			flagged[r.Name] = r.Flagged
+			if r.Flagged && r.Name != name {
+				t.Errorf("%s: %s flagged too", name, r.Name)
+			}
+		}
+		if !flagged[name] {
+			t.Errorf("%s: 3,446 → 3,499 not flagged", name)
+		}
+		for _, r := range Compare(a, b, 0.1, 53) { // within the tolerance
+			if r.Flagged {
+				t.Errorf("%s: flagged within the tolerance: %+v", name, r)
+			}
+		}
+		for _, r := range Compare(b, a, 0.1, 0) { // fewer: better
+			if r.Flagged {
+				t.Errorf("%s: a fall flagged: %+v", name, r)
+			}
+		}
+	}
+	md := CompareMarkdown(&Report{Summary: sampleSummary()}, &Report{Summary: sampleSummary()}, nil, 0.1, 0)
+	if !strings.Contains(md, "an integrity count (†) higher in B by more than 0") {
+		t.Errorf("%s", md)
 	}
 }
 

@@ -21,7 +21,8 @@ func cmdCompare(args []string) error {
 	a := fs.String("a", "", "baseline run id")
 	b := fs.String("b", "", "run id to compare with the baseline")
 	results := fs.String("results", "results", "results folder")
-	threshold := fs.Float64("threshold", 10, "flag figures worse by more than this many percent")
+	threshold := fs.Float64("threshold", 10, "flag latencies, rates and costs worse by more than this many percent")
+	tolerance := fs.Int64("tolerance", 0, "flag an integrity count (lost, late, unchecked, unanswered, duplicates, out of order, corrupted, login failures) higher in B by more than this many")
 	if err := fs.Parse(args); err != nil {
 		return badinput.Wrap(err)
 	}
@@ -30,6 +31,9 @@ func cmdCompare(args []string) error {
 	}
 	if *threshold <= 0 || *threshold > 1000 {
 		return badinput.Errorf("THRESHOLD must be a percentage above 0, got %v", *threshold)
+	}
+	if *tolerance < 0 {
+		return badinput.Errorf("TOLERANCE must be a count of 0 or more, got %d", *tolerance)
 	}
 	if la, lb, ok := bothSearches(*results, *a, *b); ok {
 		return compareSearches(la, lb, *threshold/100)
@@ -50,8 +54,8 @@ func cmdCompare(args []string) error {
 	if err != nil {
 		return err
 	}
-	rows := report.Compare(ra, rb, *threshold/100)
-	fmt.Print(report.CompareMarkdown(ra, rb, rows, *threshold/100))
+	rows := report.Compare(ra, rb, *threshold/100, *tolerance)
+	fmt.Print(report.CompareMarkdown(ra, rb, rows, *threshold/100, *tolerance))
 	var worse []string
 	for _, r := range rows {
 		if r.Flagged {
@@ -62,7 +66,7 @@ func cmdCompare(args []string) error {
 		fmt.Fprintf(os.Stderr, "imbench: %s is worse than %s: %s\n", *b, *a, strings.Join(worse, ", "))
 		return errRegression
 	}
-	fmt.Printf("\nimbench: no figure of %s is worse than %s beyond %v %%\n", *b, *a, *threshold)
+	fmt.Printf("\nimbench: no figure of %s is worse than %s beyond %v %%, and no integrity count rose by more than %d\n", *b, *a, *threshold, *tolerance)
 	return nil
 }
 

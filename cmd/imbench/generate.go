@@ -7,10 +7,11 @@ import (
 
 	"github.com/imbench/imbench/dashboards"
 	"github.com/imbench/imbench/internal/profile"
+	"github.com/imbench/imbench/internal/summary"
 )
 
-// cmdGenerate writes the files made from code: the dashboards' JSON and
-// process-exporter's groups. Tests fail when the committed ones drift.
+// cmdGenerate writes the files made from code: the dashboards' JSON,
+// process-exporter's groups and summary.json's schema. Tests fail when the committed ones drift.
 func cmdGenerate(args []string) error {
 	profiles, err := profile.LoadShipped("targets") // a local override is this machine's, not the repository's
 	if err != nil {
@@ -21,6 +22,13 @@ func cmdGenerate(args []string) error {
 		return err
 	}
 	files := map[string][]byte{filepath.Join("exporters", "process-exporter.yml"): pe}
+	docs, err := summary.FieldDocs(filepath.Join("internal", "summary"))
+	if err != nil {
+		return err
+	}
+	if files[summary.SchemaFile], err = summary.Schema(docs); err != nil {
+		return err
+	}
 	for name, d := range dashboards.Build() {
 		b, err := dashboards.Marshal(d)
 		if err != nil {

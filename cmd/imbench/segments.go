@@ -187,11 +187,14 @@ func mergeSegments(dir string, n int) (summary.Summary, error) {
 	if raw, err := os.ReadFile(filepath.Join(dir, runner.SetupFile)); err == nil && json.Unmarshal(raw, &setup) == nil {
 		merged.Users.NewlyRegistered = setup.Registered
 	}
-	raw, err := json.MarshalIndent(merged, "", "  ")
-	if err != nil {
+	raw, invalid := summary.Encode(&merged)
+	if raw == nil {
+		return merged, invalid
+	}
+	if err := os.WriteFile(filepath.Join(dir, "summary.json"), raw, 0o644); err != nil {
 		return merged, err
 	}
-	return merged, os.WriteFile(filepath.Join(dir, "summary.json"), append(raw, '\n'), 0o644)
+	return merged, invalid
 }
 
 // removeCreated ends a split run as a whole run ends: what it made on the

@@ -61,6 +61,9 @@ func verdict(dir string, code int) (level, line string) {
 			if d.Lost > 0 {
 				got += fmt.Sprintf(", %s lost", summary.Grouped(d.Lost))
 			}
+			if d.Corrupted > 0 {
+				got += fmt.Sprintf(", %s corrupted", summary.Grouped(d.Corrupted))
+			}
 		case s.Users.OnlinePeak > 0:
 			got = fmt.Sprintf("%s users online at the peak", summary.Grouped(s.Users.OnlinePeak))
 		}
@@ -82,10 +85,41 @@ func verdict(dir string, code int) (level, line string) {
 			why = "crossed: " + crossed
 		}
 	}
+	if code == 0 && err == nil && undelivered(s) {
+		// A run never "passes" beside what did not arrive: it was let through.
+		return "WARN", fmt.Sprintf("imbench: verdict: %s not failed, %s: %s", filepath.Base(dir), tolerance(dir), orNothing(got))
+	}
 	if code == 0 {
 		return "INFO", fmt.Sprintf("imbench: verdict: %s passed: %s", filepath.Base(dir), orNothing(got))
 	}
 	return "ERROR", fmt.Sprintf("imbench: verdict: %s failed (exit %d, %s): %s", filepath.Base(dir), code, why, orNothing(got))
+}
+
+// undelivered: a delivery owed did not arrive whole, or a send went
+// unanswered.
+func undelivered(s summary.Summary) bool {
+	d := s.Deliveries
+	return d.Undelivered() > 0 || d.Corrupted > 0 || s.Messages.Unanswered > 0
+}
+
+// tolerance says why a run with undelivered counts did not fail: the
+// thresholds by which its workload relaxed imbench's integrity defaults, or
+// that thresholds were off.
+func tolerance(dir string) string {
+	rs, err := summary.LoadThresholds(dir)
+	if err != nil || rs == nil {
+		return "thresholds off (-no-thresholds)"
+	}
+	var relaxed []string
+	for _, r := range rs {
+		if _, integrity := runner.IntegrityThresholds[r.Metric]; integrity && !r.Implicit && r.Passed {
+			relaxed = append(relaxed, r.Metric+" "+r.Expr)
+		}
+	}
+	if len(relaxed) == 0 {
+		return "its thresholds held"
+	}
+	return "the workload allows " + strings.Join(relaxed, ", ")
 }
 
 // crossedThresholds names the run's failed thresholds, "metric expr" each.

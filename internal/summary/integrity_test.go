@@ -30,12 +30,12 @@ func integrityOf(t *testing.T, s Summary) (top json.RawMessage, rooms json.RawMe
 	return m.Integrity, m.Deliveries.Rooms.Integrity
 }
 
-// Where no delivery was owed there is no integrity to state: not 0. A
-// chatroom run states its rooms' own.
+// Where no delivery was owed there is no integrity to state: null, not 0.
+// A chatroom run states its rooms' own.
 func TestIntegrityOnlyWhereDeliveriesWereOwed(t *testing.T) {
 	var hold Summary // wildfire/c1000k: users held, nothing sent
 	hold.Users.OnlinePeak = 2000
-	if top, _ := integrityOf(t, hold); top != nil {
+	if top, _ := integrityOf(t, hold); string(top) != "null" {
 		t.Fatalf("holding run: integrity %s", top)
 	}
 	if got := IntegrityText(hold); got != "n/a (no message was sent)" {
@@ -47,7 +47,7 @@ func TestIntegrityOnlyWhereDeliveriesWereOwed(t *testing.T) {
 	room.Deliveries.Rooms = &RoomsSummary{Expected: 296100, Received: 296100}
 	room.Deliveries.Rooms.SetRate()
 	top, rooms := integrityOf(t, room)
-	if top != nil || string(rooms) != "1" {
+	if string(top) != "null" || string(rooms) != "1" {
 		t.Fatalf("chatroom run: integrity %s, rooms' %s", top, rooms)
 	}
 	if got := IntegrityText(room); !strings.Contains(got, "chatrooms: 100% (296100 of 296100 deliveries to members present at sending arrived") {
@@ -72,7 +72,7 @@ func TestIntegrityOnlyWhereDeliveriesWereOwed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if top, rooms := integrityOf(t, m); top != nil || string(rooms) != "0.990003" { // 293,239 of 296,200
+	if top, rooms := integrityOf(t, m); string(top) != "null" || string(rooms) != "0.990003" { // 293,239 of 296,200
 		t.Fatalf("merged: integrity %s, rooms' %s", top, rooms)
 	}
 }
@@ -85,6 +85,7 @@ func TestPlannedTextSaysTheShapeOfTheLoad(t *testing.T) {
 		{MessagesSummary{Planned: 10, PlannedRate: 400}, "planned 400 msg/s"},
 		{MessagesSummary{Planned: 10, PlannedRate: 400, Burst: true}, "planned 400 msg/s, each second's messages in one burst"},
 		{MessagesSummary{Planned: 10, Closed: true}, "as fast as acknowledged"},
+		{MessagesSummary{Planned: 10, PlannedRate: 4.5}, "planned 4.5 msg/s"},
 	} {
 		if got := PlannedText(c.m); got != c.want {
 			t.Errorf("PlannedText(%+v) = %q, want %q", c.m, got, c.want)

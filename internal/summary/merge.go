@@ -232,8 +232,7 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 			out.Messages.PerSecond[s-firstSec] = v
 		}
 	}
-	out.Messages.AvgPerSecond = AvgRate(out.Messages.Sent, out.Messages.FirstSendMs, out.Messages.LastSendMs)
-	out.Messages.PeakPerSecond = PeakRate(out.Messages)
+	out.Messages.SetRates()
 	out.Outages = MergeOutages(outages)
 	if err := checkRanges(out.Generator.UserRanges, out.Users.Registered, len(missing) > 0); err != nil {
 		return out, err
@@ -299,14 +298,4 @@ func LatencyOf(h *latency.Histogram) LatencySummary {
 	r := func(v float64) float64 { return math.Round(v*1000) / 1000 }
 	return LatencySummary{Count: h.Count(), Avg: r(h.MeanMs()), P50: r(h.QuantileMs(0.5)), P95: r(h.QuantileMs(0.95)),
 		P99: r(h.QuantileMs(0.99)), Max: r(h.MaxMs())}
-}
-
-// AvgRate is the mean send rate between the first and the last of sent
-// messages (unix ms), to two decimals.
-func AvgRate(sent, firstMs, lastMs int64) float64 {
-	span := lastMs - firstMs
-	if sent < 2 || span <= 0 {
-		return float64(sent)
-	}
-	return math.Round(float64(sent-1)/(float64(span)/1000)*100) / 100
 }

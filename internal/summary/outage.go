@@ -15,7 +15,7 @@ type Outage struct {
 	End        time.Time `json:"end"` // zero: still open when the run ended
 	Dropped    int64     `json:"dropped"`
 	Reconnects int64     `json:"reconnects"`
-	GaveUp     int64     `json:"gave_up,omitempty"`
+	GaveUp     int64     `json:"gave_up"`
 	// BackOnlineMs is End−Start: the time back to all online.
 	BackOnlineMs float64 `json:"back_online_ms"`
 	// ReconnectsPerSecond counts reconnects per wall-clock second from
@@ -29,7 +29,7 @@ type Outage struct {
 // order) and how many smaller ones were left out.
 type Outages struct {
 	Windows []Outage `json:"windows"`
-	Omitted int      `json:"omitted,omitempty"`
+	Omitted int      `json:"omitted"`
 }
 
 // Finish computes the derived figures of a window.

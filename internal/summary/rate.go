@@ -1,50 +1,33 @@
 package summary
 
-// PeakRate is the highest send rate, in messages a second, over windows of
-// a second or more that cut the sending span (first to last send) at
-// whole seconds of m.PerSecond: a partial second at either end joins the
-// window next to it, and a span shorter than a second is one window. The
-// average (AvgRate) is the same sends over the same span, so it cannot
-// exceed the peak — as it did when the peak was the most sends in one
-// wall-clock second and the sending took less than a second. Sends the
-// meter left out of its seconds (those before its first) open the first
-// window, with the time they took.
+import "math"
+
+// SetRates computes the send rates from the wall-clock seconds the meter
+// counted (PerSecond): the peak is the busiest second's count, so a burst
+// of 80 sends within a millisecond peaks at 80, never at a rate of its
+// own. The average is the sends over the sending span (first to last
+// send), a span under a second counting as one; it never exceeds the
+// peak (a span of a second or two across a second's turn would).
+func (m *MessagesSummary) SetRates() {
+	m.PeakPerSecond = PeakRate(*m)
+	m.AvgPerSecond = min(AvgRate(m.Sent, m.FirstSendMs, m.LastSendMs), float64(m.PeakPerSecond))
+}
+
+// PeakRate is the most sends counted in one wall-clock second. Sends the
+// meter left out of its seconds (before its first) count as one second of
+// their own.
 func PeakRate(m MessagesSummary) int64 {
-	span := m.LastSendMs - m.FirstSendMs
-	if m.Sent < 2 || span <= 0 {
-		return m.Sent // as AvgRate: no span to spread them over
-	}
-	type window struct{ sends, ms int64 }
-	cur := window{sends: m.Sent, ms: min(max(m.PerSecondStart*1000-m.FirstSendMs, 0), span)}
+	var peak, metered int64
 	for _, n := range m.PerSecond {
-		cur.sends -= n
+		peak, metered = max(peak, n), metered+n
 	}
-	cur.sends = max(cur.sends, 0)
-	var ws []window
-	for i, n := range m.PerSecond {
-		sec := (m.PerSecondStart + int64(i)) * 1000
-		from, to := max(m.FirstSendMs, sec), min(m.LastSendMs, sec+1000)
-		cur.sends += n
-		cur.ms += max(to-from, 0)
-		if cur.ms >= 1000 {
-			ws = append(ws, cur)
-			cur = window{}
-		}
-	}
-	switch {
-	case len(ws) == 0:
-		ws = append(ws, cur)
-	case cur != window{}:
-		ws[len(ws)-1].sends += cur.sends // the tail, shorter than a second
-		ws[len(ws)-1].ms += cur.ms
-	}
-	var peak int64
-	for _, w := range ws {
-		ms := w.ms
-		if ms == 0 { // seconds that miss the span: the span is the window
-			ms = span
-		}
-		peak = max(peak, (w.sends*1000+ms-1)/ms) // rounded up: never below the average
-	}
-	return peak
+	return max(peak, m.Sent-metered)
+}
+
+// AvgRate is the mean send rate between the first and the last of sent
+// messages (unix ms), a span under a second counting as one second, to
+// two decimals.
+func AvgRate(sent, firstMs, lastMs int64) float64 {
+	secs := max(float64(lastMs-firstMs)/1000, 1)
+	return math.Round(float64(sent)/secs*100) / 100
 }

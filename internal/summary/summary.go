@@ -19,36 +19,36 @@ import (
 type Summary struct {
 	RunID       string            `json:"run_id"`
 	Scenario    string            `json:"scenario"`
-	Purpose     string            `json:"purpose,omitempty"`
+	Purpose     string            `json:"purpose"`
 	System      string            `json:"system"`
 	Target      string            `json:"target"`
 	TargetAPI   string            `json:"target_api"`
 	Segment     string            `json:"execution_segment"`
-	Segments    int               `json:"execution_segments,omitempty"` // how many the run was split over
+	Segments    int               `json:"execution_segments"` // how many the run was split over
 	StartedAt   time.Time         `json:"started_at"`
 	EndedAt     time.Time         `json:"ended_at"`
 	Workload    json.RawMessage   `json:"workload"`               // kind and parameters of each class, as built
-	ServerCores int               `json:"server_cores,omitempty"` // of the target's machine, for per-core rates
+	ServerCores int               `json:"server_cores"` // of the target's machine, for per-core rates
 	Users       UsersSummary      `json:"users"`
-	Logins      *LoginsSummary    `json:"logins,omitempty"` // what logging in cost (absent in older summaries)
+	Logins      *LoginsSummary    `json:"logins"` // what logging in cost (absent in older summaries)
 	Groups      GroupsSummary     `json:"groups"`
 	Messages    MessagesSummary   `json:"messages"`
 	Deliveries  DeliveriesSummary `json:"deliveries"`
-	// Integrity is the share of expected deliveries that arrived: absent
-	// from summary.json when none was expected (a chatroom's have their own,
+	// Integrity is the share of expected deliveries that arrived: null in
+	// summary.json when none was expected (a chatroom's have their own,
 	// Deliveries.Rooms).
 	Integrity float64 `json:"integrity"`
 	Latency   struct {
 		E2E LatencySummary `json:"e2e"`
 		Ack LatencySummary `json:"ack"`
 	} `json:"latency_ms"`
-	Outages    *Outages                   `json:"outages,omitempty"` // users dropped and their way back
+	Outages    *Outages                   `json:"outages"` // users dropped and their way back
 	Generator  GeneratorSummary           `json:"generator"`
 	Versions   map[string]string          `json:"versions"`
-	Histograms map[string]latency.Encoded `json:"histograms,omitempty"`    // e2e, ack, login: to merge partial summaries exactly
-	Parts      []string                   `json:"parts,omitempty"`         // the execution segments merged into this one
-	Missing    []string                   `json:"missing_parts,omitempty"` // segments of the run that wrote no summary
-	Warnings   []string                   `json:"warnings,omitempty"`
+	Histograms map[string]latency.Encoded `json:"histograms"`    // e2e, ack, login: to merge partial summaries exactly
+	Parts      []string                   `json:"parts"`         // the execution segments merged into this one
+	Missing    []string                   `json:"missing_parts"` // segments of the run that wrote no summary
+	Warnings   []string                   `json:"warnings"`
 }
 
 type UsersSummary struct {
@@ -64,22 +64,22 @@ type UsersSummary struct {
 	// DisconnectCauses splits Disconnects by why each connection ended:
 	// server_closed, heartbeat (nothing within the read timeout), kicked,
 	// read_error.
-	DisconnectCauses map[string]int64 `json:"disconnect_causes,omitempty"`
+	DisconnectCauses map[string]int64 `json:"disconnect_causes"`
 	Reconnects       int64            `json:"reconnects"`
 	Kicks            int64            `json:"kicks"`
 	// Users due to log in (at once or late) whose every login attempt
 	// failed: what they were owed is Deliveries.NotAttempted.
-	NeverOnline int64 `json:"never_online,omitempty"`
+	NeverOnline int64 `json:"never_online"`
 	// Login attempts that failed, first logins and reconnects alike, by
 	// cause, and the attempts made again after a failure of each cause
 	// (absent in older summaries and when none failed).
-	LoginFailures *LoginCauses `json:"login_failures,omitempty"`
-	LoginRetries  *LoginCauses `json:"login_retries,omitempty"`
+	LoginFailures *LoginCauses `json:"login_failures"`
+	LoginRetries  *LoginCauses `json:"login_retries"`
 	// First logins that got online after a failed attempt.
-	OnlineAfterRetry int64 `json:"online_after_retry,omitempty"`
+	OnlineAfterRetry int64 `json:"online_after_retry"`
 	// An idle-holding run: how long its users were held online together,
 	// once all had logged in (a split run's: its shortest part).
-	HeldSeconds float64 `json:"held_seconds,omitempty"`
+	HeldSeconds float64 `json:"held_seconds"`
 }
 
 // LoginCauses counts login attempts by why they failed.
@@ -89,7 +89,7 @@ type LoginCauses struct {
 	Refused  int64 `json:"refused"`   // the server answered with a refusal
 	// ConnRefused: the dial was refused, nothing listened (a server
 	// restarting, or down).
-	ConnRefused int64 `json:"conn_refused,omitempty"`
+	ConnRefused int64 `json:"conn_refused"`
 	Other       int64 `json:"other"` // the dial otherwise, TLS, a malformed answer
 }
 
@@ -132,7 +132,7 @@ func (c *LoginCauses) Text() string {
 // the dial and its requests, WebSocket requests and REST calls (the
 // handshake not counted). A login storm costs a server this per user.
 type LoginsSummary struct {
-	Mode             string         `json:"mode,omitempty"` // the client's login: OpenIM's "light" or "sdk"
+	Mode             string         `json:"mode"` // the client's login: OpenIM's "light" or "sdk"
 	Count            int64          `json:"count"`
 	Failed           int64          `json:"failed"`   // online, but a request of their sync failed
 	Requests         int64          `json:"requests"` // made by those logins
@@ -179,15 +179,15 @@ type MessagesSummary struct {
 	SendFailed int64 `json:"send_failed"`
 	// Unsent were still queued, or not yet due, when the send phase ended:
 	// the generator or the server did not keep the planned pace.
-	Unsent int64 `json:"unsent,omitempty"`
+	Unsent int64 `json:"unsent"`
 	// Unanswered got no answer within the driver's timeout: not failed,
 	// since the server may have stored them (Deliveries.OfUnanswered).
-	Unanswered     int64            `json:"unanswered,omitempty"`
+	Unanswered     int64            `json:"unanswered"`
 	PeakPerSecond  int64            `json:"peak_per_second"`
 	AvgPerSecond   float64          `json:"avg_per_second"`
 	PlannedRate    float64          `json:"planned_rate"`            // of the open classes
-	Closed         bool             `json:"closed_pacing,omitempty"` // some classes send as fast as acknowledged
-	Burst          bool             `json:"burst_pacing,omitempty"`  // some open classes send each second's messages at its start
+	Closed         bool             `json:"closed_pacing"` // some classes send as fast as acknowledged
+	Burst          bool             `json:"burst_pacing"`  // some open classes send each second's messages at its start
 	MaxSendLagMs   float64          `json:"max_send_lag_ms"`
 	PerSecond      []int64          `json:"per_second"`
 	PerSecondStart int64            `json:"per_second_start"`
@@ -217,35 +217,35 @@ type DeliveriesSummary struct {
 	Lost int64 `json:"lost"`
 	// LostNeverStored is the part of Lost the store check read and did not
 	// find: the server acknowledged those messages and never stored them.
-	LostNeverStored int64 `json:"lost_never_stored,omitempty"`
+	LostNeverStored int64 `json:"lost_never_stored"`
 	// Late were owed and not delivered by the end of the drain, while the
 	// server holds their messages (the store check read them back): not
 	// lost, not delivered either.
-	Late int64 `json:"late,omitempty"`
+	Late int64 `json:"late"`
 	// Unchecked were owed and not delivered by the end of the drain, and
 	// the server did not answer the store check's read of them (within
 	// IM_STORE_CHECK, each read tried three times): whether it holds their
 	// messages is not known, so neither late nor lost.
-	Unchecked  int64              `json:"unchecked,omitempty"`
-	StoreCheck *StoreCheckSummary `json:"store_check,omitempty"`
+	Unchecked  int64              `json:"unchecked"`
+	StoreCheck *StoreCheckSummary `json:"store_check"`
 	Unexpected int64              `json:"unexpected"`
 	// Deliveries of unanswered sends (Messages.Unanswered): the server
 	// stored them and answered late or never. Not in expected, not
 	// unexpected.
-	OfUnanswered int64 `json:"of_unanswered,omitempty"`
+	OfUnanswered int64 `json:"of_unanswered"`
 	Corrupted    int64 `json:"corrupted"`
 	Foreign      int64 `json:"foreign"`
 	// Owed to users who never got online (Users.NeverOnline): the server
 	// had no chance to deliver them.
-	NotAttempted int64 `json:"not_attempted,omitempty"`
+	NotAttempted int64 `json:"not_attempted"`
 	// Pushes of messages the user already had by pull (its gap or sync
 	// pull met a push that was only late): no delivery, no duplicate.
-	PushedAfterPull int64                       `json:"pushed_after_pull,omitempty"`
-	LostSample      []LostDelivery              `json:"lost_sample,omitempty"`
+	PushedAfterPull int64                       `json:"pushed_after_pull"`
+	LostSample      []LostDelivery              `json:"lost_sample"`
 	ByType          map[string]DeliveriesByType `json:"by_type"`
-	ByClass         []DeliveriesByClass         `json:"by_class,omitempty"` // the workload's classes that send, in its order
-	Rooms           *RoomsSummary               `json:"rooms,omitempty"`    // not in the figures above
-	Watchers        *WatchersSummary            `json:"watchers,omitempty"`
+	ByClass         []DeliveriesByClass         `json:"by_class"` // the workload's classes that send, in its order
+	Rooms           *RoomsSummary               `json:"rooms"`    // not in the figures above
+	Watchers        *WatchersSummary            `json:"watchers"`
 }
 
 // Undelivered are the expected deliveries that did not arrive: lost, late
@@ -256,7 +256,7 @@ func (d DeliveriesSummary) Undelivered() int64 { return d.Lost + d.Late + d.Unch
 // deliveries: "the server did not answer 79 of 101 reads of the store
 // check, each tried 3 times (the first error: …)".
 func UncheckedWhy(c *StoreCheckSummary) string {
-	if c == nil || c.ReadsFailed == 0 {
+	if c == nil || !c.Ran || c.ReadsFailed == 0 {
 		return "the store check's time ran out before their reads (IM_STORE_CHECK)"
 	}
 	out := fmt.Sprintf("the server did not answer %d of %d reads of the store check, each tried %d times (the first error: %s)",
@@ -272,24 +272,28 @@ func UncheckedWhy(c *StoreCheckSummary) string {
 // server holds (their own pulls by seq, messagesync, a feed from its
 // start), to tell late from lost.
 type StoreCheckSummary struct {
+	// Ran: the check read the server's store; false with Skipped saying
+	// why not (nothing was owed after the drain, IM_STORE_CHECK=off, …).
+	Ran         bool  `json:"ran"`
 	Owed        int64 `json:"owed"`                   // deliveries owed when the drain ended, listed for the check
-	NotListed   bool  `json:"not_listed,omitempty"`   // more were owed than it lists: the rest stay lost
+	NotListed   bool  `json:"not_listed"`   // more were owed than it lists: the rest stay lost
 	Readers     int   `json:"readers"`                // users to read
 	Reads       int   `json:"reads"`                  // users logged in to read: the rest were not reached in time
-	ReadsFailed int   `json:"reads_failed,omitempty"` // reads that failed every try or ran out of time
-	Retries     int   `json:"retries,omitempty"`      // reads tried again after a failure
+	ReadsFailed int   `json:"reads_failed"` // reads that failed every try or ran out of time
+	Retries     int   `json:"retries"`      // reads tried again after a failure
 	Tries       int   `json:"tries_per_read"`         // how often a read is tried at most
-	Unchecked   int64 `json:"unchecked,omitempty"`    // owed deliveries no read covered: deliveries.unchecked
+	Unchecked   int64 `json:"unchecked"`    // owed deliveries no read covered: deliveries.unchecked
 	// Messages: owed messages the server holds, and those it does not.
 	MessagesHeld        int     `json:"messages_held"`
 	MessagesNeverStored int     `json:"messages_never_stored"`
 	Seconds             float64 `json:"seconds"`
-	Error               string  `json:"error,omitempty"` // the first failed read, or why it stopped
-	Skipped             string  `json:"skipped,omitempty"`
+	Error               string  `json:"error"` // the first failed read, or why it stopped
+	Skipped             string  `json:"skipped"`
 }
 
 // add merges a segment's check into c.
 func (c *StoreCheckSummary) add(o *StoreCheckSummary) {
+	c.Ran = c.Ran || o.Ran
 	c.Owed += o.Owed
 	c.NotListed = c.NotListed || o.NotListed
 	c.Readers += o.Readers
@@ -304,10 +308,17 @@ func (c *StoreCheckSummary) add(o *StoreCheckSummary) {
 	if c.Error == "" {
 		c.Error = o.Error
 	}
-	if c.Skipped == "" && c.Reads == 0 {
+	switch {
+	case c.Ran:
+		c.Skipped = ""
+	case c.Skipped == "" || c.Skipped == NothingOwed:
 		c.Skipped = o.Skipped
 	}
 }
+
+// NothingOwed is why the store check did not run on a run that delivered
+// everything it owed by the drain's end.
+const NothingOwed = "nothing was owed after the drain"
 
 // WatchersSummary counts the watching phones' deliveries apart (part of
 // the figures above): Wildfire's method checks delivery by a watcher.
@@ -326,8 +337,8 @@ type RoomsSummary struct {
 	MissRate   float64 `json:"miss_rate"`
 	BeforeJoin int64   `json:"before_join"` // arrived at members who joined after it was sent
 	// Integrity is the share of those expected that arrived, (expected −
-	// missed) / expected; absent when none was expected.
-	Integrity *float64 `json:"integrity,omitempty"`
+	// missed) / expected; null when none was expected.
+	Integrity *float64 `json:"integrity"`
 }
 
 // SetRate computes the miss rate and the integrity.
@@ -367,16 +378,16 @@ type DeliveriesByType struct {
 	Duplicates      int64 `json:"duplicates"`
 	OutOfOrder      int64 `json:"out_of_order"`
 	Lost            int64 `json:"lost"`
-	LostNeverStored int64 `json:"lost_never_stored,omitempty"`
-	Late            int64 `json:"late,omitempty"`
-	Unchecked       int64 `json:"unchecked,omitempty"`
-	NotAttempted    int64 `json:"not_attempted,omitempty"`
-	PushedAfterPull int64 `json:"pushed_after_pull,omitempty"`
+	LostNeverStored int64 `json:"lost_never_stored"`
+	Late            int64 `json:"late"`
+	Unchecked       int64 `json:"unchecked"`
+	NotAttempted    int64 `json:"not_attempted"`
+	PushedAfterPull int64 `json:"pushed_after_pull"`
 }
 
 type LatencySummary struct {
 	Count    int64   `json:"count"`
-	Negative int64   `json:"negative,omitempty"` // received before created: the clocks disagree
+	Negative int64   `json:"negative"` // received before created: the clocks disagree
 	Avg      float64 `json:"avg"`
 	P50      float64 `json:"p50"`
 	P95      float64 `json:"p95"`
@@ -397,9 +408,9 @@ type GeneratorSummary struct {
 	HeartbeatsSkipped int64 `json:"heartbeats_skipped"`
 	// The k6 process's goroutines, one count every GoroutinesEverySeconds
 	// from GoroutinesStartMs (one process's: not merged over segments).
-	GoroutinesStartMs      int64   `json:"goroutines_start_ms,omitempty"`
-	GoroutinesEverySeconds int     `json:"goroutines_every_seconds,omitempty"`
-	Goroutines             []int32 `json:"goroutines,omitempty"`
+	GoroutinesStartMs      int64   `json:"goroutines_start_ms"`
+	GoroutinesEverySeconds int     `json:"goroutines_every_seconds"`
+	Goroutines             []int32 `json:"goroutines"`
 }
 
 // Table renders the seed's result table.
@@ -488,11 +499,17 @@ func plannedRateText(m MessagesSummary) string {
 	case m.Planned == 0:
 		return "no messages planned"
 	case m.Closed && m.PlannedRate > 0:
-		return fmt.Sprintf("planned %.0f msg/s, and closed classes as fast as acknowledged", m.PlannedRate)
+		return fmt.Sprintf("planned %s msg/s, and closed classes as fast as acknowledged", RateNum(m.PlannedRate))
 	case m.Closed:
 		return "as fast as acknowledged"
 	}
-	return fmt.Sprintf("planned %.0f msg/s", m.PlannedRate)
+	return fmt.Sprintf("planned %s msg/s", RateNum(m.PlannedRate))
+}
+
+// RateNum is a rate as planned: to two decimals at most, with no trailing
+// zeros (4.5, 40, 0.25).
+func RateNum(v float64) string {
+	return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
 }
 
 // LoginFailuresText says which login attempts failed and what became of
@@ -536,7 +553,7 @@ func LossText(d DeliveriesSummary, num func(int64, int) string) string {
 	n := func(v int64) string { return num(v, 10) }
 	out := fmt.Sprintf("%s of %s expected deliveries lost", n(d.Lost), n(d.Expected))
 	c := d.StoreCheck
-	if c != nil && c.Skipped == "" && d.Lost > 0 {
+	if c != nil && c.Ran && d.Lost > 0 {
 		switch {
 		case d.LostNeverStored == d.Lost:
 			out += fmt.Sprintf(": the server acknowledged them and never stored them (it holds none of those %s messages)", n(int64(c.MessagesNeverStored)))
@@ -676,6 +693,9 @@ func GroupsText(count int, sizes []string, friendships int) string {
 	return groups + ", " + Grouped(int64(friendships)) + " friendships"
 }
 
+// DropCauses are why a connection ended, as summary.json counts them.
+var DropCauses = []string{"server_closed", "heartbeat", "kicked", "read_error"}
+
 var dropWords = map[string]string{"server_closed": "closed by the server", "heartbeat": "silent past the read timeout (heartbeat)",
 	"kicked": "kicked", "read_error": "read errors"}
 
@@ -685,7 +705,7 @@ func ConnectionsText(u UsersSummary, num func(int64, int) string) string {
 	n := func(v int64) string { return num(v, 10) }
 	drops := n(u.Disconnects) + " disconnects"
 	var causes []string
-	for _, c := range []string{"server_closed", "heartbeat", "kicked", "read_error"} {
+	for _, c := range DropCauses {
 		if v := u.DisconnectCauses[c]; v > 0 {
 			causes = append(causes, n(v)+" "+dropWords[c])
 		}

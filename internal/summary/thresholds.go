@@ -19,6 +19,9 @@ type Threshold struct {
 	Actual float64 `json:"actual"`
 	Passed bool    `json:"passed"`
 	Absent bool    `json:"absent,omitempty"` // no figure: a latency with no sample
+	// Implicit: imbench's own integrity threshold, which the workload did
+	// not name (every run fails on an undelivered count unless relaxed).
+	Implicit bool `json:"implicit,omitempty"`
 }
 
 // SaveThresholds writes rs into the run's folder dir.

@@ -267,9 +267,9 @@ func writeSetup(run *Run) error {
 
 // writeSummary writes summary.json, or a segment's part file.
 func writeSummary(run *Run, s summary.Summary) (string, error) {
-	raw, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return "", err
+	raw, invalid := summary.Encode(&s)
+	if raw == nil {
+		return "", invalid
 	}
 	dir := run.resultDir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -280,7 +280,10 @@ func writeSummary(run *Run, s summary.Summary) (string, error) {
 		name = summary.PartFile(run.Segment)
 	}
 	f := filepath.Join(dir, name)
-	return f, os.WriteFile(f, append(raw, '\n'), 0o644)
+	if err := os.WriteFile(f, raw, 0o644); err != nil {
+		return f, err
+	}
+	return f, invalid
 }
 
 // Finish ends a whole run, or a merged split one: the thresholds, then the
@@ -291,11 +294,19 @@ func writeSummary(run *Run, s summary.Summary) (string, error) {
 func Finish(sc *Script, s summary.Summary, dir string, noThresholds bool, stdout, stderr io.Writer) int {
 	code := ExitOK
 	var rs []ThresholdResult
-	if sc != nil && !noThresholds && len(sc.Options.Thresholds) > 0 {
+	if !noThresholds {
+		var own map[string]Expressions
+		if sc != nil {
+			own = sc.Options.Thresholds
+		}
+		all, implicit := effectiveThresholds(own)
 		var err error
-		if rs, err = CheckThresholds(sc.Options.Thresholds, &s); err != nil {
+		if rs, err = CheckThresholds(all, &s); err != nil {
 			fmt.Fprintln(stderr, "imbench:", err)
 			return ExitFailed
+		}
+		for i := range rs {
+			rs[i].Implicit = implicit[rs[i].Metric]
 		}
 		if err := summary.SaveThresholds(dir, rs); err != nil {
 			fmt.Fprintln(stderr, "imbench:", err)

@@ -87,13 +87,13 @@ func (r *Run) storeCheckSummary() *summary.StoreCheckSummary {
 	sc := r.stored
 	r.mu.Unlock()
 	if sc == nil {
-		return nil
+		return &summary.StoreCheckSummary{Skipped: summary.NothingOwed}
 	}
 	if sc.skipped != "" {
 		return &summary.StoreCheckSummary{Skipped: sc.skipped}
 	}
 	c := sc.res
-	return &summary.StoreCheckSummary{Owed: c.Owed, NotListed: !c.Listed, Readers: c.Readers, Reads: c.Reads, ReadsFailed: c.ReadsFail, Retries: c.Retries, Tries: engine.ReadTries,
+	return &summary.StoreCheckSummary{Ran: true, Owed: c.Owed, NotListed: !c.Listed, Readers: c.Readers, Reads: c.Reads, ReadsFailed: c.ReadsFail, Retries: c.Retries, Tries: engine.ReadTries,
 		Unchecked: c.Unchecked, MessagesHeld: c.Split.MessagesHeld, MessagesNeverStored: c.Split.MessagesNeverStored,
 		Seconds: c.Seconds, Error: c.FirstErr}
 }

@@ -59,8 +59,7 @@ func (r *Run) BuildSummary() summary.Summary {
 	if first, last := r.Shared.Meter().Span(); !first.IsZero() {
 		m.FirstSendMs, m.LastSendMs = first.UnixMilli(), last.UnixMilli()
 	}
-	m.AvgPerSecond = summary.AvgRate(m.Sent, m.FirstSendMs, m.LastSendMs)
-	m.PeakPerSecond = summary.PeakRate(m)
+	m.SetRates()
 	for _, st := range p.Streams {
 		m.Closed = m.Closed || !st.Open()
 		m.Burst = m.Burst || st.Burst

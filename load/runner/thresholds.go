@@ -303,7 +303,11 @@ func ThresholdLines(rs []ThresholdResult) string {
 		if r.Absent {
 			actual = "no samples"
 		}
-		fmt.Fprintf(&b, "  %s %s %s (%s)\n", mark, r.Metric, r.Expr, actual)
+		implicit := ""
+		if r.Implicit {
+			implicit = ", imbench's integrity default"
+		}
+		fmt.Fprintf(&b, "  %s %s %s (%s%s)\n", mark, r.Metric, r.Expr, actual, implicit)
 	}
 	return b.String()
 }

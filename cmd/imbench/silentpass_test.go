@@ -1,0 +1,52 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A workload file of the user's own, with no thresholds at all, still fails
+// (exit 99) when what it expected did not arrive: lost (a batch the target
+// acknowledged and dropped) or late (held past the drain), over every
+// protocol, and its verdict line says failed and why.
+func TestAWorkloadWithoutThresholdsFailsWhatItDidNotDeliver(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "mine.js")
+	if err := os.WriteFile(script, []byte(`import im from 'imbench';
+export const plan = im.workload({
+  name: 'mine', classes: [{ kind: 'pairs', pairs: 2, allOnline: true, rate: 40, pace: 'burst', messages: 40 }],
+  runId: __ENV.IM_RUN_ID,
+});
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, want string
+		flags      []string
+		env        []string
+	}{
+		{"batch-drop", "lost", []string{"-fault-batch-drop", "3"}, nil},
+		{"delay", "late", []string{"-fault-delay", "40s"}, []string{"IM_DRAIN_TIMEOUT=4s", "IM_DRAIN_SYNC=off"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tg := startTarget(t, c.flags...)
+			for _, proto := range []string{"openim", "wukongim", "wildfire"} {
+				r := imbench(t, append(tg.env(), c.env...), "run", "-scenario", script, "-protocol", proto, "-results", t.TempDir())
+				last := lastLine(r.stdout)
+				if r.code != 99 || !strings.Contains(last, " failed (exit 99, crossed: ") || !strings.Contains(last, c.want+" count==0") ||
+					!strings.Contains(last, " "+c.want) || strings.Contains(last, "passed") {
+					t.Errorf("%s: exit %d, verdict %q\nstdout:\n%s\nstderr:\n%s", proto, r.code, last, r.stdout, r.stderr)
+				}
+				if !strings.Contains(r.stdout, "✗ "+c.want+" count==0") || !strings.Contains(r.stdout, "imbench's integrity default") {
+					t.Errorf("%s: the implicit threshold is not listed:\n%s", proto, r.stdout)
+				}
+			}
+		})
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
