@@ -186,6 +186,7 @@ func mergeSegments(dir string, n int) (summary.Summary, error) {
 	var setup engine.SetupReport
 	if raw, err := os.ReadFile(filepath.Join(dir, runner.SetupFile)); err == nil && json.Unmarshal(raw, &setup) == nil {
 		merged.Users.NewlyRegistered = setup.Registered
+		merged.Setup.WritesRedone = int64(setup.WritesRedone)
 	}
 	raw, invalid := summary.Encode(&merged)
 	if raw == nil {

@@ -29,6 +29,7 @@ type Summary struct {
 	EndedAt     time.Time         `json:"ended_at"`
 	Workload    json.RawMessage   `json:"workload"`               // kind and parameters of each class, as built
 	ServerCores int               `json:"server_cores"` // of the target's machine, for per-core rates
+	Setup       SetupSummary      `json:"setup"`
 	Users       UsersSummary      `json:"users"`
 	Logins      *LoginsSummary    `json:"logins"` // what logging in cost (absent in older summaries)
 	Groups      GroupsSummary     `json:"groups"`
@@ -49,6 +50,13 @@ type Summary struct {
 	Parts      []string                   `json:"parts"`         // the execution segments merged into this one
 	Missing    []string                   `json:"missing_parts"` // segments of the run that wrote no summary
 	Warnings   []string                   `json:"warnings"`
+}
+
+// SetupSummary is what setting the target up took beyond its writes.
+type SetupSummary struct {
+	// WritesRedone are setup's writes the server answered with a timeout
+	// and setup made again (a Wildfire behind answers 249 and does them).
+	WritesRedone int64 `json:"writes_redone"`
 }
 
 type UsersSummary struct {

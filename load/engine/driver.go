@@ -29,6 +29,10 @@ type SetupReport struct {
 	// Warnings are what the server did wrong that setup worked around,
 	// one line each (printed, and kept in the summary's warnings).
 	Warnings []string `json:"warnings,omitempty"`
+	// WritesRedone are setup's writes the server answered with a timeout
+	// and setup made again (a real Wildfire behind answers 249 and does
+	// the write all the same).
+	WritesRedone int `json:"writes_redone,omitempty"`
 }
 
 // Handler receives a connection's traffic. Calls come from the connection's

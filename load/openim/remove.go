@@ -46,10 +46,12 @@ func (p *protocol) Remove(ctx context.Context, c engine.Created) (engine.Removal
 	api := newAPI(p.cfg)
 	admin, err := adminToken(ctx, api, p.cfg)
 	if err != nil {
+		rm.GroupsLeft = len(c.Groups)
 		return rm, errors.New("groups: " + err.Error())
 	}
 	rm.Groups, rm.GroupsAbsent, err = engine.RemoveEach(ctx, "groups", c.Groups, p.cfg.Parallel, func(ctx context.Context, id string) error {
 		return api.DismissGroup(ctx, admin, id)
 	})
+	rm.GroupsLeft = len(c.Groups) - rm.Groups - rm.GroupsAbsent
 	return rm, err
 }

@@ -26,6 +26,7 @@ func (r *Run) BuildSummary() summary.Summary {
 	s.EndedAt = r.endedAt.UTC()
 	r.mu.Unlock()
 
+	s.Setup.WritesRedone = int64(r.Setup.WritesRedone)
 	s.Users = summary.UsersSummary{Registered: p.Users, NewlyRegistered: r.Setup.Registered,
 		PlannedOnline: p.Count(plan.Immediate), PlannedLate: p.Count(plan.Late), OnlinePeak: r.Shared.Peak(),
 		Logins: t.LoginsImmediate + t.LoginsLate, LateLogins: t.LoginsLate, ConnectErrors: t.ConnectErrors,

@@ -80,7 +80,9 @@ type TeardownRecord struct {
 // failure to write it.
 func Teardown(ctx context.Context, rm engine.Remover, target string, c engine.Created, dir string) (TeardownRecord, error) {
 	n := c.Users + len(c.Groups) + len(c.Rooms)
-	ctx, cancel := context.WithTimeout(ctx, time.Minute+time.Duration(n)*10*time.Millisecond)
+	// A minute and a bit per id to ask, and a minute more for the removals
+	// a server timed out to be seen gone.
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute+time.Duration(n)*10*time.Millisecond)
 	defer cancel()
 	removed, err := rm.Remove(ctx, c)
 	rec := TeardownRecord{At: time.Now().UTC(), Target: target, Removed: removed}
@@ -163,6 +165,10 @@ func (r *Run) teardown(ctx context.Context, stdout, stderr io.Writer) {
 	rec.Report(stdout, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "imbench: clean-up:", err)
+	}
+	if left := rec.Removed; left.Left() > 0 {
+		fmt.Fprintf(stderr, "imbench: run %s left %s, %s and %s on %s; %s\n", r.ID, plural(left.UsersLeft, "user"),
+			plural(left.GroupsLeft, "group"), plural(left.RoomsLeft, "chatroom"), r.Target.Name, later)
 	}
 	if errors.Is(ctx.Err(), context.Canceled) {
 		fmt.Fprintf(stderr, "imbench: clean-up interrupted; %s\n", later)

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	wire "github.com/imbench/imbench/wire/wildfire"
@@ -21,6 +22,7 @@ type Admin struct {
 	Base   string
 	Secret string
 	HTTP   *http.Client
+	redone atomic.Int64 // writes made again after a timeout (again)
 }
 
 func newAdmin(cfg Config) *Admin {
@@ -194,6 +196,9 @@ func (a *Admin) again(ctx context.Context, write func() error, done func(error) 
 	for i := range confirmTries {
 		if i > 0 && !recheckPause(ctx) {
 			return err
+		}
+		if i > 0 {
+			a.redone.Add(1)
 		}
 		err = write()
 		switch {

@@ -186,7 +186,11 @@ func (d *Driver) Setup(ctx context.Context, progress func(string)) (engine.Setup
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
+	err = g.Wait()
+	if rep.WritesRedone = int(d.admin.redone.Load()); rep.WritesRedone > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the server answered %d of setup's group writes with a timeout (249): each was made again", rep.WritesRedone))
+	}
+	if err != nil {
 		return rep, fmt.Errorf("groups: %w", err)
 	}
 	rep.Groups = len(p.Groups)

@@ -3,7 +3,9 @@ package wildfire_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,10 +106,31 @@ func TestRemoveWaitsForARemovalTheServerDoesLate(t *testing.T) {
 	removeThroughTimeouts(t, reftest.WFOptions{AdminTimeout: 3, AdminLate: 1500 * time.Millisecond}, "rl_")
 }
 
-// removeThroughTimeouts sets up 4 groups of 4 on a target answering every
-// third removal 249, removes them, and expects everything counted removed
-// and gone from the target.
-func removeThroughTimeouts(t *testing.T, o reftest.WFOptions, prefix string) {
+// A server that times out every third removal and does it only an hour
+// later: each such removal is looked up again and, still there when the
+// clean-up ends, counted left; the error line's count and the removal's
+// are what the target still holds, and no timeout counted as a failure.
+func TestRemoveCountsWhatTheServerStillHas(t *testing.T) {
+	wildfire.QuickRechecks(t, 50*time.Millisecond)
+	t.Cleanup(engine.SetRemoveSettle(300*time.Millisecond, 100*time.Millisecond))
+	tg, p, proto := setUpGroups(t, reftest.WFOptions{AdminTimeout: 3, AdminLate: time.Hour}, "rs_")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	rm, err := proto.(engine.Remover).Remove(ctx, engine.CreatedBy(p))
+	users, groups, _ := tg.Core.Census(p.Prefix)
+	if users == 0 || groups == 0 || rm.UsersLeft != users || rm.GroupsLeft != groups || rm.Users+rm.UsersLeft != p.Users || rm.Groups+rm.GroupsLeft != 4 {
+		t.Fatalf("removal %+v, the target holds %d users %d groups", rm, users, groups)
+	}
+	for _, want := range []string{fmt.Sprintf("users: %d of %d still on the server by its lookup after the clean-up: %d timed out", users, p.Users, users),
+		fmt.Sprintf("groups: %d of 4 still on the server", groups)} {
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "failed") {
+			t.Errorf("error %v lacks %q", err, want)
+		}
+	}
+}
+
+// setUpGroups starts a Wildfire target with o and sets up 4 groups of 4.
+func setUpGroups(t *testing.T, o reftest.WFOptions, prefix string) (*reftest.WFTarget, *plan.Plan, engine.Protocol) {
 	t.Helper()
 	tg := reftest.StartWildfire(t, core.Faults{}, o)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -129,9 +152,26 @@ func removeThroughTimeouts(t *testing.T, o reftest.WFOptions, prefix string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Setup(ctx, func(string) {}); err != nil {
+	rep, err := d.Setup(ctx, func(string) {})
+	if err != nil {
 		t.Fatal(err)
 	}
+	// Setup's writes the target answered 249 were made again, counted and said.
+	if o.AdminTimeout > 0 && (rep.WritesRedone == 0 || len(rep.Warnings) != 1 ||
+		!strings.Contains(rep.Warnings[0], fmt.Sprintf("answered %d of setup's group writes with a timeout (249)", rep.WritesRedone))) {
+		t.Fatalf("setup through timeouts: %+v", rep)
+	}
+	return tg, p, proto
+}
+
+// removeThroughTimeouts sets up 4 groups of 4 on a target answering every
+// third removal 249, removes them, and expects everything counted removed
+// and gone from the target.
+func removeThroughTimeouts(t *testing.T, o reftest.WFOptions, prefix string) {
+	t.Helper()
+	tg, p, proto := setUpGroups(t, o, prefix)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
 	rm, err := proto.(engine.Remover).Remove(ctx, engine.CreatedBy(p))
 	if err != nil {
 		t.Fatalf("%v (removal %+v)", err, rm)

@@ -26,6 +26,7 @@ func (p *protocol) Remove(ctx context.Context, c engine.Created) (engine.Removal
 	var errRooms, errGroups error
 	rm.Rooms, rm.RoomsAbsent, errRooms = engine.RemoveEach(ctx, "live channels", c.Rooms, p.cfg.Parallel, deleteAs(wire.ChannelLive))
 	rm.Groups, rm.GroupsAbsent, errGroups = engine.RemoveEach(ctx, "group channels", c.Groups, p.cfg.Parallel, deleteAs(wire.ChannelGroup))
+	rm.RoomsLeft, rm.GroupsLeft = len(c.Rooms)-rm.Rooms-rm.RoomsAbsent, len(c.Groups)-rm.Groups-rm.GroupsAbsent
 	if c.Users > 0 {
 		rm.Kept = append(rm.Kept, "WuKongIM v2 has no API that deletes a user or a token: the run's users stay")
 	}
