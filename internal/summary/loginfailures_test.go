@@ -66,4 +66,5 @@ func TestLoginFailuresAndNotAttempted(t *testing.T) {
 		if !strings.Contains(string(raw), zero) {
 			t.Fatalf("%s not written: %s", zero, raw)
 		}
-	}}
+	}
+}

@@ -27,7 +27,7 @@ type Summary struct {
 	Segments    int               `json:"execution_segments"` // how many the run was split over
 	StartedAt   time.Time         `json:"started_at"`
 	EndedAt     time.Time         `json:"ended_at"`
-	Workload    json.RawMessage   `json:"workload"`               // kind and parameters of each class, as built
+	Workload    json.RawMessage   `json:"workload"`     // kind and parameters of each class, as built
 	ServerCores int               `json:"server_cores"` // of the target's machine, for per-core rates
 	Setup       SetupSummary      `json:"setup"`
 	Users       UsersSummary      `json:"users"`
@@ -193,7 +193,7 @@ type MessagesSummary struct {
 	Unanswered     int64            `json:"unanswered"`
 	PeakPerSecond  int64            `json:"peak_per_second"`
 	AvgPerSecond   float64          `json:"avg_per_second"`
-	PlannedRate    float64          `json:"planned_rate"`            // of the open classes
+	PlannedRate    float64          `json:"planned_rate"`  // of the open classes
 	Closed         bool             `json:"closed_pacing"` // some classes send as fast as acknowledged
 	Burst          bool             `json:"burst_pacing"`  // some open classes send each second's messages at its start
 	MaxSendLagMs   float64          `json:"max_send_lag_ms"`
@@ -283,14 +283,14 @@ type StoreCheckSummary struct {
 	// Ran: the check read the server's store; false with Skipped saying
 	// why not (nothing was owed after the drain, IM_STORE_CHECK=off, …).
 	Ran         bool  `json:"ran"`
-	Owed        int64 `json:"owed"`                   // deliveries owed when the drain ended, listed for the check
-	NotListed   bool  `json:"not_listed"`   // more were owed than it lists: the rest stay lost
-	Readers     int   `json:"readers"`                // users to read
-	Reads       int   `json:"reads"`                  // users logged in to read: the rest were not reached in time
-	ReadsFailed int   `json:"reads_failed"` // reads that failed every try or ran out of time
-	Retries     int   `json:"retries"`      // reads tried again after a failure
-	Tries       int   `json:"tries_per_read"`         // how often a read is tried at most
-	Unchecked   int64 `json:"unchecked"`    // owed deliveries no read covered: deliveries.unchecked
+	Owed        int64 `json:"owed"`           // deliveries owed when the drain ended, listed for the check
+	NotListed   bool  `json:"not_listed"`     // more were owed than it lists: the rest stay lost
+	Readers     int   `json:"readers"`        // users to read
+	Reads       int   `json:"reads"`          // users logged in to read: the rest were not reached in time
+	ReadsFailed int   `json:"reads_failed"`   // reads that failed every try or ran out of time
+	Retries     int   `json:"retries"`        // reads tried again after a failure
+	Tries       int   `json:"tries_per_read"` // how often a read is tried at most
+	Unchecked   int64 `json:"unchecked"`      // owed deliveries no read covered: deliveries.unchecked
 	// Messages: owed messages the server holds, and those it does not.
 	MessagesHeld        int     `json:"messages_held"`
 	MessagesNeverStored int     `json:"messages_never_stored"`
