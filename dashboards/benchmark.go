@@ -21,11 +21,11 @@ func imBenchmark() Dashboard {
 		series(`imbench:online_users{`+run+`}`, "online"),
 		// The first of them the stack scrapes: each server says it one way.
 		series(`sum(online_user_num{`+target+`}) or sum(app_online_user_count{`+target+`}) or sum(wildfire_online_users{`+target+`})`, "the server's count: every user it holds, other runs' too")), 8, 8)
-	l.add(timeseries("Messages per minute", "short", "Messages sent and deliveries received per minute (1 m rate × 60), and as the server counts them where it exports them: OpenIM's msg service's messages accepted (single_ and group_chat_msg_process_success_total) and msgtransfer's inserts into its database (msg_insert_mongo_success_total), every sender's.",
+	l.add(timeseries("Messages per minute", "short", "Messages sent and deliveries received per minute (1 m rate × 60), and as the server counts them where it exports them: OpenIM's msg service's messages accepted (single_ and group_chat_msg_process_success_total) and msgtransfer's batch inserts into its database (msg_insert_mongo_success_total: one per batch of messages, so fewer than the messages stored; the reference target's one per message), every sender's.",
 		series(`60 * imbench:messages_sent:rate1m{`+run+`}`, "sent"),
 		series(`60 * imbench:deliveries:rate1m{`+run+`}`, "delivered"),
 		series(`60 * (sum(rate(single_chat_msg_process_success_total{`+target+`}[1m])) + sum(rate(group_chat_msg_process_success_total{`+target+`}[1m])))`, "accepted (the server's count)"),
-		series(`60 * sum(rate(msg_insert_mongo_success_total{`+target+`}[1m]))`, "stored (the server's count)")), 10, 8)
+		series(`60 * sum(rate(msg_insert_mongo_success_total{`+target+`}[1m]))`, "batch inserts into MongoDB (the server's count)")), 10, 8)
 	l.add(stat("Sent", "short", "Messages sent in this run.", series(`imbench:messages_sent:total{`+run+`}`, "")), 6, 4)
 	l.add(stat("Delivered / expected", "short", "Deliveries received (push and pull) and expected (acknowledged messages × recipients who log in).",
 		series(`imbench:deliveries:total{`+run+`}`, "received"),

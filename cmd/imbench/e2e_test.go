@@ -342,6 +342,12 @@ func TestBadInputStopsBeforeLoad(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.js")
 	os.WriteFile(bad, []byte("import im from 'imbench';\nexport const plan = im.workload({name: 'x', classes: [{kind: 'online', users: 2}]});\n"+
 		"export const options = { thresholds: { lsot: ['count==0'] } };\n"), 0o644)
+	headed := filepath.Join(t.TempDir(), "headed.js")
+	os.WriteFile(headed, []byte("// protocols: wildfire, wukongim
+import im from 'imbench';
+"+
+		"export const plan = im.workload({name: 'x', classes: [{kind: 'online', users: 2}]});
+"), 0o644)
 	down := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
 	cases := []struct {
 		name string
@@ -362,6 +368,8 @@ func TestBadInputStopsBeforeLoad(t *testing.T) {
 		{"wrong Wildfire secret", append(tg.env(), "IM_SECRET=wrong"), []string{"-scenario", "wildfire/group100"},
 			`code 244 "auth failure": the server refused the signature: check IM_SECRET (http.admin.secret_key)`},
 		{"threshold on no metric", tg.env(), []string{"-scenario", bad}, `threshold on "lsot": unknown metric`},
+		{"protocol its header leaves out", tg.env(), []string{"-scenario", headed, "-protocol", "openim"},
+			`runs only over wildfire or wukongim (its // protocols: header), not openim`},
 		{"bad segment", tg.env(), []string{"-scenario", "openim/test1", "-segment", "3/3"}, `segment "3/3"`},
 		{"stray argument", tg.env(), []string{"-scenario", "openim/test1", "--", "-o", "x"}, `unexpected arguments`},
 		// A real open-im-server registers no user id with '-': a run id

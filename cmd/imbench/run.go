@@ -165,6 +165,10 @@ func parseRun(args []string) (*runConfig, error) {
 		return nil, badinput.Errorf("%v", err)
 	}
 	if *protocol != "" {
+		if len(info.Protocols) > 0 && !slices.Contains(info.Protocols, *protocol) {
+			return nil, badinput.Errorf("%s runs only over %s (its // protocols: header), not %s", info.Name,
+				strings.Join(info.Protocols, " or "), *protocol)
+		}
 		rc.protocol = *protocol
 	}
 	spec, err := engine.Lookup(rc.protocol)

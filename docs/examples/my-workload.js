@@ -26,7 +26,7 @@ export const plan = im.workload({
 
 export const options = {
   thresholds: {
-    ...integrity, // nothing lost, late, corrupted or unanswered
+    ...integrity, // nothing lost, late, unchecked, corrupted or unanswered
     e2e_p99: ['value<1000'],
     e2e_latency: ['p(95)<500'],
     login_failures: ['count==0'],

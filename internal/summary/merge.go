@@ -158,6 +158,8 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 			d.Rooms.Received += r.Received
 			d.Rooms.Missed += r.Missed
 			d.Rooms.BeforeJoin += r.BeforeJoin
+			d.Rooms.OfUnanswered += r.OfUnanswered
+			d.Rooms.Unexpected += r.Unexpected
 		}
 		d.Unexpected += pd.Unexpected
 		d.OfUnanswered += pd.OfUnanswered

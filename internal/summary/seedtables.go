@@ -102,7 +102,7 @@ func wildfireTable(s Summary) *SeedTable {
 			who = fmt.Sprintf("the %d watching clients", w.Users)
 		}
 		add("观察者 Watcher (the report: 肉眼无法察觉, no loss seen by eye)",
-			fmt.Sprintf("%d of %d deliveries received by %s, %d missing", w.Received, w.Expected, who, w.Expected-w.Received))
+			WatcherText(w, who))
 	}
 	add(verb+"延迟 "+en+" latency", fmt.Sprintf("acknowledged in %.1f ms on average; delivered in %.1f ms (p99 %.1f)",
 		s.Latency.Ack.Avg, s.Latency.E2E.Avg, s.Latency.E2E.P99))
@@ -188,4 +188,16 @@ func (t *SeedTable) String() string {
 		fmt.Fprintf(&b, "| %s | %s |\n", r[0], r[1])
 	}
 	return b.String()
+}
+
+// WatcherText says what the watchers received of what they were owed, and
+// that what they did not is not "missing": it is among the run's lost,
+// late and unchecked (and owed to a watcher never online), which the
+// integrity row tells apart.
+func WatcherText(w *WatchersSummary, who string) string {
+	out := fmt.Sprintf("%d of %d deliveries received by %s", w.Received, w.Expected, who)
+	if n := w.Expected - w.Received; n > 0 {
+		out += fmt.Sprintf("; %d not received (among the lost, late and unchecked of Message Integrity)", n)
+	}
+	return out
 }

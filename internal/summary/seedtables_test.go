@@ -74,7 +74,7 @@ func TestWildfireWatcherRow(t *testing.T) {
 	s.Scenario, s.Target = "wildfire/single-send", "reference"
 	s.Messages.Sent, s.Messages.Acked = 1500, 1500
 	s.Deliveries.Watchers = &WatchersSummary{Users: 1, Expected: 1500, Received: 1497}
-	if got := s.SeedTable().String(); !strings.Contains(got, "| 观察者 Watcher (the report: 肉眼无法察觉, no loss seen by eye) | 1497 of 1500 deliveries received by the watching client, 3 missing |") {
+	if got := s.SeedTable().String(); !strings.Contains(got, "| 观察者 Watcher (the report: 肉眼无法察觉, no loss seen by eye) | 1497 of 1500 deliveries received by the watching client; 3 not received (among the lost, late and unchecked of Message Integrity) |") {
 		t.Errorf("watcher row missing in\n%s", got)
 	}
 	s.Deliveries.Watchers = nil

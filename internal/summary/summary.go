@@ -339,11 +339,16 @@ type WatchersSummary struct {
 // RoomsSummary is the chatrooms' account. A chatroom keeps no history and
 // may drop by design, so what its members missed is a rate, not a loss.
 type RoomsSummary struct {
-	Expected   int64   `json:"expected"` // members present when each message was sent
-	Received   int64   `json:"received"`
-	Missed     int64   `json:"missed"`
-	MissRate   float64 `json:"miss_rate"`
-	BeforeJoin int64   `json:"before_join"` // arrived at members who joined after it was sent
+	Expected int64 `json:"expected"` // members present when each acknowledged message was sent
+	// Received are the members' deliveries of acknowledged messages.
+	Received int64 `json:"received"`
+	// OfUnanswered and Unexpected are deliveries of sends the server did
+	// not answer in time, and of sends that failed: in neither figure above.
+	OfUnanswered int64   `json:"of_unanswered"`
+	Unexpected   int64   `json:"unexpected"`
+	Missed       int64   `json:"missed"`
+	MissRate     float64 `json:"miss_rate"`
+	BeforeJoin   int64   `json:"before_join"` // arrived at members who joined after it was sent
 	// Integrity is the share of those expected that arrived, (expected −
 	// missed) / expected; null when none was expected.
 	Integrity *float64 `json:"integrity"`
@@ -448,6 +453,9 @@ func (s Summary) Table() string {
 		row("Unanswered sends", t)
 	}
 	row("Message Integrity", IntegrityText(s))
+	if t := StoreCheckText(d.StoreCheck); t != "" {
+		row("Store check", t)
+	}
 	row("Duplicates / Out of order", fmt.Sprintf("%d / %d", d.Duplicates, d.OutOfOrder))
 	if t := OrderText(d.ByClass); t != "" {
 		row("Order by pacing", t)
@@ -576,6 +584,20 @@ func LossText(d DeliveriesSummary, num func(int64, int) string) string {
 	}
 	if d.Unchecked > 0 {
 		out += fmt.Sprintf(", %s unchecked: not delivered when the drain ended, and %s; whether it holds them is not known", n(d.Unchecked), UncheckedWhy(c))
+	}
+	return out
+}
+
+// StoreCheckText is the store check's row: what it read back after the
+// drain and what the server left unanswered ("" when it did not run).
+func StoreCheckText(c *StoreCheckSummary) string {
+	if c == nil || !c.Ran {
+		return ""
+	}
+	out := fmt.Sprintf("%d deliveries owed after the drain: read %d of %d receivers' stores in %.1f s; %d messages held, %d never stored",
+		c.Owed, c.Reads, c.Readers, c.Seconds, c.MessagesHeld, c.MessagesNeverStored)
+	if c.Retries > 0 || c.ReadsFailed > 0 {
+		out += fmt.Sprintf("; %d reads tried again, %d unanswered after %d tries", c.Retries, c.ReadsFailed, c.Tries)
 	}
 	return out
 }

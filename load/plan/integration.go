@@ -74,7 +74,7 @@ func (in Integration) validate() error {
 	check(in.LoginRatio > 0 && in.LoginRatio <= 1, "loginRatio must be in (0, 1], got %v", in.LoginRatio)
 	check(in.SingleMessages >= 0 && in.GroupMessages >= 0, "message counts must not be negative")
 	check(in.Rate > 0 || (in.Senders > 0 && in.IntervalMs > 0), "a rate, or senders and intervalMs, must be positive")
-	check(in.Scale >= 0 && in.Scale <= 1000, "scale must be within 0..1000, got %v", in.Scale)
+	check(in.Scale >= 0 && in.Scale <= 1000, "scale must be above 0 and at most 1000 (absent: 1), got %v", in.Scale)
 	check(in.BodySize >= 0 && in.BodySize <= 40_000, "bodySize must be within 0..40000, got %d", in.BodySize)
 	if err := checkIDParts(in.Prefix, in.RunID); err != nil {
 		errs = append(errs, err)

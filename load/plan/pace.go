@@ -54,7 +54,7 @@ func (p *Pace) check() error {
 	}
 	switch {
 	case p.InFlight < 0 || p.InFlight > 1000:
-		errs = append(errs, fmt.Errorf("inFlight must be within 0..1000, got %d", p.InFlight))
+		errs = append(errs, fmt.Errorf("inFlight must be within 1..1000 (0 or absent: open pacing), got %d", p.InFlight))
 	case p.InFlight > 0 && rates > 0:
 		errs = append(errs, errors.New("a closed class (inFlight) takes no rate: it sends as fast as acknowledged"))
 	case p.InFlight == 0 && rates != 1:

@@ -160,7 +160,7 @@ func (w Workload) classes() ([]Class, error) {
 // Build checks the workload and builds its plan.
 func (w Workload) Build() (*Plan, error) {
 	if w.Scale < 0 || w.Scale > 1000 {
-		return nil, fmt.Errorf("scale must be within 0..1000, got %v", w.Scale)
+		return nil, fmt.Errorf("scale must be above 0 and at most 1000 (absent: 1), got %v", w.Scale)
 	}
 	if w.BodySize < 0 || w.BodySize > 40_000 {
 		return nil, fmt.Errorf("bodySize must be within 0..40000, got %d", w.BodySize)

@@ -96,8 +96,8 @@ func progressLine(r *Run, prev, cur progressSnap) string {
 	fmt.Fprintf(&b, " · online %s/%s", grouped(cur.online), grouped(int64(cur.planned)))
 	b.WriteString(loginTrouble(t, cur.planned))
 	fmt.Fprintf(&b, " · sent %.0f/s", rate(verify.Sum(t.Sent), verify.Sum(p.Sent)))
-	if r.Plan.Rate > 0 {
-		fmt.Fprintf(&b, " (plan %.0f/s)", r.Plan.Rate)
+	if r.Plan.Rate > 0 && r.Plan.Planned() != 0 { // a holding plan has a rate and no message
+		fmt.Fprintf(&b, " (plan %s/s)", summary.RateNum(r.Plan.Rate))
 	}
 	fmt.Fprintf(&b, ", acked %.0f/s · delivered %.0f/s", rate(verify.Sum(t.Acked), verify.Sum(p.Acked)),
 		rate(recv, verify.Sum(p.Pushed)+verify.Sum(p.Pulled)))

@@ -117,8 +117,8 @@ func Prepare(ctx context.Context, cfg Config) (*Prepared, error) {
 		return nil, err
 	}
 	run.parentCleans = cfg.SetupOnly && cfg.SplitInto > 0 // SEGMENTS=n: the process that split the run removes them
-	log.Info(fmt.Sprintf("%s on %s (%s): %d users, %d groups, %d friendships, %d messages at %.0f msg/s",
-		p.Name, t.Name, t.System, p.Users, len(p.Groups), len(p.Friends), p.Planned(), p.Rate))
+	log.Info(fmt.Sprintf("%s on %s (%s): %d users, %d groups, %d friendships, %d messages at %s msg/s",
+		p.Name, t.Name, t.System, p.Users, len(p.Groups), len(p.Friends), p.Planned(), summary.RateNum(p.Rate)))
 	return &Prepared{cfg: cfg, Script: sc, Run: run, log: log, closeLog: closeLog}, nil
 }
 

@@ -37,7 +37,8 @@ func newStorm(at, endpoint string, allowRemote bool) (*storm, error) {
 		return nil, fmt.Errorf("stormAt %q is not a positive duration", at)
 	}
 	if endpoint == "" {
-		return nil, fmt.Errorf("stormAt %s needs the target's storm endpoint (IM_STORM_URL): the reference target's is http://127.0.0.1:12002/fault/storm", at)
+		return nil, fmt.Errorf("stormAt %s needs a storm endpoint, which only the reference target has: against a real server set IM_STORM_AT=off "+
+			"and restart its gateway by hand during the send (runbooks/openim.md); a reference target elsewhere takes IM_STORM_URL=http://<its metrics address>/fault/storm", at)
 	}
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -78,7 +78,7 @@ func (r *Run) BuildSummary() summary.Summary {
 	d := summary.DeliveriesSummary{Expected: verify.Owed(t.Expected) - verify.Owed(rec.NotAttempted), NotAttempted: verify.Owed(rec.NotAttempted),
 		PushedAfterPull: verify.Sum(t.PushedAfterPull), Pushed: verify.Owed(t.Pushed), ByPull: verify.Owed(t.Pulled),
 		ByGapPull: verify.Owed(t.GapPulled), Duplicates: verify.Sum(t.Duplicates), OutOfOrder: verify.Sum(t.OutOfOrder),
-		Lost: verify.Owed(rec.Lost), LostNeverStored: verify.Owed(rec.NeverStored), Late: verify.Owed(rec.Late), Unchecked: verify.Owed(rec.Unchecked), Unexpected: verify.Sum(rec.Unexpected), OfUnanswered: verify.Sum(rec.OfUnanswered), Corrupted: t.Corrupt, Foreign: t.Foreign,
+		Lost: verify.Owed(rec.Lost), LostNeverStored: verify.Owed(rec.NeverStored), Late: verify.Owed(rec.Late), Unchecked: verify.Owed(rec.Unchecked), Unexpected: verify.Owed(rec.Unexpected), OfUnanswered: verify.Owed(rec.OfUnanswered), Corrupted: t.Corrupt, Foreign: t.Foreign,
 		LostSample: rec.Sample, ByType: map[string]summary.DeliveriesByType{}}
 	d.Received = d.Pushed + d.ByPull
 	for _, kind := range p.Kinds() {
@@ -90,8 +90,11 @@ func (r *Run) BuildSummary() summary.Summary {
 	d.ByClass = byClass(p, t.ByClass)
 	if len(p.Rooms) > 0 {
 		r := verify.RoomIndex
-		d.Rooms = &summary.RoomsSummary{Expected: t.Expected[r], Received: t.Pushed[r] + t.Pulled[r], Missed: rec.Lost[r],
-			BeforeJoin: t.BeforeJoin}
+		// Deliveries of sends the server never acknowledged (unanswered, or
+		// failed) are apart, as they are from expected.
+		d.Rooms = &summary.RoomsSummary{Expected: t.Expected[r], Missed: rec.Lost[r], BeforeJoin: t.BeforeJoin,
+			OfUnanswered: rec.OfUnanswered[r], Unexpected: rec.Unexpected[r]}
+		d.Rooms.Received = t.Pushed[r] + t.Pulled[r] - d.Rooms.OfUnanswered - d.Rooms.Unexpected
 		d.Rooms.SetRate()
 	}
 	if w := p.Watchers(); w > 0 {

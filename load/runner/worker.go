@@ -82,6 +82,7 @@ func (w *worker) do(hold time.Duration) (err error) {
 // hold keeps the users online, heartbeating, once every worker's users are
 // online: an idle-holding test.
 func (w *worker) hold(d time.Duration) error {
+	w.run.Shared.SetPhase("holding")
 	from := time.Now()
 	err := waitUntil(w.s.Context(), from.Add(d))
 	w.run.held.add(from, time.Now())

@@ -40,7 +40,8 @@ type countsCollector struct{ c *core.Counts }
 var (
 	onlineDesc     = prometheus.NewDesc("online_user_num", "Distinct users with at least one connection.", nil, nil)
 	registeredDesc = prometheus.NewDesc("user_register_total", "Users registered.", nil, nil)
-	storedDesc     = prometheus.NewDesc("msg_insert_mongo_success_total", "Messages stored, as msgtransfer counts its inserts into MongoDB (notifications included): "+
+	storedDesc     = prometheus.NewDesc("msg_insert_mongo_success_total", "Inserts into the message store, as msgtransfer counts its inserts into MongoDB (notifications included): "+
+		"msgtransfer counts one per batch of messages; the reference target inserts one message at a time, so its count is messages, "+
 		"below the messages accepted (*_chat_msg_process_success_total) when acknowledged messages were never stored.", nil, nil)
 	msgDescs = []struct {
 		kind     core.Kind
