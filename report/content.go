@@ -207,6 +207,15 @@ func (r *Report) sourcesSection() section {
 	return sec
 }
 
+// quietText names a latency chart's stretches without traffic.
+func quietText(gs []Gap) string {
+	var parts []string
+	for _, g := range gs {
+		parts = append(parts, fmt.Sprintf("from %s to %s", g.From.Format("15:04:05"), g.To.Format("15:04:05")))
+	}
+	return strings.Join(parts, ", ")
+}
+
 func gapsText(gs []Gap) string {
 	var parts []string
 	for _, g := range gs {

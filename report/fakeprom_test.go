@@ -23,6 +23,8 @@ type fakeProm struct {
 	// charted are the process groups a per-component chart's query finds
 	// (none: one series, the target's).
 	charted []string
+	// traffic: the latency rules had a value at t (nil: whenever up)
+	traffic func(t time.Time) bool
 }
 
 func (f *fakeProm) serve(t *testing.T) Prom {
@@ -56,7 +58,8 @@ func parseSec(s string) float64 {
 func (f *fakeProm) rangeResult(expr, start, end, step string) []any {
 	var values [][2]any
 	for t := parseSec(start); t <= parseSec(end); t += parseSec(step) {
-		if f.up(unix(t)) {
+		quiet := strings.Contains(expr, "_latency_seconds:") && f.traffic != nil && !f.traffic(unix(t))
+		if f.up(unix(t)) && !quiet {
 			values = append(values, [2]any{t, "1"})
 		}
 	}

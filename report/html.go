@@ -117,6 +117,9 @@ func chartNote(c Chart, empty string) string {
 	case !c.Complete():
 		notes = append(notes, "Incomplete: "+gapsText(c.Gaps)+".")
 	}
+	if c.HasData() && len(c.Quiet) > 0 {
+		notes = append(notes, "Nothing to measure (no traffic): "+quietText(c.Quiet)+".")
+	}
 	if len(c.Others) > 0 {
 		notes = append(notes, "Not drawn: other processes on this host ("+strings.Join(c.Others, ", ")+").")
 	}

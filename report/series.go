@@ -69,6 +69,9 @@ type Chart struct {
 	Unit  string `json:"unit"`
 	Lines []Line `json:"lines"`
 	Gaps  []Gap  `json:"gaps,omitempty"` // holes in the data (e.g. Prometheus was down)
+	// Quiet are stretches of a latency chart with no delivery or
+	// acknowledgement to measure: no data, and nothing missing either.
+	Quiet []Gap `json:"quiet,omitempty"`
 	// Others are process groups on the host that are neither the target's,
 	// the generator nor the stack: named, not drawn, as the table does.
 	Others []string `json:"others_on_host,omitempty"`
@@ -242,6 +245,9 @@ func fetchCharts(ctx context.Context, prom Prom, runID, target string, from, to 
 			}
 		}
 		c.Gaps = merge(append(gaps(c.Lines, step), s.Outages...))
+		if trafficOnly(p) {
+			c.Gaps, c.Quiet = merge(s.Outages), quiet(gaps(c.Lines, step), s.Outages)
+		}
 		s.Charts = append(s.Charts, c)
 	}
 	s.ownCharts(roles)
@@ -321,6 +327,33 @@ func legend(format string, labels map[string]string) string {
 	return legendVar.ReplaceAllStringFunc(format, func(m string) string {
 		return labels[legendVar.FindStringSubmatch(m)[1]]
 	})
+}
+
+// trafficOnly reports a panel of latency quantiles: a rule over the rate
+// of a histogram has no value while nothing is measured, so its holes are
+// quiet stretches unless Prometheus itself was out.
+func trafficOnly(p dashboards.Panel) bool {
+	for _, t := range p.Targets {
+		if !strings.Contains(t.Expr, "_latency_seconds:") {
+			return false
+		}
+	}
+	return len(p.Targets) > 0
+}
+
+// quiet are the holes that no outage of Prometheus overlaps.
+func quiet(holes, outages []Gap) []Gap {
+	var out []Gap
+	for _, h := range holes {
+		overlaps := false
+		for _, o := range outages {
+			overlaps = overlaps || (h.From.Before(o.To) && o.From.Before(h.To))
+		}
+		if !overlaps {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // holeLimit is the longest stretch between points that is not a hole: three
