@@ -343,11 +343,8 @@ func TestBadInputStopsBeforeLoad(t *testing.T) {
 	os.WriteFile(bad, []byte("import im from 'imbench';\nexport const plan = im.workload({name: 'x', classes: [{kind: 'online', users: 2}]});\n"+
 		"export const options = { thresholds: { lsot: ['count==0'] } };\n"), 0o644)
 	headed := filepath.Join(t.TempDir(), "headed.js")
-	os.WriteFile(headed, []byte("// protocols: wildfire, wukongim
-import im from 'imbench';
-"+
-		"export const plan = im.workload({name: 'x', classes: [{kind: 'online', users: 2}]});
-"), 0o644)
+	os.WriteFile(headed, []byte("// protocols: wildfire, wukongim\nimport im from 'imbench';\n"+
+		"export const plan = im.workload({name: 'x', classes: [{kind: 'online', users: 2}]});\n"), 0o644)
 	down := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
 	cases := []struct {
 		name string

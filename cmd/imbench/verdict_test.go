@@ -64,7 +64,7 @@ func TestTheVerdictNamesUnansweredSendsAndCrossedThresholds(t *testing.T) {
 	// Deliveries the overloaded server would not let the store check read
 	// back are unchecked: neither lost nor late.
 	s.Deliveries.Lost, s.Deliveries.LostNeverStored, s.Deliveries.Unchecked = 0, 0, 13761
-	s.Deliveries.StoreCheck = &summary.StoreCheckSummary{Owed: 17600, Readers: 101, Reads: 101, ReadsFailed: 79, Retries: 180, Tries: 3, Unchecked: 13761, Error: "pull of u14: unanswered"}
+	s.Deliveries.StoreCheck = &summary.StoreCheckSummary{Ran: true, Owed: 17600, Readers: 101, Reads: 101, ReadsFailed: 79, Retries: 180, Tries: 3, Unchecked: 13761, Error: "pull of u14: unanswered"}
 	raw, _ = json.Marshal(s)
 	if err := os.WriteFile(filepath.Join(dir, "summary.json"), raw, 0o644); err != nil {
 		t.Fatal(err)
