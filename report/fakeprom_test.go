@@ -25,6 +25,11 @@ type fakeProm struct {
 	charted []string
 	// traffic: the latency rules had a value at t (nil: whenever up)
 	traffic func(t time.Time) bool
+	// server: the run's own target series, component → CPU avg, CPU peak,
+	// memory avg, memory peak, and its processes' pids
+	server map[string][4]float64
+	pids   map[string][]string
+	procs  map[string]float64 // a group's processes (absent: 1)
 }
 
 func (f *fakeProm) serve(t *testing.T) Prom {
@@ -98,6 +103,20 @@ func (f *fakeProm) instant(expr, at string) []any {
 	}
 	var out []any
 	switch {
+	case strings.Contains(expr, "imbench_target_process_") && strings.Contains(expr, "by (component, pid)"):
+		for name, pids := range f.pids {
+			for _, pid := range pids {
+				out = append(out, sample(map[string]string{"component": name, "pid": pid}, 1))
+			}
+		}
+	case strings.Contains(expr, "imbench_target_process_"):
+		for name, v := range f.server {
+			if strings.Contains(expr, "count by") {
+				out = append(out, sample(map[string]string{"component": name}, float64(len(f.pids[name]))))
+			} else if x, ok := pick(v); ok {
+				out = append(out, sample(map[string]string{"component": name}, x))
+			}
+		}
 	case strings.Contains(expr, "imbench_vus"):
 		for id, target := range f.otherRuns {
 			out = append(out, sample(map[string]string{"run_id": id, "target": target}, 10))
@@ -119,7 +138,9 @@ func (f *fakeProm) instant(expr, at string) []any {
 		out = append(out, sample(map[string]string{}, float64(n)))
 	case strings.Contains(expr, "imbench:component_"):
 		for name, v := range f.groups {
-			if x, ok := pick(v); ok {
+			if n, ok := f.procs[name]; ok && strings.Contains(expr, "processes") {
+				out = append(out, sample(map[string]string{"component": name}, n))
+			} else if x, ok := pick(v); ok {
 				out = append(out, sample(map[string]string{"component": name}, x))
 			}
 		}

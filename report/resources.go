@@ -2,6 +2,9 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -16,7 +19,11 @@ func (r *Report) resourceSections() []section {
 		return []section{sec}
 	}
 	sec.Paras = append(sec.Paras, "CPU in % of one core, as the OpenIM report counts it (210 % = 2.1 cores); "+
-		"average and peak over the run, from process-exporter (or cAdvisor) through imbench:component_* rules.")
+		"average and peak over the run, from process-exporter (or cAdvisor) through imbench:component_* rules; "+
+		"memory by proportional share (PSS) where the kernel gives it, so that memory a group's processes share counts once.")
+	if t := r.targetSource(); t != "" {
+		sec.Paras = append(sec.Paras, t)
+	}
 	if c := r.Series.Coverage; c > 0 && c < 0.9 {
 		sec.Paras = append(sec.Paras, fmt.Sprintf("Incomplete: these figures rest on %s %% of the run; "+
 			"Prometheus has no samples for the rest.", dec(c*100, 0)))
@@ -46,7 +53,9 @@ func (r *Report) resourceSections() []section {
 		sec.Paras = append(sec.Paras, missing)
 	}
 	if len(target.Rows) == 0 {
-		sec.Paras = append(sec.Paras, "No process of the target was seen (a remote target is measured on its own host).")
+		sec.Paras = append(sec.Paras, "No process of the target was seen: none listened on the run's ports on this machine "+
+			"(a remote target is measured on its own host), and none matched the target profile's process groups "+
+			"(a binary of another name: add it in targets/<target>/profile.local.yaml).")
 	} else {
 		target.Rows = append(target.Rows, []string{"Total", pct(tot.CPUAvg), pct(tot.CPUPeak) + " (sum of peaks)",
 			bytesText(tot.RSSAvg), bytesText(tot.RSSPeak) + " (sum of peaks)"})
@@ -93,6 +102,24 @@ func (r *Report) generatorSource() string {
 			"the other runs' generators are in it."
 	}
 	return "The imbench row is every process named imbench on this host (process-exporter's group)."
+}
+
+// targetSource says which of the target's rows are the processes that
+// served this run's ports, by PID.
+func (r *Report) targetSource() string {
+	if len(r.Series.TargetPIDs) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(r.Series.TargetPIDs)) {
+		var pids []string
+		for _, p := range r.Series.TargetPIDs[name] {
+			pids = append(pids, strconv.Itoa(p))
+		}
+		parts = append(parts, fmt.Sprintf("%s (PID %s)", name, strings.Join(pids, ", ")))
+	}
+	return "Measured by the run's ports, not by name: " + strings.Join(parts, "; ") +
+		" listened on them, and those rows are these processes alone; other processes of the same name on this host are not in them."
 }
 
 func (r *Report) otherRunsText() string {

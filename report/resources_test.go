@@ -200,3 +200,29 @@ func TestResourceChartsDrawTheTargetGeneratorAndStack(t *testing.T) {
 		t.Errorf("the live page (%v) draws or does not name the others", err)
 	}
 }
+
+// Where the run pushed the processes serving its ports, the target's row is
+// those alone, with their PIDs named; what process-exporter's group of the
+// same name had beyond them (another reference target on the host) is the
+// machine's, named beside the table, not in its Total.
+func TestTargetRowIsTheProcessOnTheRunsPorts(t *testing.T) {
+	host := map[string][4]float64{"imbench-target": {120, 180, 200 << 20, 260 << 20}, "imbench": {90, 150, 300 << 20, 400 << 20}}
+	f := &fakeProm{started: t0.Add(-time.Hour), up: func(time.Time) bool { return true }, groups: host,
+		procs:  map[string]float64{"imbench-target": 2},
+		server: map[string][4]float64{"imbench-target": {20, 35, 50 << 20, 60 << 20}}, pids: map[string][]string{"imbench-target": {"4242"}}}
+	s := f.fetch(t)
+	md := (&Report{Summary: sampleSummary(), Series: s, Components: []Component{{Group: "imbench-target", Profile: "targets/reference/profile.yaml"}}}).Markdown()
+	for _, want := range []string{
+		"| imbench-target | 20 % | 35 % | 50 MiB | 60 MiB |",
+		"| Total | 20 % |",
+		"Measured by the run's ports, not by name: imbench-target (PID 4242) listened on them",
+		"imbench-target (other processes of that name) (CPU avg 100 %, memory avg 150 MiB)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+	if got := s.TargetPIDs["imbench-target"]; len(got) != 1 || got[0] != 4242 {
+		t.Errorf("pids %v", got)
+	}
+}

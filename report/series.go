@@ -59,6 +59,10 @@ type Series struct {
 	// The generator row is this run's own processes (their pushed CPU and
 	// memory), not process-exporter's imbench group of the whole host.
 	GeneratorOwn bool `json:"generator_own,omitempty"`
+	// TargetPIDs are, per component, the processes that served the run's
+	// ports on its machine: those rows are theirs alone (pushed by the run),
+	// not process-exporter's group of every process of that name.
+	TargetPIDs map[string][]int `json:"target_pids,omitempty"`
 	// Runs that pushed load figures during this one's window.
 	OtherRuns []OtherRun `json:"other_runs,omitempty"`
 }
@@ -162,6 +166,9 @@ func Fetch(ctx context.Context, prom Prom, runID, target string, from, to time.T
 		}
 	}
 	if err := s.ownGenerator(ctx, prom, rows, window, to); err != nil {
+		return nil, err
+	}
+	if err := s.ownTarget(ctx, prom, rows, window, to); err != nil {
 		return nil, err
 	}
 	if s.OtherRuns, err = otherRuns(ctx, prom, runID, window, to, s.Queries); err != nil {

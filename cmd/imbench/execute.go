@@ -45,7 +45,7 @@ func (rc *runConfig) runnerConfig(obs observe.Observation) runner.Config {
 		env[k] = v
 	}
 	return runner.Config{Script: rc.script, Env: env, RunID: rc.runID, Segment: rc.segment, SetupOnly: rc.setupOnly, SplitInto: rc.splitInto,
-		StartAt: rc.startAt, NoThresholds: rc.noThresholds, PromWrite: obs.PromWrite, LogPush: obs.LogPush}
+		StartAt: rc.startAt, NoThresholds: rc.noThresholds, PromWrite: obs.PromWrite, LogPush: obs.LogPush, TargetProcesses: rc.target.Processes}
 }
 
 // runHere runs the scenario in this process.

@@ -6,11 +6,9 @@
 package procgroup
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,7 +32,7 @@ type point struct {
 
 // Sampler samples groups every interval until Stop.
 type Sampler struct {
-	groups []group
+	groups matcher
 	stop   chan struct{}
 	done   chan struct{}
 
@@ -60,18 +58,11 @@ func Start(groups []profile.Process, interval time.Duration) (*Sampler, error) {
 	if interval <= 0 {
 		interval = time.Second
 	}
-	s := &Sampler{stop: make(chan struct{}), done: make(chan struct{}), points: map[string][]point{}}
-	for _, g := range groups {
-		gg := group{name: g.Group, comm: g.Comm}
-		for _, re := range g.Cmdline {
-			r, err := regexp.Compile(re)
-			if err != nil {
-				return nil, fmt.Errorf("process group %s: %w", g.Group, err)
-			}
-			gg.cmdline = append(gg.cmdline, r)
-		}
-		s.groups = append(s.groups, gg)
+	m, err := newMatcher(groups)
+	if err != nil {
+		return nil, err
 	}
+	s := &Sampler{groups: m, stop: make(chan struct{}), done: make(chan struct{}), points: map[string][]point{}}
 	s.sample()
 	go func() {
 		defer close(s.done)
@@ -150,19 +141,7 @@ func (s *Sampler) sample() {
 }
 
 // match is the first group whose comm or command line selects a process.
-func (s *Sampler) match(comm, cmdline string) string {
-	for _, g := range s.groups {
-		if slices.Contains(g.comm, comm) {
-			return g.name
-		}
-		for _, re := range g.cmdline {
-			if re.MatchString(cmdline) {
-				return g.name
-			}
-		}
-	}
-	return ""
-}
+func (s *Sampler) match(comm, cmdline string) string { return s.groups.match(comm, cmdline) }
 
 func readProc(dir string) (cpu, rss float64, ok bool) {
 	stat, err := os.ReadFile(dir + "/stat")

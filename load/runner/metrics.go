@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"github.com/imbench/imbench/internal/procgroup"
 	"maps"
 	"runtime"
+	"strconv"
 	"sync"
 	"time"
 
@@ -23,6 +25,8 @@ const (
 	mGoroutines  = "imbench_goroutines"
 	mProcCPU     = "imbench_process_cpu_seconds_total"
 	mProcRSS     = "imbench_process_resident_memory_bytes"
+	mTargetCPU   = "imbench_target_process_cpu_seconds_total"
+	mTargetMem   = "imbench_target_process_memory_bytes"
 	mSent        = "imbench_messages_sent_total"
 	mAcked       = "imbench_messages_acked_total"
 	mSendFailed  = "imbench_send_failures_total"
@@ -52,7 +56,7 @@ const (
 )
 
 // MetricNames lists every series the runner writes.
-var MetricNames = []string{mOnline, mDown, mVUs, mGoroutines, mProcCPU, mProcRSS, mSent, mAcked, mSendFailed, mUnanswered, mExpected, mDeliveries,
+var MetricNames = []string{mOnline, mDown, mVUs, mGoroutines, mProcCPU, mProcRSS, mTargetCPU, mTargetMem, mSent, mAcked, mSendFailed, mUnanswered, mExpected, mDeliveries,
 	mDuplicates, mOutOfOrder, mLost, mLate, mUnchecked, mRoomMissed, mCorrupted, mConnectErrs, mDisconnects, mReconnects, mLogins, mPulls, mPushedAfter, mLoginFailed, mLoginRetry, mAfterRetry, mNeverOnline, mNotAttempt,
 	mE2E, mAck}
 
@@ -74,14 +78,16 @@ type pusher struct {
 	done chan struct{}
 	once sync.Once
 
+	target *targetProcs // the processes serving the run's ports here, if any
+
 	mu         sync.Mutex
 	lost       *verify.Reconciliation
 	goroutines []int32
 	gStart     time.Time
 }
 
-func startPusher(run *Run, rw *promrw.Writer, base map[string]string, vus int, every time.Duration) *pusher {
-	p := &pusher{run: run, rw: rw, every: every, base: base, vus: vus, stop: make(chan struct{}), done: make(chan struct{})}
+func startPusher(run *Run, rw *promrw.Writer, base map[string]string, vus int, every time.Duration, target *targetProcs) *pusher {
+	p := &pusher{run: run, rw: rw, every: every, base: base, vus: vus, target: target, stop: make(chan struct{}), done: make(chan struct{})}
 	go p.loop()
 	return p
 }
@@ -166,6 +172,15 @@ func (p *pusher) series(now time.Time, lost *verify.Reconciliation) []promrw.Tim
 	}
 	if rss, err := processRSSBytes(); err == nil {
 		add(mProcRSS, rss)
+	}
+	// The target's processes serving this run's ports (by their listening
+	// sockets, not their name): CPU, and memory by proportional share.
+	for _, o := range p.target.current(now) {
+		if cpu, mem, ok := procgroup.ProcessUsage(o.PID); ok {
+			pid := strconv.Itoa(o.PID)
+			add(mTargetCPU, cpu, "component", o.Component, "pid", pid)
+			add(mTargetMem, mem, "component", o.Component, "pid", pid)
+		}
 	}
 	// Every counter is sent on every push, zeros included: a counter that
 	// stays 0 must still be a continuous 0 series (a clean run shows 0

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/imbench/imbench/internal/profile"
 	"io"
 	"log/slog"
 	"maps"
@@ -46,8 +47,11 @@ type Config struct {
 	LogPush      string        // Loki-protocol push URL of the log store, "" for none
 	PushEvery    time.Duration // metrics push interval (default 5s)
 	Instance     string        // the instance label ("segI" in a split run by default)
-	Stdout       io.Writer
-	Stderr       io.Writer
+	// TargetProcesses are the target profile's process groups: they name
+	// the processes found serving the run's ports on this machine.
+	TargetProcesses []profile.Process
+	Stdout          io.Writer
+	Stderr          io.Writer
 }
 
 // Prepared is a scenario evaluated and its target checked: what remains is
@@ -188,9 +192,17 @@ func (pr *Prepared) Execute(ctx context.Context) int {
 	lo, hi := cfg.Segment.VUs(run.Opts.VUs)
 	base := map[string]string{"run_id": run.ID, "target": run.Target.Name, "system": run.Target.System,
 		"scenario": run.Plan.Name, "instance": cfg.Instance}
+	var server *targetProcs
+	if cfg.Segment.Index == 0 { // one process of a split run measures the server
+		var eps []string
+		for _, name := range run.Protocol.Endpoints {
+			eps = append(eps, run.Target.Endpoints[name])
+		}
+		server = newTargetProcs(eps, cfg.TargetProcesses)
+	}
 	run.mu.Lock()
 	run.metrics = startPusher(run, promrw.New(cfg.PromWrite, cfg.Env, func(f string, a ...any) { pr.log.Warn(fmt.Sprintf(f, a...)) }),
-		base, hi-lo+1, cfg.PushEvery)
+		base, hi-lo+1, cfg.PushEvery, server)
 	run.mu.Unlock()
 
 	runCtx, cancel := context.WithCancel(ctx)

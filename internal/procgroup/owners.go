@@ -1,0 +1,174 @@
+package procgroup
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/imbench/imbench/internal/profile"
+)
+
+// Owner is a process listening on one of a run's ports: the target's own
+// process, whatever its name, and however many others of that name run on
+// the host.
+type Owner struct {
+	PID       int
+	Component string // the first profile group that selects it, else its comm
+	Ports     []int  // the run's ports it listens on
+}
+
+// ListenOwners finds the processes listening on ports of this machine
+// (/proc/net/tcp and tcp6: the sockets in LISTEN, their inodes, then the
+// processes holding them), each named by the first of groups that selects it
+// as process-exporter would, else by its comm. A process whose descriptors
+// cannot be read (another user's) is not found.
+func ListenOwners(ports []int, groups []profile.Process) ([]Owner, error) {
+	m, err := newMatcher(groups)
+	if err != nil {
+		return nil, err
+	}
+	inodes := map[string]int{} // socket inode → port
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		if err := listening(f, ports, inodes); err != nil && !os.IsNotExist(err) {
+			return nil, err
+		}
+	}
+	if len(inodes) == 0 {
+		return nil, nil
+	}
+	var out []Owner
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil {
+			continue
+		}
+		fds, err := os.ReadDir(d + "/fd")
+		if err != nil {
+			continue
+		}
+		var held []int
+		for _, fd := range fds {
+			link, err := os.Readlink(d + "/fd/" + fd.Name())
+			if err != nil || !strings.HasPrefix(link, "socket:[") {
+				continue
+			}
+			if port, ok := inodes[strings.TrimSuffix(strings.TrimPrefix(link, "socket:["), "]")]; ok && !slices.Contains(held, port) {
+				held = append(held, port)
+			}
+		}
+		if len(held) == 0 {
+			continue
+		}
+		slices.Sort(held)
+		comm, _ := os.ReadFile(d + "/comm")
+		cmd, _ := os.ReadFile(d + "/cmdline")
+		c := strings.TrimSpace(string(comm))
+		name := m.match(c, strings.ReplaceAll(string(cmd), "\x00", " "))
+		if name == "" {
+			name = c
+		}
+		out = append(out, Owner{PID: pid, Component: name, Ports: held})
+	}
+	return out, nil
+}
+
+// listening adds the inodes of f's sockets in LISTEN (state 0A) on one of
+// ports.
+func listening(f string, ports []int, inodes map[string]int) error {
+	raw, err := os.ReadFile(f)
+	if err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Scan() // the header
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) < 10 || fs[3] != "0A" {
+			continue
+		}
+		_, hexPort, ok := strings.Cut(fs[1], ":")
+		if !ok {
+			continue
+		}
+		port, err := strconv.ParseInt(hexPort, 16, 32)
+		if err != nil || !slices.Contains(ports, int(port)) {
+			continue
+		}
+		inodes[fs[9]] = int(port)
+	}
+	return sc.Err()
+}
+
+// ProcessUsage is one process's CPU seconds so far and its memory: its
+// proportional share (smaps_rollup's Pss) where the kernel gives it, else
+// its resident set.
+func ProcessUsage(pid int) (cpuSeconds, memBytes float64, ok bool) {
+	d := fmt.Sprintf("/proc/%d", pid)
+	cpu, rss, ok := readProc(d)
+	if !ok {
+		return 0, 0, false
+	}
+	if pss, ok := readPss(d); ok {
+		return cpu, pss, true
+	}
+	return cpu, rss, true
+}
+
+// readPss is smaps_rollup's Pss line, in bytes.
+func readPss(dir string) (float64, bool) {
+	raw, err := os.ReadFile(dir + "/smaps_rollup")
+	if err != nil {
+		return 0, false
+	}
+	for line := range strings.Lines(string(raw)) {
+		if rest, ok := strings.CutPrefix(line, "Pss:"); ok {
+			f := strings.Fields(rest)
+			if len(f) >= 1 {
+				kb, err := strconv.ParseFloat(f[0], 64)
+				return kb * 1024, err == nil
+			}
+		}
+	}
+	return 0, false
+}
+
+// matcher selects a process's group as process-exporter does: the first
+// group whose comm or command line selects it.
+type matcher []group
+
+func newMatcher(groups []profile.Process) (matcher, error) {
+	var m matcher
+	for _, g := range groups {
+		gg := group{name: g.Group, comm: g.Comm}
+		for _, re := range g.Cmdline {
+			r, err := regexp.Compile(re)
+			if err != nil {
+				return nil, fmt.Errorf("process group %s: %w", g.Group, err)
+			}
+			gg.cmdline = append(gg.cmdline, r)
+		}
+		m = append(m, gg)
+	}
+	return m, nil
+}
+
+func (m matcher) match(comm, cmdline string) string {
+	for _, g := range m {
+		if slices.Contains(g.comm, comm) {
+			return g.name
+		}
+		for _, re := range g.cmdline {
+			if re.MatchString(cmdline) {
+				return g.name
+			}
+		}
+	}
+	return ""
+}
