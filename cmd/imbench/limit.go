@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -214,6 +215,7 @@ func runLimit(lc *limitConfig) (int, error) {
 		st.GeneratorCores = gen.cores(from, to)
 		st.MachineBusy = sampler.MachineBusy(from, to)
 		st.Usage = stepUsage(ctx, prom, sampler, s, roles, from, to)
+		st.Left = leftBy(dir)
 		return st, nil
 	}
 	report := func(st limit.Step) {
@@ -251,6 +253,11 @@ func runLimit(lc *limitConfig) (int, error) {
 	}
 	fmt.Print(limit.Table(res))
 	fmt.Printf("imbench: %s\nimbench: search in %s (limit.json, limit.md, limit.html)\n", limit.ResultLine(res), dir)
+	for _, st := range res.Steps {
+		if st.Left != "" {
+			fmt.Printf("imbench: step %d (run %s) left %s on %s: make clean-target RUN=%s removes them\n", st.N, st.RunID, st.Left, rc.target.Name, st.RunID)
+		}
+	}
 	if err != nil {
 		return 1, nil
 	}
@@ -493,4 +500,27 @@ func (s *searchSeries) judged(st limit.Step, lo, hi float64) {
 		v["imbench_limit_broken_load"] = hi
 	}
 	s.write(v)
+}
+
+// leftBy is what a step's clean-up left on its target, from its
+// teardown.json ("" when it removed all it could, or wrote none).
+func leftBy(dir string) string {
+	raw, err := os.ReadFile(filepath.Join(dir, runner.TeardownFile))
+	var rec runner.TeardownRecord
+	if err != nil || json.Unmarshal(raw, &rec) != nil || rec.Removed.Left() == 0 {
+		return ""
+	}
+	var parts []string
+	for _, x := range []struct {
+		n    int
+		what string
+	}{{rec.Removed.UsersLeft, "user"}, {rec.Removed.GroupsLeft, "group"}, {rec.Removed.RoomsLeft, "chatroom"}} {
+		switch {
+		case x.n == 1:
+			parts = append(parts, "1 "+x.what)
+		case x.n > 1:
+			parts = append(parts, fmt.Sprintf("%d %ss", x.n, x.what))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/limit"
+	"github.com/imbench/imbench/load/runner"
 )
 
 type limitResult struct {
@@ -115,5 +117,23 @@ func TestCompareTwoSearches(t *testing.T) {
 	}
 	if same := imbench(t, nil, "compare", "-a", "sa", "-b", "sc", "-results", results); same.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", same.code, same.stdout, same.stderr)
+	}
+}
+
+// A step whose clean-up left users or groups on the target says so in its
+// line, with its run id and the make clean-target that removes them.
+func TestAStepSaysWhatItsCleanUpLeft(t *testing.T) {
+	dir := t.TempDir()
+	if got := leftBy(dir); got != "" {
+		t.Fatalf("no teardown.json: %q", got)
+	}
+	rec := runner.TeardownRecord{Target: "wildfire", Removed: engine.Removal{Users: 80, UsersLeft: 45, GroupsLeft: 1}}
+	raw, _ := json.Marshal(rec)
+	if err := os.WriteFile(filepath.Join(dir, runner.TeardownFile), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := limit.Step{N: 3, Asked: 400, RunID: "lim_s3", Left: leftBy(dir)}
+	if line := limit.StepLine(st, "rate"); !strings.HasSuffix(line, "; its clean-up left 45 users, 1 group on the target: make clean-target RUN=lim_s3 removes them") {
+		t.Fatalf("%q", line)
 	}
 }

@@ -43,6 +43,9 @@ type Step struct {
 	MachineBusy    float64 `json:"machine_busy,omitempty"`
 	GeneratorBound bool    `json:"generator_bound,omitempty"`
 	GeneratorWhy   string  `json:"generator_why,omitempty"`
+	// Left is what the step's clean-up left on the target ("" when it
+	// removed everything it could): "3 users, 1 group".
+	Left string `json:"left_on_target,omitempty"`
 
 	Summary summary.Summary `json:"-"`
 }

@@ -24,8 +24,8 @@ func StepLine(st Step, dim string) string {
 		verdict = "broke " + strings.Join(st.Broken, ", ")
 	}
 	if dim == "users" {
-		return fmt.Sprintf("step %d: %s asked, %d online, e2e p99 %s ms, lost %d: %s", st.N, LoadText(st.Asked, dim), st.Online,
-			num(st.E2EP99), st.Lost, verdict)
+		return fmt.Sprintf("step %d: %s asked, %d online, e2e p99 %s ms, lost %d: %s%s", st.N, LoadText(st.Asked, dim), st.Online,
+			num(st.E2EP99), st.Lost, verdict, LeftText(st))
 	}
 	recv := "no delivery owed"
 	if st.Expected > 0 {
@@ -35,8 +35,17 @@ func StepLine(st Step, dim string) string {
 	if st.Unchecked > 0 {
 		unchecked = fmt.Sprintf(", unchecked %d", st.Unchecked)
 	}
-	return fmt.Sprintf("step %d: %s asked, %s sent, %s, ack p99 %s ms, lost %d, late %d%s, unanswered %d: %s",
-		st.N, LoadText(st.Asked, dim), num(st.Achieved), recv, num(st.AckP99), st.Lost, st.Late, unchecked, st.Unanswered, verdict)
+	return fmt.Sprintf("step %d: %s asked, %s sent, %s, ack p99 %s ms, lost %d, late %d%s, unanswered %d: %s%s",
+		st.N, LoadText(st.Asked, dim), num(st.Achieved), recv, num(st.AckP99), st.Lost, st.Late, unchecked, st.Unanswered, verdict, LeftText(st))
+}
+
+// LeftText is "; its clean-up left …: make clean-target RUN=<its run>" for
+// a step that left something on the target, else "".
+func LeftText(st Step) string {
+	if st.Left == "" {
+		return ""
+	}
+	return fmt.Sprintf("; its clean-up left %s on the target: make clean-target RUN=%s removes them", st.Left, st.RunID)
 }
 
 // ResultLine is the search's result in a line.
