@@ -78,7 +78,27 @@ func runWith(t testing.TB, tgt engine.Target, p *plan.Plan, vus int, opts engine
 // after the drain, applied to the reconciliation.
 func runChecked(t testing.TB, tgt engine.Target, p *plan.Plan, vus int, opts engine.Options, online func(), loginsMayFail, check bool) outcome {
 	t.Helper()
-	var once sync.Once
+	return runHooked(t, tgt, p, vus, opts, hooks{online: online}, loginsMayFail, check)
+}
+
+// hooks are called at the run's turns: online in its own goroutine as
+// sending is about to begin; sent and drained once, every VU waiting for
+// them, when every VU has sent (before the late logins) and drained
+// (before the connections close and the store check).
+type hooks struct {
+	online, sent, drained func()
+}
+
+// runHooked is runChecked with every hook.
+func runHooked(t testing.TB, tgt engine.Target, p *plan.Plan, vus int, opts engine.Options, hk hooks, loginsMayFail, check bool) outcome {
+	t.Helper()
+	online := hk.online
+	var once, sentOnce, drainedOnce sync.Once
+	at := func(o *sync.Once, f func()) {
+		if f != nil {
+			o.Do(f)
+		}
+	}
 	d := driver(t, tgt, p)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -113,12 +133,14 @@ func runChecked(t testing.TB, tgt engine.Target, p *plan.Plan, vus int, opts eng
 				t.Error(err)
 				return
 			}
+			at(&sentOnce, hk.sent)
 			if r := s.Login(plan.Late); r.Failed > 0 && !loginsMayFail {
 				t.Errorf("late logins failed: %v", r.FirstErr)
 			}
 			sh.Barrier(ctx, "late", vus)
 			s.Drain()
 			sh.Barrier(ctx, "drained", vus)
+			at(&drainedOnce, hk.drained)
 			s.Close()
 		}()
 	}

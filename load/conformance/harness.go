@@ -55,6 +55,8 @@ type Server interface {
 	// DropAll drops every connection at once, a reconnect storm, and
 	// returns how many it dropped (counted as the disconnect fault's).
 	DropAll() int
+	// StallNextPulls leaves the next n pulls that find messages unanswered.
+	StallNextPulls(n int)
 }
 
 // Harness is what a protocol gives the suite.

@@ -51,6 +51,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("heartbeats", func(t *testing.T) { testHeartbeats(t, h) })
 	t.Run("gateways", func(t *testing.T) { testGateways(t, h) })
 	t.Run("chatroom", func(t *testing.T) { testChatroom(t, h) })
+	t.Run("every-fault", func(t *testing.T) { testEveryFault(t, h) })
 	if h.LoginDrops {
 		t.Run("login-drops", func(t *testing.T) { testLoginDrops(t, h) })
 	}
@@ -193,6 +194,79 @@ func testLoseByPresence(t *testing.T, h Harness) {
 	msgs := int64(srv.Counter(t, LostMessagesCounter))
 	if msgs == 0 || verify.Sum(o.rec.Lost) != 5*msgs || verify.Sum(o.totals.Pulled) == 0 {
 		t.Fatalf("target lost %d messages, verifier lost %d deliveries (want %d), pulled %v", msgs, verify.Sum(o.rec.Lost), 5*msgs, o.totals.Pulled)
+	}
+	// The target counts a lost delivery against a member when it logs in,
+	// never against one that never does: its count is the verifier's.
+	if lost := int64(srv.Counter(t, LostCounter)); lost != verify.Sum(o.rec.Lost) {
+		t.Fatalf("target lost %d deliveries, verifier %d", lost, verify.Sum(o.rec.Lost))
+	}
+}
+
+// Every fault at once, with group members who never log in: lost (by the
+// lose fault and by dropped batches), skipped, duplicated and reordered
+// pushes, answers late past the client's timeout (some of them in dropped
+// batches), every connection dropped once the sends are done, and the
+// store check's first reads unanswered. Each of imbench's counts equals
+// the target's own counter: lost and never stored = its lost deliveries,
+// unanswered = its late answers, duplicates, out of order, disconnects,
+// the store check's retries = its unanswered pulls; nothing late (the
+// drain's sync pulls what a skipped push left) or unchecked.
+func testEveryFault(t *testing.T, h Harness) {
+	f := Faults{Lose: 0.03, SkipPush: 0.05, Duplicate: 0.05, Reorder: 0.1, ReorderHold: 300 * time.Millisecond,
+		BatchDrop: 12, AckLate: 0.05, AckLateBy: 3 * time.Second, Seed: 41}
+	srv := h.Start(t, f)
+	p := build(t, "everyfault",
+		`{"kind":"groups","groups":4,"members":10,"senders":2,"online":3,"late":2,"watchers":1,"totalRate":200,"messages":30}`,
+		`{"kind":"pairs","pairs":1,"allOnline":true,"inFlight":16,"messages":150}`, // batches past BatchDrop
+		`{"kind":"pairs","pairs":6,"lateShare":0.5,"totalRate":100,"messages":4}`)
+	dropped := 0
+	o := runHooked(t, withOptions(srv.Target(), map[string]any{"timeout": "1500ms"}), p, 2,
+		engine.Options{ReconnectDelay: 100 * time.Millisecond, ReconnectCap: 400 * time.Millisecond}, hooks{
+			// Once held pushes and batches are out, every connection drops.
+			sent:    func() { time.Sleep(f.ReorderHold + time.Second); dropped = srv.DropAll() },
+			drained: func() { srv.StallNextPulls(3) }, // the store check's reads alone meet it
+		}, false, true)
+	never := 0
+	for u := range p.Users {
+		if !p.Reachable(uint32(u)) {
+			never++
+		}
+	}
+	c := o.check
+	if c == nil {
+		t.Fatal("nothing was owed after the drain: no store check")
+	}
+	got := map[string][2]int64{
+		"lost = the target's lost deliveries":          {verify.Sum(o.rec.Lost), int64(srv.Counter(t, LostCounter))},
+		"never stored = the target's lost deliveries":  {verify.Sum(o.rec.NeverStored), int64(srv.Counter(t, LostCounter))},
+		"unanswered = the target's late answers":       {verify.Sum(o.totals.Unanswered), int64(srv.Counter(t, LateAcksCounter))},
+		"duplicates = the target's duplicated pushes":  {verify.Sum(o.totals.Duplicates), int64(srv.Counter(t, DuplicatedCounter))},
+		"out of order = the target's reordered pushes": {verify.Sum(o.totals.OutOfOrder), int64(srv.Counter(t, ReorderedCounter))},
+		"disconnects = the target's":                   {o.totals.Disconnects, int64(srv.Counter(t, DisconnectsCounter))},
+		"store check retries = its unanswered pulls":   {int64(c.Retries), int64(srv.Counter(t, StalledPullsCounter))},
+		"late = 0":                                     {verify.Sum(o.rec.Late), 0},
+		"unchecked = 0":                                {verify.Sum(o.rec.Unchecked) + c.Unchecked, 0},
+	}
+	for what, v := range got {
+		if v[0] != v[1] {
+			t.Errorf("%s: imbench %d, target %d", what, v[0], v[1])
+		}
+	}
+	// Each fault fired, or the equalities prove nothing. A Wildfire feed
+	// keeps only what its user has not yet pulled: the store check's read of
+	// a message never stored finds nothing there, which no stall holds up
+	// (store-unanswered stalls Wildfire's reads of what it holds).
+	fired := []string{LostCounter, SkippedCounter, DuplicatedCounter, ReorderedCounter, LateAcksCounter, BatchDropsCounter}
+	if h.System != "wildfire" {
+		fired = append(fired, StalledPullsCounter)
+	}
+	for _, name := range fired {
+		if srv.Counter(t, name) == 0 {
+			t.Errorf("%s stayed 0", name)
+		}
+	}
+	if never == 0 || dropped == 0 || int64(dropped) != o.totals.Disconnects {
+		t.Errorf("%d users never online, %d dropped, %d disconnects", never, dropped, o.totals.Disconnects)
 	}
 }
 

@@ -33,6 +33,8 @@ func (r reference) Counter(t testing.TB, name string) float64 { return r.tg.Coun
 
 func (r reference) DropAll() int { return r.tg.Core.DropAll() }
 
+func (r reference) StallNextPulls(n int) { r.tg.Core.StallNextPulls(n) }
+
 func startReference(t testing.TB, f conformance.Faults) conformance.Server {
 	if f.Gateways > 0 {
 		t.Skip("the reference target keeps Wildfire's per-user feeds beside its core: no gateway processes")

@@ -38,6 +38,8 @@ func (r reference) Counter(t testing.TB, name string) float64 { return r.tg.Coun
 
 func (r reference) DropAll() int { return r.tg.Core.DropAll() }
 
+func (r reference) StallNextPulls(n int) { r.tg.Core.StallNextPulls(n) }
+
 func startReference(t testing.TB, f conformance.Faults) conformance.Server {
 	cf := reftest.Faults(f)
 	cf.ReorderLate = f.ReorderLate

@@ -16,12 +16,12 @@ import "time"
 
 // pending is one conversation's messages of the current window.
 type pending struct {
-	msgs   []*Message
-	others []int // deliveries each owes (lost)
+	msgs    []*Message
+	members [][]string // each one's conversation members when it was sent
 }
 
 // batch queues m, acknowledged, for its conversation's batch.
-func (c *Core) batch(cv *Conv, m *Message, others int) {
+func (c *Core) batch(cv *Conv, m *Message, members []string) {
 	w := c.faults.cfg.BatchWindow
 	cv.bmu.Lock()
 	if cv.pending == nil {
@@ -29,7 +29,7 @@ func (c *Core) batch(cv *Conv, m *Message, others int) {
 		time.AfterFunc(w-time.Duration(time.Now().UnixNano())%w, func() { c.flush(cv) })
 	}
 	cv.pending.msgs = append(cv.pending.msgs, m)
-	cv.pending.others = append(cv.pending.others, others)
+	cv.pending.members = append(cv.pending.members, members)
 	cv.bmu.Unlock()
 }
 
@@ -44,8 +44,14 @@ func (c *Core) flush(cv *Conv) {
 	}
 	kind := cv.key.Kind
 	if len(b.msgs) > c.faults.cfg.BatchDrop {
-		for _, n := range b.others {
-			c.metrics.lost(kind, n)
+		for i, m := range b.msgs {
+			if m.AckLate > 0 {
+				// Answered late: unanswered to its client, which expects none
+				// of its deliveries. Counted once, as a late answer, not lost.
+				c.metrics.faultLateAcks[kind].Inc()
+				continue
+			}
+			c.countLost(kind, m.Sender, b.members[i], len(b.members[i])-1)
 		}
 		c.metrics.faultBatchDrops.Inc()
 		c.log.Warn("batch data insert to redis err", "err", "message count exceeds limit", "limit", c.faults.cfg.BatchDrop,

@@ -73,6 +73,11 @@ type user struct {
 	// costs the user's own entries, not a pass over everyone's.
 	tokens  []string
 	devices []int
+	// everOn: it has logged in (Attach) since the start; until then the
+	// deliveries lost messages owed it wait in owedLost, counted when it
+	// first logs in, never if it never does.
+	everOn   bool
+	owedLost [lastKind + 1]int
 }
 
 func (u *user) onDevice(d int) {

@@ -90,7 +90,8 @@ type faultState struct {
 	cfg     Faults
 	mu      sync.Mutex
 	rng     *rand.Rand
-	stalled int // pulls left unanswered (StallPulls)
+	stalled    int // pulls left unanswered (StallPulls)
+	stallLimit int // how many may be: StallPulls, raised by StallNextPulls
 }
 
 func newFaultState(cfg Faults) *faultState {
@@ -98,7 +99,7 @@ func newFaultState(cfg Faults) *faultState {
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
-	return &faultState{cfg: cfg, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	return &faultState{cfg: cfg, stallLimit: cfg.StallPulls, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 }
 
 func (f *faultState) roll(p float64) bool {
@@ -121,11 +122,11 @@ func (f *faultState) ackLate() bool   { return f.roll(f.cfg.AckLate) }
 // nothing back.
 func (c *Core) StallPull(found int) bool {
 	f := c.faults
-	if found == 0 || f.cfg.StallPulls == 0 {
+	if found == 0 {
 		return false
 	}
 	f.mu.Lock()
-	stall := f.stalled < f.cfg.StallPulls
+	stall := f.stalled < f.stallLimit
 	if stall {
 		f.stalled++
 	}
@@ -134,6 +135,16 @@ func (c *Core) StallPull(found int) bool {
 		c.metrics.faultStalls.Inc()
 	}
 	return stall
+}
+
+// StallNextPulls leaves the next n pulls that find messages unanswered, from
+// now: a test arms it once a run's own pulls are over, so that only its
+// store check's reads meet it.
+func (c *Core) StallNextPulls(n int) {
+	f := c.faults
+	f.mu.Lock()
+	f.stallLimit = f.stalled + n
+	f.mu.Unlock()
 }
 
 // RunDisconnects drops DisconnectCount random connections every

@@ -95,13 +95,13 @@ func NewMetrics() *Metrics {
 			dst[k] = v.WithLabelValues(convType[k]) // exported from the start: a zero is a zero, not a missing series
 		}
 	}
-	byKind(&m.faultLostMsgs, "imbench_target_fault_lost_messages_total", "Messages acknowledged but dropped (lose fault).")
-	byKind(&m.faultLostDeliv, "imbench_target_fault_lost_deliveries_total", "Deliveries those lost messages owed: members other than the sender (a chatroom's: when it was sent).")
+	byKind(&m.faultLostMsgs, "imbench_target_fault_lost_messages_total", "Messages acknowledged but dropped (lose fault, or in a batch dropped for its size; a late-answered one there counts as a late answer instead).")
+	byKind(&m.faultLostDeliv, "imbench_target_fault_lost_deliveries_total", "Deliveries those lost messages owed: members other than the sender, each counted once that member has logged in (at the loss, or at its first login after it; never for one that never logs in, as a load client expects it nothing); a chatroom's members when it was sent.")
 	byKind(&m.faultSkipped, "imbench_target_fault_skipped_pushes_total", "Pushes not sent although the message was stored (skip-push fault).")
 	byKind(&m.faultDuplicated, "imbench_target_fault_duplicated_pushes_total", "Pushes sent a second time (duplicate fault).")
 	byKind(&m.faultReordered, "imbench_target_fault_reordered_pushes_total", "Pushes overtaken by the sender's next message in the conversation (reorder fault).")
 	byKind(&m.faultDelayed, "imbench_target_fault_delayed_pushes_total", "Pushes held back by the added delay.")
-	byKind(&m.faultLateAcks, "imbench_target_fault_late_acks_total", "Messages stored and pushed whose sender was answered late (ack-late fault).")
+	byKind(&m.faultLateAcks, "imbench_target_fault_late_acks_total", "Messages whose sender was answered late (ack-late fault): stored and pushed, or dropped in a batch for its size (then not lost: its sender, unanswered, expects none of its deliveries).")
 	return m
 }
 

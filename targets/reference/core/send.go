@@ -30,7 +30,7 @@ func (c *Core) Send(m *Message) (*Message, error) {
 	}
 	m.Time = time.Now().UnixMilli()
 	if !m.System && c.faults.lose() {
-		c.metrics.lost(kind, r.others)
+		c.countLost(kind, m.Sender, r.members, r.others)
 		c.metrics.Counts.accepted[kind].Add(1)
 		return m, nil // acknowledged, never stored, never pushed
 	}
@@ -48,7 +48,7 @@ func (c *Core) Send(m *Message) (*Message, error) {
 		return m, nil
 	}
 	if !m.System && kind.keepsHistory() && c.faults.cfg.BatchDrop > 0 {
-		c.batch(r.cv, m, r.others)
+		c.batch(r.cv, m, r.members)
 		c.metrics.Counts.accepted[kind].Add(1)
 		return m, nil
 	}
@@ -63,6 +63,7 @@ func (c *Core) Send(m *Message) (*Message, error) {
 type routed struct {
 	cv      *Conv
 	others  int         // members but the sender: the deliveries a lost message owes
+	members []string    // every member, the sender's too (not kept past the call for a chatroom)
 	targets []recipient // every online session of every member, the sender's too
 	offline []string    // members whose front end keeps a feed and that are offline
 }
@@ -87,7 +88,7 @@ func (c *Core) route(m *Message) (routed, error) {
 	// but not yet answered to its client when the message arrives is
 	// counted, while a client that stamps a join at its answer does not
 	// expect the message; only the client can tell that case apart.
-	r := routed{others: len(members) - 1, targets: make([]recipient, 0, len(members))}
+	r := routed{others: len(members) - 1, members: members, targets: make([]recipient, 0, len(members))}
 	// Members a front end keeps a feed for and that are offline: theirs
 	// are filed in their feeds (SetFeed). Only looked for while a user is
 	// marked, so protocols without feeds pay nothing.
@@ -204,4 +205,31 @@ func (c *Core) openConv(k ConvKey) *Conv {
 		c.users[k.Peer].direct[k] = cv
 	}
 	return cv
+}
+
+// countLost counts a lost message and the deliveries it owed: at once to
+// the members but the sender who have logged in, and to each other member
+// when it first logs in (Attach), never if it never does, as a load client
+// expects nothing of a user that never got online. A chatroom's members
+// joined, so logged in: all are counted at once.
+func (c *Core) countLost(kind Kind, sender string, members []string, others int) {
+	c.metrics.faultLostMsgs[kind].Inc()
+	if kind == Room {
+		c.metrics.faultLostDeliv[kind].Add(float64(others))
+		return
+	}
+	now := 0
+	c.mu.Lock()
+	for _, u := range members {
+		if u == sender {
+			continue
+		}
+		if usr := c.users[u]; usr != nil && !usr.everOn {
+			usr.owedLost[kind]++
+			continue
+		}
+		now++
+	}
+	c.mu.Unlock()
+	c.metrics.faultLostDeliv[kind].Add(float64(now))
 }

@@ -69,6 +69,15 @@ func (c *Core) Attach(s *Session) error {
 	}
 	byDevice[s.Device] = append(kept, s)
 	c.indexSessionsLocked(s.User)
+	if u := c.users[s.User]; u != nil && !u.everOn {
+		u.everOn = true
+		for k, n := range u.owedLost {
+			if n > 0 {
+				c.metrics.faultLostDeliv[k].Add(float64(n))
+			}
+		}
+		u.owedLost = [lastKind + 1]int{}
+	}
 	c.conns += 1 - len(gone)
 	c.metrics.setOnline(len(c.online), c.conns)
 	c.mu.Unlock()
