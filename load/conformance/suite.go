@@ -244,8 +244,8 @@ func testEveryFault(t *testing.T, h Harness) {
 		"out of order = the target's reordered pushes": {verify.Sum(o.totals.OutOfOrder), int64(srv.Counter(t, ReorderedCounter))},
 		"disconnects = the target's":                   {o.totals.Disconnects, int64(srv.Counter(t, DisconnectsCounter))},
 		"store check retries = its unanswered pulls":   {int64(c.Retries), int64(srv.Counter(t, StalledPullsCounter))},
-		"late = 0":                                     {verify.Sum(o.rec.Late), 0},
-		"unchecked = 0":                                {verify.Sum(o.rec.Unchecked) + c.Unchecked, 0},
+		"late = 0":      {verify.Sum(o.rec.Late), 0},
+		"unchecked = 0": {verify.Sum(o.rec.Unchecked) + c.Unchecked, 0},
 	}
 	for what, v := range got {
 		if v[0] != v[1] {

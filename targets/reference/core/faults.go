@@ -87,9 +87,9 @@ func (f Faults) Active() bool {
 }
 
 type faultState struct {
-	cfg     Faults
-	mu      sync.Mutex
-	rng     *rand.Rand
+	cfg        Faults
+	mu         sync.Mutex
+	rng        *rand.Rand
 	stalled    int // pulls left unanswered (StallPulls)
 	stallLimit int // how many may be: StallPulls, raised by StallNextPulls
 }
