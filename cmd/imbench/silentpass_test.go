@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/imbench/imbench/internal/summary"
 )
 
 // A workload file of the user's own, with no thresholds at all, still fails
@@ -32,7 +36,8 @@ export const plan = im.workload({
 		t.Run(c.name, func(t *testing.T) {
 			tg := startTarget(t, c.flags...)
 			for _, proto := range []string{"openim", "wukongim", "wildfire"} {
-				r := imbench(t, append(tg.env(), c.env...), "run", "-scenario", script, "-protocol", proto, "-results", t.TempDir())
+				results := t.TempDir()
+				r := imbench(t, append(tg.env(), c.env...), "run", "-scenario", script, "-protocol", proto, "-results", results)
 				last := lastLine(r.stdout)
 				if r.code != 99 || !strings.Contains(last, " failed (exit 99, crossed: ") || !strings.Contains(last, c.want+" count==0") ||
 					!strings.Contains(last, " "+c.want) || strings.Contains(last, "passed") {
@@ -40,6 +45,13 @@ export const plan = im.workload({
 				}
 				if !strings.Contains(r.stdout, "✗ "+c.want+" count==0") || !strings.Contains(r.stdout, "imbench's integrity default") {
 					t.Errorf("%s: the implicit threshold is not listed:\n%s", proto, r.stdout)
+				}
+				// Each second's 80 (two pairs of 40) sent in one burst: the peak is the
+				// busiest second's count, not a rate of the burst's own.
+				s, err := summary.Load(filepath.Join(results, "latest", "summary.json"))
+				if err != nil || s.Messages.PeakPerSecond != slices.Max(s.Messages.PerSecond) || s.Messages.PeakPerSecond > 80 ||
+					!strings.Contains(r.stdout, fmt.Sprintf("| Message Rate           | Peak %d msg/s", s.Messages.PeakPerSecond)) {
+					t.Errorf("%s: peak %d, per second %v (%v)", proto, s.Messages.PeakPerSecond, s.Messages.PerSecond, err)
 				}
 			}
 		})
