@@ -21,15 +21,21 @@ const (
 // ownGeneratorQueries are the resource table's five figures over the run's
 // own series, in its order (rules are evaluated every 5 s; so is this).
 func ownGeneratorQueries(runID, window string) []string {
-	cpu := fmt.Sprintf(`sum(rate(%s{run_id=%q}[30s]))`, ownCPUSeries, runID)
-	rss := fmt.Sprintf(`sum(%s{run_id=%q})`, ownRSSSeries, runID)
+	return ownQueries(fmt.Sprintf(`sum(rate(%s{run_id=%q}[30s]))`, ownCPUSeries, runID), fmt.Sprintf(`sum(%s{run_id=%q})`, ownRSSSeries, runID),
+		fmt.Sprintf(`count(%s{run_id=%q})`, ownRSSSeries, runID), window)
+}
+
+// ownQueries are the table's five figures over the window from a run's own
+// CPU rate, memory and process count: CPU average and peak (% of a core),
+// memory average and peak, the most processes.
+func ownQueries(cpu, mem, procs, window string) []string {
 	over := func(f, expr string) string { return fmt.Sprintf("%s(%s[%s:5s])", f, expr, window) }
 	return []string{
 		"100 * " + over("avg_over_time", cpu),
 		"100 * " + over("max_over_time", cpu),
-		over("avg_over_time", rss),
-		over("max_over_time", rss),
-		over("max_over_time", fmt.Sprintf(`count(%s{run_id=%q})`, ownRSSSeries, runID)),
+		over("avg_over_time", mem),
+		over("max_over_time", mem),
+		over("max_over_time", procs),
 	}
 }
 

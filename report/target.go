@@ -20,16 +20,9 @@ const (
 // ownTargetQueries are the resource table's five figures per component over
 // the run's own target series, in its order.
 func ownTargetQueries(runID, window string) []string {
-	cpu := fmt.Sprintf(`sum by (component) (rate(%s{run_id=%q}[30s]))`, ownTargetCPU, runID)
-	mem := fmt.Sprintf(`sum by (component) (%s{run_id=%q})`, ownTargetMem, runID)
-	over := func(f, expr string) string { return fmt.Sprintf("%s(%s[%s:5s])", f, expr, window) }
-	return []string{
-		"100 * " + over("avg_over_time", cpu),
-		"100 * " + over("max_over_time", cpu),
-		over("avg_over_time", mem),
-		over("max_over_time", mem),
-		over("max_over_time", fmt.Sprintf(`count by (component) (%s{run_id=%q})`, ownTargetMem, runID)),
-	}
+	return ownQueries(fmt.Sprintf(`sum by (component) (rate(%s{run_id=%q}[30s]))`, ownTargetCPU, runID),
+		fmt.Sprintf(`sum by (component) (%s{run_id=%q})`, ownTargetMem, runID),
+		fmt.Sprintf(`count by (component) (%s{run_id=%q})`, ownTargetMem, runID), window)
 }
 
 // ownTarget puts the rows of the target's processes that served the run's

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -43,12 +42,7 @@ func ListenOwners(ports []int, groups []profile.Process) ([]Owner, error) {
 		return nil, nil
 	}
 	var out []Owner
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(filepath.Base(d))
-		if err != nil {
-			continue
-		}
+	for pid, d := range processes() {
 		fds, err := os.ReadDir(d + "/fd")
 		if err != nil {
 			continue

@@ -6,6 +6,7 @@
 package procgroup
 
 import (
+	"iter"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -91,15 +92,22 @@ func (s *Sampler) Stop() {
 	<-s.done
 }
 
+// processes are this machine's processes: each pid and its /proc folder.
+func processes() iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		dirs, _ := filepath.Glob("/proc/[0-9]*")
+		for _, d := range dirs {
+			if pid, err := strconv.Atoi(filepath.Base(d)); err == nil && !yield(pid, d) {
+				return
+			}
+		}
+	}
+}
+
 func (s *Sampler) sample() {
 	now := time.Now()
 	cur := map[string]*point{}
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(filepath.Base(d))
-		if err != nil {
-			continue
-		}
+	for pid, d := range processes() {
 		comm, _ := os.ReadFile(d + "/comm")
 		cmd, _ := os.ReadFile(d + "/cmdline")
 		g := s.match(strings.TrimSpace(string(comm)), strings.ReplaceAll(string(cmd), "\x00", " "))
