@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/imbench/imbench/internal/cpulimit"
 	"io"
 	"math"
 	"os"
@@ -202,6 +203,7 @@ func runLimit(lc *limitConfig) (int, error) {
 			return limit.Step{}, badinput.Errorf("step %d would plan %.1f msg/s where the search asks %g: the scenario does not take its rate "+
 				"from IM_RATE (a workload spreads ...planKnobs(__ENV); its open classes share the rate)", n, planned, asked)
 		}
+		t0, quota := cpulimit.OwnThrottle()
 		code := prep.Execute(ctx)
 		s, err := summary.Load(filepath.Join(dir, "summary.json"))
 		if err != nil {
@@ -213,6 +215,9 @@ func runLimit(lc *limitConfig) (int, error) {
 		st := stepOf(n, asked, src.runID, s, lc.params.Dimension)
 		from, to := stepWindow(s, lc.params.Dimension)
 		st.GeneratorCores = gen.cores(from, to)
+		if t1, ok := cpulimit.OwnThrottle(); ok && quota {
+			st.GeneratorThrottled = math.Round(t1.Share(t0)*1000) / 1000
+		}
 		st.MachineBusy = sampler.MachineBusy(from, to)
 		st.Usage = stepUsage(ctx, prom, sampler, s, roles, from, to)
 		st.Left = leftBy(dir)
@@ -221,12 +226,17 @@ func runLimit(lc *limitConfig) (int, error) {
 	report := func(st limit.Step) {
 		fmt.Println("imbench: " + limit.StepLine(st, lc.params.Dimension))
 	}
+	own := cpulimit.Own()
+	machine := limit.Machine{Cores: runtime.NumCPU(), GeneratorCores: own.Cores, GeneratorCoresWhy: own.Why}
+	if own.Cores < float64(min(runtime.NumCPU(), own.GOMAXPROCS)) {
+		fmt.Printf("imbench: the generator may use %s cores: %s\n", strconv.FormatFloat(own.Cores, 'f', -1, 64), own.Why)
+	}
 	var prev *limit.Step
 	series := newSearchSeries(obs.PromWrite, searchID, rc.scenario, rc.target.Name)
 	view := live.StartView(rc.target.Name, targetComponents(rc.target))
 	defer view.Stop()
 	lo, hi := 0.0, 0.0
-	res, err := limit.Run(ctx, lc.params, lc.objective, limit.Machine{Cores: runtime.NumCPU(), GeneratorCores: runtime.GOMAXPROCS(0)}, func(ctx context.Context, n int, asked float64) (limit.Step, error) {
+	res, err := limit.Run(ctx, lc.params, lc.objective, machine, func(ctx context.Context, n int, asked float64) (limit.Step, error) {
 		if prev != nil && !prev.Held {
 			settle(ctx, sampler, rc.target)
 		}

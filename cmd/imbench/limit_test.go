@@ -3,10 +3,12 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/imbench/imbench/internal/cpulimit/cgtest"
 	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/limit"
 	"github.com/imbench/imbench/load/runner"
@@ -135,5 +137,31 @@ func TestAStepSaysWhatItsCleanUpLeft(t *testing.T) {
 	st := limit.Step{N: 3, Asked: 400, RunID: "lim_s3", Left: leftBy(dir)}
 	if line := limit.StepLine(st, "rate"); !strings.HasSuffix(line, "; its clean-up left 45 users, 1 group on the target: make clean-target RUN=lim_s3 removes them") {
 		t.Fatalf("%q", line)
+	}
+}
+
+// A generator in a cgroup with a CPU quota of 0.05 of a core (as a
+// Kubernetes CPU limit makes it) is named as the limit, its quota and
+// throttling said, not the machine nor the server.
+func TestLimitNamesAGeneratorHeldByItsCPUQuota(t *testing.T) {
+	dir := cgtest.QuotaCgroup(t, 0.05)
+	tg := startTarget(t)
+	results := t.TempDir()
+	script := "echo $$ > " + filepath.Join(dir, "cgroup.procs") + ` && exec "$0" "$@"`
+	cmd := exec.Command("sh", "-c", script, filepath.Join(toolsDir(t), "imbench"), "limit", "-scenario", mustAbs(t, "testdata/limit-pairs.js"),
+		"-protocol", "openim", "-start", "100", "-step", "8s", "-slo", "e2e_p99<100,lost==0", "-max", "800", "-q", "-results", results)
+	cmd.Dir = "../.."
+	cmd.Env = append(append(os.Environ(), tg.env()...), "IMBENCH_NO_OBSERVE=1")
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 0) {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	res := readLimit(t, results, string(out))
+	if !res.GeneratorLimited || !res.Saturated.Generator || res.Saturated.Component != "imbench" ||
+		!strings.Contains(res.Saturated.Why, "held back by its CPU quota") || !strings.Contains(res.Saturated.Why, "0.05 of a core") {
+		t.Fatalf("result %+v\n%s", res, out)
+	}
+	if !strings.Contains(string(out), "imbench: the generator may use 0.05 cores: the CPU quota of its cgroup /imbench-test-") {
+		t.Fatalf("the quota is not said:\n%s", out)
 	}
 }

@@ -40,9 +40,12 @@ type Step struct {
 	GeneratorCores float64 `json:"generator_cores"`
 	// MachineBusy is the machine's busy share of all its cores over the
 	// step (0..1; 0: unknown), whoever used them.
-	MachineBusy    float64 `json:"machine_busy,omitempty"`
-	GeneratorBound bool    `json:"generator_bound,omitempty"`
-	GeneratorWhy   string  `json:"generator_why,omitempty"`
+	MachineBusy float64 `json:"machine_busy,omitempty"`
+	// GeneratorThrottled: the share of its CPU quota's periods in which
+	// the generator was held back over the step (0 without a quota).
+	GeneratorThrottled float64 `json:"generator_throttled,omitempty"`
+	GeneratorBound     bool    `json:"generator_bound,omitempty"`
+	GeneratorWhy       string  `json:"generator_why,omitempty"`
 	// Left is what the step's clean-up left on the target ("" when it
 	// removed everything it could): "3 users, 1 group".
 	Left string `json:"left_on_target,omitempty"`
@@ -82,8 +85,12 @@ type Saturation struct {
 // Machine is where the search ran: the machine's cores, and those the
 // generator (this process) may use (GOMAXPROCS).
 type Machine struct {
-	Cores          int `json:"cores,omitempty"`
-	GeneratorCores int `json:"generator_cores,omitempty"`
+	Cores int `json:"cores,omitempty"`
+	// GeneratorCores: what the generator may use, the least of its
+	// GOMAXPROCS, its CPU affinity and its cgroup's CPU quota (a fraction
+	// of a core under a Kubernetes CPU limit); GeneratorCoresWhy names it.
+	GeneratorCores    float64 `json:"generator_cores,omitempty"`
+	GeneratorCoresWhy string  `json:"generator_cores_why,omitempty"`
 }
 
 // Result is a whole search.

@@ -8,8 +8,10 @@ import (
 // Saturation rules, over the step at the knee (or the last one, where none
 // broke):
 //
+//  0. the generator held back by its CPU quota (throttled in 5 % of its
+//     cgroup's periods or more);
 //  1. the generator: this process used nearly every core it may use
-//     (GOMAXPROCS, the machine's);
+//     (GOMAXPROCS, its affinity, its CPU quota, the machine's);
 //  2. a part of the server at one core: its busiest thread at 90 % of one
 //     core or more (sampled from /proc; not known from Prometheus): its
 //     work runs on that thread, and a thread has one core at most (a
@@ -82,8 +84,23 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 	if short != "" {
 		full = 0.8
 	}
-	if may := min(m.GeneratorCores, cores); may > 0 && st.GeneratorCores >= full*float64(may) {
-		why := fmt.Sprintf("the generator used %.2f of the %d cores it may use at step %d", st.GeneratorCores, may, st.N)
+	// A generator its CPU quota held back (a cgroup's, a Kubernetes CPU
+	// limit's) is the limit, whatever its cores seem to say: held in one
+	// period of 100 ms out of twenty, it stalls for most of that period
+	// every two seconds, which a latency percentile shows.
+	if st.GeneratorThrottled >= 0.05 {
+		why := fmt.Sprintf("the generator was held back by its CPU quota in %.0f %% of its scheduling periods at step %d", 100*st.GeneratorThrottled, st.N)
+		if m.GeneratorCoresWhy != "" {
+			why += " (" + m.GeneratorCoresWhy + ")"
+		}
+		if short != "" {
+			why += "; " + short
+		}
+		return Saturation{Component: "imbench", Generator: true, Why: why,
+			Advice: "raise the generator's CPU limit (its cgroup's quota, a pod's resources.limits.cpu), or run it on more of them"}
+	}
+	if may := min(m.GeneratorCores, float64(cores)); may > 0 && st.GeneratorCores >= full*may {
+		why := fmt.Sprintf("the generator used %.2f of the %s cores it may use at step %d", st.GeneratorCores, num(may), st.N)
 		if short != "" {
 			why += "; " + short
 		}

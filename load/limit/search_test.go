@@ -207,3 +207,19 @@ func TestKneeChartOfASendOnlySearch(t *testing.T) {
 		t.Fatal("a search with deliveries owed not drawn by e2e latency")
 	}
 }
+
+// A generator its CPU quota throttled is the limit, named with its quota,
+// even with the machine's cores busy and the server's thread full.
+func TestAThrottledGeneratorIsNamed(t *testing.T) {
+	st := Step{N: 2, Asked: 200, Achieved: 200, MachineBusy: 0.99, GeneratorCores: 0.05, GeneratorThrottled: 0.2,
+		Usage: []Usage{{Component: "server", Role: "target", CPUAvg: 95, CPUBusiestThread: 95}}}
+	m := Machine{Cores: 2, GeneratorCores: 0.05, GeneratorCoresWhy: "the CPU quota of its cgroup /k: 0.05 of a core"}
+	s := saturationOf(&st, nil, m)
+	if s.Component != "imbench" || !s.Generator || !strings.Contains(s.Why, "held back by its CPU quota in 20 % of its scheduling periods at step 2 (the CPU quota of its cgroup /k") {
+		t.Fatalf("%+v", s)
+	}
+	st.GeneratorThrottled, st.GeneratorCores = 0.01, 0.02 // hardly held, cores to spare: the server's full thread decides
+	if s := saturationOf(&st, nil, m); s.Component != "server" {
+		t.Fatalf("%+v", s)
+	}
+}

@@ -1,0 +1,223 @@
+// Package cpulimit says how many cores this process may really use: its
+// GOMAXPROCS, its CPU affinity and its cgroup's CPU quota (v1 and v2, the
+// tightest of its cgroup and their parents), and how often the quota held
+// it back (throttled periods). A generator in a Kubernetes pod with a CPU
+// limit has GOMAXPROCS of the node's cores and a fraction of one to run on.
+package cpulimit
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Limits are this process's cores by each bound and the one that binds.
+type Limits struct {
+	GOMAXPROCS int     `json:"gomaxprocs"`
+	Affinity   int     `json:"affinity"`              // CPUs it may be scheduled on (0: unknown)
+	Quota      float64 `json:"quota_cores,omitempty"` // its cgroup's CPU quota in cores (0: none)
+	QuotaPath  string  `json:"quota_cgroup,omitempty"`
+	Cores      float64 `json:"cores"` // the least of them
+	Why        string  `json:"why"`   // which bound that is, in words
+}
+
+// Own reads this process's limits.
+func Own() Limits {
+	l := Limits{GOMAXPROCS: runtime.GOMAXPROCS(0)}
+	var set unix.CPUSet
+	if unix.SchedGetaffinity(0, &set) == nil {
+		l.Affinity = set.Count()
+	}
+	l.Quota, l.QuotaPath = quota()
+	l.Cores, l.Why = float64(l.GOMAXPROCS), fmt.Sprintf("GOMAXPROCS %d", l.GOMAXPROCS)
+	if l.Affinity > 0 && float64(l.Affinity) < l.Cores {
+		l.Cores, l.Why = float64(l.Affinity), fmt.Sprintf("its CPU affinity: %d CPUs", l.Affinity)
+	}
+	if l.Quota > 0 && l.Quota < l.Cores {
+		l.Cores, l.Why = l.Quota, fmt.Sprintf("the CPU quota of its cgroup %s: %.2f of a core", l.QuotaPath, l.Quota)
+	}
+	return l
+}
+
+// Throttle is the quota's account of this process's cgroup: scheduling
+// periods, those in which it was held back, and how long.
+type Throttle struct {
+	Periods, Throttled int64
+	Seconds            float64
+}
+
+// Share is the throttled share of the periods between t0 and t (0..1).
+func (t Throttle) Share(t0 Throttle) float64 {
+	if p := t.Periods - t0.Periods; p > 0 {
+		return float64(t.Throttled-t0.Throttled) / float64(p)
+	}
+	return 0
+}
+
+// OwnThrottle reads this process's cgroup's cpu.stat; ok is false without
+// a CPU controller to read.
+func OwnThrottle() (Throttle, bool) {
+	dir, v2, ok := cpuCgroup()
+	if !ok {
+		return Throttle{}, false
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "cpu.stat"))
+	if err != nil {
+		return Throttle{}, false
+	}
+	var t Throttle
+	for line := range strings.Lines(string(raw)) {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			continue
+		}
+		v, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "nr_periods":
+			t.Periods = v
+		case "nr_throttled":
+			t.Throttled = v
+		case "throttled_time": // v1: ns
+			if !v2 {
+				t.Seconds = float64(v) / 1e9
+			}
+		case "throttled_usec": // v2
+			t.Seconds = float64(v) / 1e6
+		}
+	}
+	return t, true
+}
+
+// quota is the tightest CPU quota of this process's cgroup and its
+// parents, in cores, and the cgroup that sets it.
+func quota() (float64, string) {
+	dir, v2, ok := cpuCgroup()
+	if !ok {
+		return 0, ""
+	}
+	root := cgroupRoot(dir, v2)
+	best, where := 0.0, ""
+	for d := dir; strings.HasPrefix(d, root); d = filepath.Dir(d) {
+		if q := quotaOf(d, v2); q > 0 && (best == 0 || q < best) {
+			best, where = q, strings.TrimPrefix(d, root)
+			if where == "" {
+				where = "/"
+			}
+		}
+		if d == root {
+			break
+		}
+	}
+	return best, where
+}
+
+func quotaOf(dir string, v2 bool) float64 {
+	if v2 {
+		raw, err := os.ReadFile(filepath.Join(dir, "cpu.max"))
+		f := strings.Fields(string(raw))
+		if err != nil || len(f) != 2 || f[0] == "max" {
+			return 0
+		}
+		q, _ := strconv.ParseFloat(f[0], 64)
+		p, _ := strconv.ParseFloat(f[1], 64)
+		if p <= 0 {
+			return 0
+		}
+		return q / p
+	}
+	q := readNum(filepath.Join(dir, "cpu.cfs_quota_us"))
+	p := readNum(filepath.Join(dir, "cpu.cfs_period_us"))
+	if q <= 0 || p <= 0 {
+		return 0 // -1: no quota
+	}
+	return q / p
+}
+
+func readNum(f string) float64 {
+	raw, err := os.ReadFile(f)
+	if err != nil {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(strings.TrimSpace(string(raw)), 64)
+	return v
+}
+
+// mounts maps a cgroup v1 controller ("cpu"), or "" for the v2 hierarchy,
+// to where it is mounted, from /proc/self/mountinfo.
+func mounts() map[string]string {
+	out := map[string]string{}
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		pre, post, ok := strings.Cut(sc.Text(), " - ")
+		fs, pf := strings.Fields(post), strings.Fields(pre)
+		if !ok || len(fs) < 3 || len(pf) < 5 {
+			continue
+		}
+		switch fs[0] {
+		case "cgroup2":
+			out[""] = pf[4]
+		case "cgroup":
+			for _, opt := range strings.Split(fs[2], ",") {
+				out[opt] = pf[4]
+			}
+		}
+	}
+	return out
+}
+
+// cpuCgroup is the folder of this process's cgroup that holds its CPU
+// controller's files, and whether it is v2.
+func cpuCgroup() (dir string, v2, ok bool) {
+	raw, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return "", false, false
+	}
+	m := mounts()
+	var unified string
+	for line := range strings.Lines(string(raw)) {
+		parts := strings.SplitN(strings.TrimSpace(line), ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if parts[0] == "0" && parts[1] == "" {
+			unified = parts[2]
+			continue
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			if c == "cpu" && m["cpu"] != "" {
+				return filepath.Join(m["cpu"], parts[2]), false, true
+			}
+		}
+	}
+	if mp := m[""]; mp != "" && unified != "" {
+		d := filepath.Join(mp, unified)
+		if _, err := os.Stat(filepath.Join(d, "cpu.stat")); err == nil {
+			return d, true, true
+		}
+	}
+	return "", false, false
+}
+
+// CPUMount is where the cgroup v1 cpu controller is mounted ("" where it
+// is not).
+func CPUMount() string { return mounts()["cpu"] }
+
+// cgroupRoot is the mount point the cgroup folder dir lies under.
+func cgroupRoot(dir string, v2 bool) string {
+	m := mounts()
+	if v2 {
+		return m[""]
+	}
+	return m["cpu"]
+}
