@@ -228,6 +228,10 @@ func runLimit(lc *limitConfig) (int, error) {
 	}
 	own := cpulimit.Own()
 	machine := limit.Machine{Cores: runtime.NumCPU(), GeneratorCores: own.Cores, GeneratorCoresWhy: own.Why}
+	var nofile syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &nofile) == nil {
+		machine.GeneratorOpenFiles = nofile.Cur
+	}
 	if own.Cores < float64(min(runtime.NumCPU(), own.GOMAXPROCS)) {
 		fmt.Printf("imbench: the generator may use %s cores: %s\n", strconv.FormatFloat(own.Cores, 'f', -1, 64), own.Why)
 	}

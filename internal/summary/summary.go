@@ -98,7 +98,12 @@ type LoginCauses struct {
 	// ConnRefused: the dial was refused, nothing listened (a server
 	// restarting, or down).
 	ConnRefused int64 `json:"conn_refused"`
-	Other       int64 `json:"other"` // the dial otherwise, TLS, a malformed answer
+	// OpenFiles: the generator could not open a socket, its open files at
+	// their limit (ulimit -n, or the system's); Ports: no local port left
+	// to dial from. Limits of the load machine, not the server's.
+	OpenFiles int64 `json:"open_files"`
+	Ports     int64 `json:"ports"`
+	Other     int64 `json:"other"` // the dial otherwise, TLS, a malformed answer
 }
 
 // Total adds the causes up.
@@ -106,7 +111,7 @@ func (c *LoginCauses) Total() int64 {
 	if c == nil {
 		return 0
 	}
-	return c.Closed + c.NoAnswer + c.Refused + c.ConnRefused + c.Other
+	return c.Closed + c.NoAnswer + c.Refused + c.ConnRefused + c.Other + c.OpenFiles + c.Ports
 }
 
 // Add adds o into c.
@@ -114,6 +119,8 @@ func (c *LoginCauses) Add(o *LoginCauses) {
 	if o != nil {
 		c.Closed, c.NoAnswer, c.Refused, c.Other = c.Closed+o.Closed, c.NoAnswer+o.NoAnswer, c.Refused+o.Refused, c.Other+o.Other
 		c.ConnRefused += o.ConnRefused
+		c.OpenFiles += o.OpenFiles
+		c.Ports += o.Ports
 	}
 }
 
@@ -127,7 +134,8 @@ func (c *LoginCauses) Text() string {
 		n    int64
 		what string
 	}{{c.Closed, "closed before the answer"}, {c.NoAnswer, "no answer in time"}, {c.Refused, "refused"},
-		{c.ConnRefused, "connection refused (nothing listened)"}, {c.Other, "other"}} {
+		{c.ConnRefused, "connection refused (nothing listened)"},
+		{c.OpenFiles, "the generator's open files at their limit (ulimit -n)"}, {c.Ports, "no local port left to dial from"}, {c.Other, "other"}} {
 		if x.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.what))
 		}

@@ -31,6 +31,12 @@ const (
 	// LoginConnRefused: the dial was refused, nothing listened: a server
 	// (or one of its gateways) restarting, or down. Retried.
 	LoginConnRefused
+	// LoginOpenFiles: this process could not open a socket, its open
+	// files at their limit (EMFILE: ulimit -n; ENFILE: the system's).
+	LoginOpenFiles
+	// LoginPorts: no local address or port left to dial from
+	// (EADDRNOTAVAIL: the ephemeral ports of this source address used up).
+	LoginPorts
 )
 
 // String is the cause's tag value (verify.LoginCauseName).
@@ -58,6 +64,10 @@ func CauseOf(err error) LoginCause {
 		return LoginClosed
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return LoginConnRefused
+	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
+		return LoginOpenFiles
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return LoginPorts
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET),
 		errors.Is(err, syscall.EPIPE), errors.Is(err, net.ErrClosed):
 		return LoginClosed

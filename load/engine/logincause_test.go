@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"syscall"
 	"testing"
 )
 
@@ -21,11 +22,35 @@ func TestCauseOfNamesTheCulprit(t *testing.T) {
 		{fmt.Errorf("read: %w", io.EOF), LoginClosed},
 		{errors.New("something else"), LoginOther},
 		{refusedDial(t), LoginConnRefused},
+		{filesExhaustedDial(t), LoginOpenFiles},
+		{fmt.Errorf("dial: %w", syscall.EADDRNOTAVAIL), LoginPorts},
 	} {
 		if got := CauseOf(c.err); got != c.want {
 			t.Errorf("CauseOf(%v) = %v, want %v", c.err, got, c.want)
 		}
 	}
+}
+
+// filesExhaustedDial is a real dial with this process's open files at
+// their limit (ulimit -n): no socket to dial with.
+func filesExhaustedDial(t *testing.T) error {
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
+		t.Fatal(err)
+	}
+	low := old
+	low.Cur = 1 // below every descriptor a socket could get (the poller's is open already)
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
+		t.Fatal(err)
+	}
+	_, err := net.Dial("tcp", "127.0.0.1:9")
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
+		t.Fatal(err)
+	}
+	if err == nil {
+		t.Fatal("a dial with every file open succeeded")
+	}
+	return fmt.Errorf("login of u1: %w", err)
 }
 
 // refusedDial is a real dial of a port nothing listens on (a gateway

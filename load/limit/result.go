@@ -91,6 +91,9 @@ type Machine struct {
 	// of a core under a Kubernetes CPU limit); GeneratorCoresWhy names it.
 	GeneratorCores    float64 `json:"generator_cores,omitempty"`
 	GeneratorCoresWhy string  `json:"generator_cores_why,omitempty"`
+	// GeneratorOpenFiles is the generator's limit of open files (its
+	// soft RLIMIT_NOFILE, ulimit -n): a socket each user.
+	GeneratorOpenFiles uint64 `json:"generator_open_files,omitempty"`
 }
 
 // Result is a whole search.

@@ -8,7 +8,8 @@ import (
 // Saturation rules, over the step at the knee (or the last one, where none
 // broke):
 //
-//  0. the generator held back by its CPU quota (throttled in 5 % of its
+//  0. the generator's open files or ports used up (logins failed for
+//     them); the generator held back by its CPU quota (throttled in 5 % of its
 //     cgroup's periods or more);
 //  1. the generator: this process used nearly every core it may use
 //     (GOMAXPROCS, its affinity, its CPU quota, the machine's);
@@ -83,6 +84,19 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 	short := shortfall(st)
 	if short != "" {
 		full = 0.8
+	}
+	// Logins the load machine could not make: no file for a socket, no
+	// local port to dial from. The limit is the generator's machine's.
+	if f := st.Summary.Users.LoginFailures; f != nil && f.OpenFiles+f.Ports > 0 {
+		why := fmt.Sprintf("%d login attempts at step %d found the generator's open files at their limit", f.OpenFiles, st.N)
+		if m.GeneratorOpenFiles > 0 {
+			why += fmt.Sprintf(" (ulimit -n %d)", m.GeneratorOpenFiles)
+		}
+		if f.Ports > 0 {
+			why = fmt.Sprintf("%s, and %d found no local port left to dial from", why, f.Ports)
+		}
+		return Saturation{Component: "imbench", Generator: true, Why: why,
+			Advice: "raise the generator's open files (ulimit -n, as make bench does) or split the users over segments and source addresses (SEGMENTS=n)"}
 	}
 	// A generator its CPU quota held back (a cgroup's, a Kubernetes CPU
 	// limit's) is the limit, whatever its cores seem to say: held in one

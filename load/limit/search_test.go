@@ -223,3 +223,14 @@ func TestAThrottledGeneratorIsNamed(t *testing.T) {
 		t.Fatalf("%+v", s)
 	}
 }
+
+// A users step whose logins found the generator's open files at their
+// limit names the generator and its ulimit, not the server.
+func TestTheGeneratorsOpenFilesAreNamed(t *testing.T) {
+	st := Step{N: 4, Asked: 20000, Online: 19500}
+	st.Summary.Users.LoginFailures = &summary.LoginCauses{OpenFiles: 500}
+	s := saturationOf(&st, nil, Machine{Cores: 2, GeneratorCores: 2, GeneratorOpenFiles: 20000})
+	if s.Component != "imbench" || !s.Generator || s.Why != "500 login attempts at step 4 found the generator's open files at their limit (ulimit -n 20000)" {
+		t.Fatalf("%+v", s)
+	}
+}

@@ -237,5 +237,5 @@ func (r *Run) outages() *summary.Outages {
 
 func loginCauses(a [verify.LoginCauses]int64) *summary.LoginCauses {
 	return &summary.LoginCauses{Closed: a[engine.LoginClosed], NoAnswer: a[engine.LoginNoAnswer], Refused: a[engine.LoginRefused],
-		ConnRefused: a[engine.LoginConnRefused], Other: a[engine.LoginOther]}
+		ConnRefused: a[engine.LoginConnRefused], Other: a[engine.LoginOther], OpenFiles: a[engine.LoginOpenFiles], Ports: a[engine.LoginPorts]}
 }

@@ -40,14 +40,14 @@ func DropCauseName(i int) string {
 
 // LoginCauses indexes the login failure counters by why an attempt failed
 // (engine.LoginCause has the same order).
-const LoginCauses = 5
+const LoginCauses = 7
 
 // LoginCauseName is the metric tag value of login cause i: the server
 // closed the connection before it answered the login, no answer came in
 // time, the server refused it, anything else (the dial, TLS, a protocol
 // error).
 func LoginCauseName(i int) string {
-	return [LoginCauses]string{"closed", "no_answer", "refused", "other", "conn_refused"}[i]
+	return [LoginCauses]string{"closed", "no_answer", "refused", "other", "conn_refused", "open_files", "ports"}[i]
 }
 
 // Tally counts what one VU's users did and saw. Message counters are split by
@@ -209,4 +209,10 @@ func Sum(a [Kinds]int64) int64 { return a[0] + a[1] + a[RoomIndex] }
 func Owed(a [Kinds]int64) int64 { return Sum(a) - a[RoomIndex] }
 
 // Causes adds up a per-cause login counter.
-func Causes(a [LoginCauses]int64) int64 { return a[0] + a[1] + a[2] + a[3] + a[4] }
+func Causes(a [LoginCauses]int64) int64 {
+	var n int64
+	for _, v := range a {
+		n += v
+	}
+	return n
+}
