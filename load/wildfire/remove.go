@@ -14,10 +14,14 @@ import (
 
 // DestroyUser is /admin/user/destroy: the server drops the user's
 // sessions, messages, friends and groups and marks the user deleted. It
-// answers before that work is done, and answers 0 for any user id. An
-// answer of 249 "timeout" (or none in time) is checked: a user the server
-// no longer has was removed.
+// answers before that work is done, and answers 0 for any user id, one it
+// never had or destroyed before too: so the user is looked up first, and
+// one the server does not have (253) is absent, not removed. An answer of
+// 249 "timeout" (or none in time) is checked later (confirm).
 func (a *Admin) DestroyUser(ctx context.Context, id string) error {
+	if a.absent(ctx, wire.PathUserGetInfo, wire.GetUserInfoReq{UserID: id}) {
+		return fmt.Errorf("%w: user %s", engine.ErrAbsent, id)
+	}
 	_, err := call[json.RawMessage](ctx, a, wire.PathUserDestroy, wire.DestroyUserReq{UserID: id})
 	return a.confirm(ctx, err)
 }
