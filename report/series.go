@@ -251,9 +251,10 @@ func fetchCharts(ctx context.Context, prom Prom, runID, target string, from, to 
 				c.Lines = append(c.Lines, Line{Name: legend(t.LegendFormat, r.Metric), Expr: expr, Points: r.Values})
 			}
 		}
-		c.Gaps = merge(append(gaps(c.Lines, step), s.Outages...))
+		holes := gaps(c.Lines, step)
+		c.Gaps = merge(append(holes, s.Outages...))
 		if trafficOnly(p) {
-			c.Gaps, c.Quiet = merge(s.Outages), quiet(gaps(c.Lines, step), s.Outages)
+			c.Gaps, c.Quiet = merge(s.Outages), quiet(holes, s.Outages)
 		}
 		s.Charts = append(s.Charts, c)
 	}

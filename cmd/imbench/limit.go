@@ -521,20 +521,8 @@ func (s *searchSeries) judged(st limit.Step, lo, hi float64) {
 func leftBy(dir string) string {
 	raw, err := os.ReadFile(filepath.Join(dir, runner.TeardownFile))
 	var rec runner.TeardownRecord
-	if err != nil || json.Unmarshal(raw, &rec) != nil || rec.Removed.Left() == 0 {
+	if err != nil || json.Unmarshal(raw, &rec) != nil {
 		return ""
 	}
-	var parts []string
-	for _, x := range []struct {
-		n    int
-		what string
-	}{{rec.Removed.UsersLeft, "user"}, {rec.Removed.GroupsLeft, "group"}, {rec.Removed.RoomsLeft, "chatroom"}} {
-		switch {
-		case x.n == 1:
-			parts = append(parts, "1 "+x.what)
-		case x.n > 1:
-			parts = append(parts, fmt.Sprintf("%d %ss", x.n, x.what))
-		}
-	}
-	return strings.Join(parts, ", ")
+	return runner.LeftText(rec.Removed)
 }

@@ -63,7 +63,7 @@ func (t Throttle) Share(t0 Throttle) float64 {
 // OwnThrottle reads this process's cgroup's cpu.stat; ok is false without
 // a CPU controller to read.
 func OwnThrottle() (Throttle, bool) {
-	dir, v2, ok := cpuCgroup()
+	dir, _, v2, ok := cpuCgroup()
 	if !ok {
 		return Throttle{}, false
 	}
@@ -97,11 +97,10 @@ func OwnThrottle() (Throttle, bool) {
 // quota is the tightest CPU quota of this process's cgroup and its
 // parents, in cores, and the cgroup that sets it.
 func quota() (float64, string) {
-	dir, v2, ok := cpuCgroup()
+	dir, root, v2, ok := cpuCgroup()
 	if !ok {
 		return 0, ""
 	}
-	root := cgroupRoot(dir, v2)
 	best, where := 0.0, ""
 	for d := dir; strings.HasPrefix(d, root); d = filepath.Dir(d) {
 		if q := quotaOf(d, v2); q > 0 && (best == 0 || q < best) {
@@ -177,11 +176,11 @@ func mounts() map[string]string {
 }
 
 // cpuCgroup is the folder of this process's cgroup that holds its CPU
-// controller's files, and whether it is v2.
-func cpuCgroup() (dir string, v2, ok bool) {
+// controller's files, the mount point it lies under, and whether it is v2.
+func cpuCgroup() (dir, root string, v2, ok bool) {
 	raw, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
-		return "", false, false
+		return "", "", false, false
 	}
 	m := mounts()
 	var unified string
@@ -196,28 +195,19 @@ func cpuCgroup() (dir string, v2, ok bool) {
 		}
 		for _, c := range strings.Split(parts[1], ",") {
 			if c == "cpu" && m["cpu"] != "" {
-				return filepath.Join(m["cpu"], parts[2]), false, true
+				return filepath.Join(m["cpu"], parts[2]), m["cpu"], false, true
 			}
 		}
 	}
 	if mp := m[""]; mp != "" && unified != "" {
 		d := filepath.Join(mp, unified)
 		if _, err := os.Stat(filepath.Join(d, "cpu.stat")); err == nil {
-			return d, true, true
+			return d, mp, true, true
 		}
 	}
-	return "", false, false
+	return "", "", false, false
 }
 
 // CPUMount is where the cgroup v1 cpu controller is mounted ("" where it
 // is not).
 func CPUMount() string { return mounts()["cpu"] }
-
-// cgroupRoot is the mount point the cgroup folder dir lies under.
-func cgroupRoot(dir string, v2 bool) string {
-	m := mounts()
-	if v2 {
-		return m[""]
-	}
-	return m["cpu"]
-}

@@ -122,6 +122,21 @@ func (t TeardownRecord) Report(stdout, stderr io.Writer) {
 	}
 }
 
+// LeftText names what a removal left on the server, the kinds it left
+// any of ("45 users, 1 group"); "" when it left nothing.
+func LeftText(r engine.Removal) string {
+	var parts []string
+	for _, x := range []struct {
+		n    int
+		what string
+	}{{r.UsersLeft, "user"}, {r.GroupsLeft, "group"}, {r.RoomsLeft, "chatroom"}} {
+		if x.n > 0 {
+			parts = append(parts, plural(x.n, x.what))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -90,8 +91,9 @@ type faultState struct {
 	cfg        Faults
 	mu         sync.Mutex
 	rng        *rand.Rand
-	stalled    int // pulls left unanswered (StallPulls)
-	stallLimit int // how many may be: StallPulls, raised by StallNextPulls
+	stalled    int         // pulls left unanswered (StallPulls)
+	stallLimit int         // how many may be: StallPulls, raised by StallNextPulls
+	stallArmed atomic.Bool // a stall may come: pulls without the fault take no lock
 }
 
 func newFaultState(cfg Faults) *faultState {
@@ -99,7 +101,9 @@ func newFaultState(cfg Faults) *faultState {
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
-	return &faultState{cfg: cfg, stallLimit: cfg.StallPulls, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	f := &faultState{cfg: cfg, stallLimit: cfg.StallPulls, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	f.stallArmed.Store(cfg.StallPulls > 0)
+	return f
 }
 
 func (f *faultState) roll(p float64) bool {
@@ -122,7 +126,7 @@ func (f *faultState) ackLate() bool   { return f.roll(f.cfg.AckLate) }
 // nothing back.
 func (c *Core) StallPull(found int) bool {
 	f := c.faults
-	if found == 0 {
+	if found == 0 || !f.stallArmed.Load() {
 		return false
 	}
 	f.mu.Lock()
@@ -145,6 +149,7 @@ func (c *Core) StallNextPulls(n int) {
 	f.mu.Lock()
 	f.stallLimit = f.stalled + n
 	f.mu.Unlock()
+	f.stallArmed.Store(true)
 }
 
 // RunDisconnects drops DisconnectCount random connections every
