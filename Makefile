@@ -115,7 +115,7 @@ tools: $(BIN)/imbench-target $(BIN)/imbench $(BIN)/wildfire-exporter
 ## The main job ----------------------------------------------------------------
 
 up: tools stack-tools
-	@$(BIN)/imbench up -target '$(TARGET)' 
+	@IMBENCH_TARGET_CPUS='$(TARGET_CPUS)' $(BIN)/imbench up -target '$(TARGET)' 
 
 down:
 	@if [ -x $(BIN)/imbench ]; then $(BIN)/imbench down; else echo "nothing to stop"; fi
@@ -135,7 +135,7 @@ run-scenario: tools
 # every delivery verified) until a step breaks the objective, then the
 # interval narrows to the resolution; results/<search id>/limit.*.
 limit: tools
-	@$(BIN)/imbench limit -scenario '$(SCENARIO)' -target '$(TARGET)' \
+	@$(if $(LIMIT_CPUS),taskset -c '$(LIMIT_CPUS)') $(BIN)/imbench limit -scenario '$(SCENARIO)' -target '$(TARGET)' \
 	  $(if $(SLO),-slo '$(SLO)') $(if $(DIMENSION),-dimension '$(DIMENSION)') $(if $(START),-start '$(START)') \
 	  $(if $(RESOLUTION),-resolution '$(RESOLUTION)') $(if $(MAX),-max '$(MAX)') $(if $(STEP),-step '$(STEP)') \
 	  $(if $(SCALE),-scale '$(SCALE)') $(if $(PROTOCOL),-protocol '$(PROTOCOL)') $(if $(RUN_ID),-run-id '$(RUN_ID)') $(if $(QUIET),-q)

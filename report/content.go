@@ -195,6 +195,9 @@ func (r *Report) sourcesSection() section {
 			sec.Paras = append(sec.Paras, "Prometheus itself has no data ("+gapsText(r.Series.Outages)+
 				"): it was down or not yet started, and every chart is incomplete there.")
 		}
+		if t := r.Series.targetGapsText(); t != "" {
+			sec.Paras = append(sec.Paras, t)
+		}
 		for _, c := range r.Series.Charts {
 			switch {
 			case !c.HasData():
@@ -291,4 +294,20 @@ func (r *Report) thresholdsSection() (section, bool) {
 		verdict = fmt.Sprintf("%d of %d thresholds crossed: the run failed (exit 99).", crossed, len(r.Thresholds))
 	}
 	return section{Title: "Thresholds", Paras: []string{verdict}, Tables: []table{t}}, true
+}
+
+// targetGapsText flags the stretches where Prometheus ran but scraped none
+// of the target's own jobs: its own series are missing there.
+func (s *Series) targetGapsText() string {
+	if len(s.TargetGaps) == 0 {
+		return ""
+	}
+	var missing time.Duration
+	for _, g := range s.TargetGaps {
+		missing += g.To.Sub(g.From)
+	}
+	return fmt.Sprintf("The target's own series are missing (%s): Prometheus ran, but no scrape job of the target's (job=~%q) was up, "+
+		"%s of the run in all; the server's own figures do not cover it. Its scrape targets were not configured then "+
+		"(make up TARGET=… with the run's variables), or the server's metrics endpoints did not answer.",
+		gapsText(s.TargetGaps), s.TargetJobs, missing.Round(time.Second))
 }

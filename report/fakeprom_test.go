@@ -25,6 +25,8 @@ type fakeProm struct {
 	charted []string
 	// traffic: the latency rules had a value at t (nil: whenever up)
 	traffic func(t time.Time) bool
+	// targetUp: a scrape job of the target's was up at t (nil: whenever up)
+	targetUp func(t time.Time) bool
 	// server: the run's own target series, component → CPU avg, CPU peak,
 	// memory avg, memory peak, and its processes' pids
 	server map[string][4]float64
@@ -63,7 +65,8 @@ func parseSec(s string) float64 {
 func (f *fakeProm) rangeResult(expr, start, end, step string) []any {
 	var values [][2]any
 	for t := parseSec(start); t <= parseSec(end); t += parseSec(step) {
-		quiet := strings.Contains(expr, "_latency_seconds:") && f.traffic != nil && !f.traffic(unix(t))
+		quiet := strings.Contains(expr, "_latency_seconds:") && f.traffic != nil && !f.traffic(unix(t)) ||
+			strings.Contains(expr, "up{job=~") && f.targetUp != nil && !f.targetUp(unix(t))
 		if f.up(unix(t)) && !quiet {
 			values = append(values, [2]any{t, "1"})
 		}

@@ -38,16 +38,20 @@ const resourcePanel = "Resources per component"
 // Series is what report.html and report.md are built from, besides
 // summary.json; it is saved as series.json.
 type Series struct {
-	RunID      string            `json:"run_id"`
-	Prometheus string            `json:"prometheus"`
-	From       time.Time         `json:"from"`
-	To         time.Time         `json:"to"`
-	StepSec    int               `json:"step_seconds"`
-	FetchedAt  time.Time         `json:"fetched_at"`
-	Charts     []Chart           `json:"charts"`
-	Resources  []Resource        `json:"resources"`
-	Coverage   float64           `json:"resource_coverage"`            // share of the window the resource figures cover
-	Outages    []Gap             `json:"prometheus_outages,omitempty"` // stretches Prometheus was not running
+	RunID      string     `json:"run_id"`
+	Prometheus string     `json:"prometheus"`
+	From       time.Time  `json:"from"`
+	To         time.Time  `json:"to"`
+	StepSec    int        `json:"step_seconds"`
+	FetchedAt  time.Time  `json:"fetched_at"`
+	Charts     []Chart    `json:"charts"`
+	Resources  []Resource `json:"resources"`
+	Coverage   float64    `json:"resource_coverage"`            // share of the window the resource figures cover
+	Outages    []Gap      `json:"prometheus_outages,omitempty"` // stretches Prometheus was not running
+	// TargetGaps are stretches, Prometheus running, with none of the
+	// target's own scrape jobs up (TargetJobs): its series missing there.
+	TargetGaps []Gap             `json:"target_series_gaps,omitempty"`
+	TargetJobs string            `json:"target_jobs,omitempty"`
 	Machine    Machine           `json:"machine"`
 	BuildInfo  []BuildInfo       `json:"build_info"`
 	Queries    map[string]string `json:"queries"` // what each figure came from
@@ -235,6 +239,22 @@ func fetchCharts(ctx context.Context, prom Prom, runID, target string, from, to 
 			s.Outages = withoutStartup(s.Outages, s.Startup)
 		}
 	}
+	if jobs := targetJobs[target]; jobs != "" {
+		s.TargetJobs = jobs
+		up, err := prom.Range(ctx, fmt.Sprintf(`count(up{job=~%q} == 1)`, jobs), from, to, step, lookback)
+		if err != nil {
+			return nil, nil, err
+		}
+		var lines []Line
+		for _, r := range up {
+			lines = append(lines, Line{Points: r.Values})
+		}
+		cut := append([]Gap(nil), s.Outages...)
+		if s.Startup != nil {
+			cut = append(cut, *s.Startup)
+		}
+		s.TargetGaps = without(outages(lines, from, to, step), cut)
+	}
 	for _, title := range chartPanels {
 		p, ok := panels[title]
 		if !ok {
@@ -415,6 +435,40 @@ func outages(beat []Line, from, to time.Time, step int) []Gap {
 		out = append(out, Gap{From: last, To: to.UTC()})
 	}
 	return merge(out)
+}
+
+// targetJobs are each target's own scrape jobs (prometheus/prometheus.yml).
+var targetJobs = map[string]string{"reference": "reference-target", "openim": "openim-.*", "wukongim": "wukongim", "wildfire": "wildfire"}
+
+// without is gs less the stretches of cut (a hole of the target's series
+// where Prometheus itself was down is that outage's, said once).
+func without(gs, cut []Gap) []Gap {
+	var out []Gap
+	for _, g := range gs {
+		parts := []Gap{g}
+		for _, c := range cut {
+			var next []Gap
+			for _, p := range parts {
+				if !c.From.Before(p.To) || !c.To.After(p.From) {
+					next = append(next, p)
+					continue
+				}
+				if c.From.After(p.From) {
+					next = append(next, Gap{From: p.From, To: c.From})
+				}
+				if c.To.Before(p.To) {
+					next = append(next, Gap{From: c.To, To: p.To})
+				}
+			}
+			parts = next
+		}
+		for _, p := range parts {
+			if p.To.Sub(p.From) >= 10*time.Second {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // merge sorts gaps and joins the ones that overlap.

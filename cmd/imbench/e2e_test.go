@@ -106,7 +106,17 @@ func targetArgs(t *testing.T, flags ...string) (target, []string) {
 // killed at the end of the test.
 func launchTarget(t *testing.T, tg target, args []string) *exec.Cmd {
 	t.Helper()
+	return launchTargetUnder(t, tg, args, "")
+}
+
+// launchTargetUnder is launchTarget with a shell's lines run before the
+// target replaces the shell ("ulimit -n 300; "), its PID the target's.
+func launchTargetUnder(t *testing.T, tg target, args []string, shell string) *exec.Cmd {
+	t.Helper()
 	cmd := exec.Command(filepath.Join(toolsDir(t), "imbench-target"), args...)
+	if shell != "" {
+		cmd = exec.Command("sh", append([]string{"-c", shell + `exec "$0" "$@"`, cmd.Path}, args...)...)
+	}
 	cmd.Env = append(os.Environ(), "IMBENCH_TARGET_SECRET="+tg.secret)
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log

@@ -51,6 +51,7 @@ func (rc *runConfig) runnerConfig(obs observe.Observation) runner.Config {
 // runHere runs the scenario in this process.
 func runHere(rc *runConfig) (int, error) {
 	obs := rc.observation()
+	defer obs.Done()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	prep, err := runner.Prepare(ctx, rc.runnerConfig(obs))
@@ -181,7 +182,8 @@ func (rc *runConfig) observation() observe.Observation {
 	}
 	o := observe.Native(rc.runID)
 	if o.PromWrite != "" {
-		notes, err := stack.Follow(rc.target.Name)
+		notes, release, err := stack.Follow(rc.target.Name)
+		o.Release = release
 		if err != nil {
 			notes = append(notes, "the stack could not follow the run's target: "+err.Error())
 		}

@@ -68,7 +68,9 @@ func parseLimit(args []string) (*limitConfig, error) {
 		resolution = fs.Float64("resolution", 0.05, "narrow the interval between the last load held and the first broken to this share")
 		most       = fs.Float64("max", 0, "the most load to try (0: no cap)")
 		step       = fs.Duration("step", 30*time.Second, "how long each step sends (rate) or holds (users)")
-		maxSteps   = fs.Int("max-steps", 16, "the most steps the search makes")
+		maxSteps   = fs.Int("max-steps", 20, "the most steps the search makes")
+		retries    = fs.Int("retries", 2, "how many times a step that broke while other processes took the machine's cores runs again at its load before the search is undetermined on this machine (-1: none)")
+		confirm    = fs.Bool("confirm", true, "run the limit found once more before reporting it")
 		runID      = fs.String("run-id", "", "the search's id (default: generated); step n is <id>_s<n>")
 		results    = fs.String("results", "results", "results folder")
 		quiet      = fs.Bool("q", false, "no progress lines within a step")
@@ -130,7 +132,10 @@ func parseLimit(args []string) (*limitConfig, error) {
 		return nil, badinput.Errorf("STEP must be within 5s..1h, got %s", *step)
 	}
 	lc := &limitConfig{rc: rc, step: *step, quiet: *quiet,
-		params: limit.Params{Dimension: *dimension, Start: *start, Factor: *factor, Resolution: *resolution, Max: *most, MaxSteps: *maxSteps}}
+		params: limit.Params{Dimension: *dimension, Start: *start, Factor: *factor, Resolution: *resolution, Max: *most, MaxSteps: *maxSteps, Retries: *retries}}
+	if !*confirm {
+		lc.params.Confirm = -1
+	}
 	if lc.params.Start == 0 {
 		lc.params.Start = 100
 		if lc.params.Dimension == "users" {
@@ -157,6 +162,7 @@ func runLimit(lc *limitConfig) (int, error) {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	obs := rc.observation()
+	defer obs.Done()
 	fmt.Printf("imbench: limit search %s: %s on %s (%s), %s rising from %g by ×%g to a resolution of %g %%; objective %s; %s a step\n",
 		searchID, rc.scenario, rc.target.Name, rc.where(), lc.params.Dimension, lc.params.Start, lc.params.Factor,
 		lc.params.Resolution*100, lc.objective.Text, lc.step)
@@ -164,11 +170,19 @@ func runLimit(lc *limitConfig) (int, error) {
 		fmt.Println("imbench:", n)
 	}
 	groups := append(profile.StackGroupsList(), rc.target.Processes...)
-	sampler, err := procgroup.Start(groups, time.Second)
+	var eps []string
+	for _, e := range rc.endpoints {
+		eps = append(eps, e)
+	}
+	ports := procgroup.Ports(eps)
+	sampler, err := procgroup.Start(groups, time.Second, ports...)
 	if err != nil {
 		return 0, err
 	}
 	defer sampler.Stop()
+	if line := measuredLine(sampler, ports); line != "" {
+		fmt.Println("imbench: " + line)
+	}
 	gen := startSelfSampler()
 	defer gen.stop()
 	roles := componentRoles(rc.target)
@@ -241,15 +255,21 @@ func runLimit(lc *limitConfig) (int, error) {
 	defer view.Stop()
 	lo, hi := 0.0, 0.0
 	res, err := limit.Run(ctx, lc.params, lc.objective, machine, func(ctx context.Context, n int, asked float64) (limit.Step, error) {
+		var settled time.Duration
 		if prev != nil && !prev.Held {
-			settle(ctx, sampler, rc.target)
+			settled = settle(ctx, sampler, rc.target)
+		}
+		if prev != nil && prev.Disturbed != "" {
+			settled += quiet(ctx, sampler, gen, runtime.NumCPU())
 		}
 		fmt.Printf("imbench: step %d: %s\n", n, limit.LoadText(asked, lc.params.Dimension))
 		series.starting(n, asked)
 		view.ShowStep(searchID, fmt.Sprintf("%s_s%d", searchID, n), fmt.Sprintf("limit search %s, step %d: %s asked (%s); held so far %s, broken %s; objective %s",
 			searchID, n, limit.LoadText(asked, lc.params.Dimension), rc.scenario+" on "+rc.target.Name,
 			limit.LoadText(lo, lc.params.Dimension), limit.LoadText(hi, lc.params.Dimension), lc.objective.Text), time.Now())
-		return stepFn(ctx, n, asked)
+		st, err := stepFn(ctx, n, asked)
+		st.Settled = math.Round(settled.Seconds()*10) / 10
+		return st, err
 	}, func(st limit.Step) {
 		prev = &st
 		if st.Held {
@@ -283,12 +303,19 @@ func runLimit(lc *limitConfig) (int, error) {
 
 // settle waits, after a step that broke the objective, for the server to
 // work off what it still held (a backlog would weigh on the next step):
-// until its processes here use less than a fifth of a core for 3 s, or
-// for a minute where none of them runs here. At most 3 minutes.
-func settle(ctx context.Context, sampler *procgroup.Sampler, t profile.Profile) {
+// until its processes here (the listening owners of the run's ports, not
+// every process of their name) use less than a fifth of a core for 3 s,
+// or for a minute where none of them runs here. At most 3 minutes; it
+// says how long it waited.
+func settle(ctx context.Context, sampler *procgroup.Sampler, t profile.Profile) (waited time.Duration) {
 	fmt.Println("imbench: the last step broke the objective: waiting for the server to settle")
-	deadline := time.Now().Add(3 * time.Minute)
+	start := time.Now()
+	deadline := start.Add(3 * time.Minute)
 	seen := false
+	defer func() {
+		waited = time.Since(start)
+		fmt.Printf("imbench: waited %.0f s for the server to settle\n", waited.Seconds())
+	}()
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(time.Second)
 		now := time.Now()
@@ -310,6 +337,69 @@ func settle(ctx context.Context, sampler *procgroup.Sampler, t profile.Profile) 
 			return // not on this machine: a minute is all it gets
 		}
 	}
+	return
+}
+
+// quiet waits, before a step runs again because other processes took the
+// machine's cores, for them to take less than a quarter of its cores over
+// 3 s: at most a minute. It says how long it waited and what they took.
+func quiet(ctx context.Context, sampler *procgroup.Sampler, gen *selfSampler, cores int) time.Duration {
+	start := time.Now()
+	var others float64
+	for time.Since(start) < time.Minute && ctx.Err() == nil {
+		time.Sleep(time.Second)
+		now := time.Now()
+		from := now.Add(-3 * time.Second)
+		if from.Before(start) {
+			continue
+		}
+		busy := 100 * sampler.MachineBusy(from, now) * float64(cores)
+		others = busy - 100*gen.cores(from, now)
+		for _, u := range sampler.Window(from, now) {
+			others -= u.CPUAvg // the stack's and the server's parts
+		}
+		if others < 25*float64(cores) {
+			break
+		}
+	}
+	waited := time.Since(start)
+	fmt.Printf("imbench: waited %.0f s for the machine's other processes to quiet (they took %.0f %% of one core at the end); the step's load runs again\n",
+		waited.Seconds(), max(others, 0))
+	return waited
+}
+
+// measuredLine says which processes the search measures as the target:
+// the owners of the run's ports, and how many of their name it leaves to
+// the machine ("" for a target not on this machine).
+func measuredLine(s *procgroup.Sampler, ports []int) string {
+	owners := s.Owners()
+	if len(owners) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, o := range owners {
+		parts = append(parts, fmt.Sprintf("%s (PID %d)", o.Component, o.PID))
+	}
+	line := fmt.Sprintf("the target measured: %s, listening on the run's ports %s", strings.Join(parts, ", "), intsText(ports))
+	if others := s.OthersOfName(); others > 0 {
+		line += fmt.Sprintf("; %d other %s of that name on this machine %s as the machine", others, plural(others, "process", "processes"), plural(others, "counts", "count"))
+	}
+	return line
+}
+
+func intsText(v []int) string {
+	var out []string
+	for _, x := range v {
+		out = append(out, strconv.Itoa(x))
+	}
+	return strings.Join(out, ", ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // stepEnv sets a step's load: the open classes' rate and the sending time,
@@ -367,7 +457,8 @@ func stepUsage(ctx context.Context, prom *report.Prom, sampler *procgroup.Sample
 			continue
 		}
 		local = local || role == "target"
-		out = append(out, limit.Usage{Component: u.Group, Role: role, Processes: u.Processes, CPUAvg: u.CPUAvg, CPUPeak: u.CPUPeak,
+		out = append(out, limit.Usage{Component: u.Group, Role: role, Processes: u.Processes, PIDs: u.PIDs, Others: u.Others,
+			OpenFiles: u.FDPeak, OpenFilesLimit: u.FDLimit, CPUAvg: u.CPUAvg, CPUPeak: u.CPUPeak,
 			CPUBusiest: u.CPUBusiest, CPUBusiestThread: u.CPUBusiestThread, RSSAvg: u.RSSAvg, RSSPeak: u.RSSPeak, RSSGrowth: u.RSSGrown})
 	}
 	if local || !prom.Ready(ctx) {

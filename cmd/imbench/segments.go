@@ -38,6 +38,7 @@ func runSegments(rc *runConfig) (int, error) {
 	dir := filepath.Join(rc.resultsDir, rc.runID)
 	n := rc.segments
 	obs := rc.observation()
+	defer obs.Done()
 	setup := *rc
 	setup.setupOnly, setup.segments, setup.splitInto = true, 1, n
 	if code, err := runHere(&setup); err != nil || code != 0 {

@@ -28,6 +28,17 @@ type Observation struct {
 	LogPush   string // the log store's Loki-protocol push URL, "" when it is down
 	Logs      string // the log store's (VictoriaLogs') base URL, for the run's problems after it
 	Notes     []string
+	// Release ends what the run asked of the stack (its scrape targets);
+	// Done calls it.
+	Release func()
+}
+
+// Done releases what the run asked of the stack, once.
+func (o *Observation) Done() {
+	if o.Release != nil {
+		o.Release()
+		o.Release = nil
+	}
 }
 
 // Native points run runID's metrics at the native stack's Prometheus and its

@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"net/url"
 	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/imbench/imbench/internal/loopback"
 	"github.com/imbench/imbench/internal/profile"
 )
 
@@ -32,6 +34,10 @@ func ListenOwners(ports []int, groups []profile.Process) ([]Owner, error) {
 	if err != nil {
 		return nil, err
 	}
+	return listenOwners(ports, m)
+}
+
+func listenOwners(ports []int, m matcher) ([]Owner, error) {
 	inodes := map[string]int{} // socket inode → port
 	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		if err := listening(f, ports, inodes); err != nil && !os.IsNotExist(err) {
@@ -165,4 +171,42 @@ func (m matcher) match(comm, cmdline string) string {
 		}
 	}
 	return ""
+}
+
+// Ports are the ports of endpoints (URLs, comma-separated lists of them)
+// on this machine: none for a remote one, measured on its own host.
+func Ports(endpoints []string) []int {
+	var out []int
+	for _, raw := range endpoints {
+		for _, one := range strings.Split(raw, ",") {
+			one = strings.TrimSpace(one)
+			u, err := url.Parse(one)
+			if err != nil || loopback.Require(one) != nil {
+				continue
+			}
+			port, err := strconv.Atoi(u.Port())
+			if err == nil && !slices.Contains(out, port) {
+				out = append(out, port)
+			}
+		}
+	}
+	return out
+}
+
+// openFiles is a process's open descriptors and its soft limit of them
+// (/proc/<pid>/limits' "Max open files"; 0 where unlimited or unread).
+func openFiles(dir string) (n, limit int, ok bool) {
+	fds, err := os.ReadDir(dir + "/fd")
+	if err != nil {
+		return 0, 0, false
+	}
+	raw, _ := os.ReadFile(dir + "/limits")
+	for line := range strings.Lines(string(raw)) {
+		if rest, ok := strings.CutPrefix(line, "Max open files"); ok {
+			if f := strings.Fields(rest); len(f) > 0 {
+				limit, _ = strconv.Atoi(f[0])
+			}
+		}
+	}
+	return len(fds), limit, true
 }

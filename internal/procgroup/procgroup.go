@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,6 +30,10 @@ type point struct {
 	procs int
 	pids  map[int]float64 // each process's CPU seconds, so that one that ends takes its seconds with it
 	tids  map[int]float64 // each thread's CPU seconds: a part whose work runs on one thread shows it full
+	// fds and fdLimit: the open files of the process nearest its limit
+	// (sampled for the listening owners only: a count of each descriptor).
+	fds, fdLimit int
+	others       int // processes of the group's name not measured: not the run's server
 }
 
 // Sampler samples groups every interval until Stop.
@@ -36,6 +41,11 @@ type Sampler struct {
 	groups matcher
 	stop   chan struct{}
 	done   chan struct{}
+	ports  []int // the run's ports on this machine: their owners are the target
+
+	owners   map[int]Owner // by PID, looked up every rediscoverEvery
+	ownedBy  map[string]bool
+	ownersAt time.Time
 
 	mu      sync.Mutex
 	points  map[string][]point
@@ -54,8 +64,16 @@ type group struct {
 	cmdline []*regexp.Regexp
 }
 
-// Start samples the groups every interval (a second if 0).
-func Start(groups []profile.Process, interval time.Duration) (*Sampler, error) {
+// rediscoverEvery is how often the owners of the run's ports are looked
+// up again (a restarted server has another PID).
+const rediscoverEvery = 30 * time.Second
+
+// Start samples the groups every interval (a second if 0). Where ports
+// are given, a group one of their listening owners belongs to is those
+// owners alone: the run's server, not every process of its name on the
+// host (another person's, another run's); the groups no owner belongs to
+// (a database, a broker) are taken by name.
+func Start(groups []profile.Process, interval time.Duration, ports ...int) (*Sampler, error) {
 	if interval <= 0 {
 		interval = time.Second
 	}
@@ -63,7 +81,7 @@ func Start(groups []profile.Process, interval time.Duration) (*Sampler, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Sampler{groups: m, stop: make(chan struct{}), done: make(chan struct{}), points: map[string][]point{}}
+	s := &Sampler{groups: m, stop: make(chan struct{}), done: make(chan struct{}), points: map[string][]point{}, ports: ports}
 	s.sample()
 	go func() {
 		defer close(s.done)
@@ -104,14 +122,42 @@ func processes() iter.Seq2[int, string] {
 	}
 }
 
+// lookOwners finds the ports' listening owners again when the last look
+// is old.
+func (s *Sampler) lookOwners(now time.Time) {
+	if len(s.ports) == 0 || !s.ownersAt.IsZero() && now.Sub(s.ownersAt) < rediscoverEvery {
+		return
+	}
+	s.ownersAt = now
+	owners, err := listenOwners(s.ports, s.groups)
+	if err != nil {
+		return
+	}
+	byPID, groups := map[int]Owner{}, map[string]bool{}
+	for _, o := range owners {
+		byPID[o.PID] = o
+		groups[o.Component] = true
+	}
+	s.mu.Lock()
+	s.owners, s.ownedBy = byPID, groups
+	s.mu.Unlock()
+}
+
 func (s *Sampler) sample() {
 	now := time.Now()
+	s.lookOwners(now)
 	cur := map[string]*point{}
+	others := map[string]int{}
 	for pid, d := range processes() {
 		comm, _ := os.ReadFile(d + "/comm")
 		cmd, _ := os.ReadFile(d + "/cmdline")
 		g := s.match(strings.TrimSpace(string(comm)), strings.ReplaceAll(string(cmd), "\x00", " "))
 		if g == "" {
+			continue
+		}
+		_, owner := s.owners[pid]
+		if s.ownedBy[g] && !owner {
+			others[g]++
 			continue
 		}
 		cpu, rss, ok := readProc(d)
@@ -122,6 +168,11 @@ func (s *Sampler) sample() {
 		if p == nil {
 			p = &point{at: now, pids: map[int]float64{}, tids: map[int]float64{}}
 			cur[g] = p
+		}
+		if owner {
+			if n, limit, ok := openFiles(d); ok && (p.fdLimit == 0 || limit > 0 && float64(n)/float64(limit) > float64(p.fds)/float64(max(p.fdLimit, 1))) {
+				p.fds, p.fdLimit = n, limit
+			}
 		}
 		p.pids[pid] = cpu
 		tasks, _ := filepath.Glob(d + "/task/[0-9]*")
@@ -141,6 +192,7 @@ func (s *Sampler) sample() {
 		s.machine = append(s.machine, machinePoint{at: now, busy: busy, total: total})
 	}
 	for g, p := range cur {
+		p.others = others[g]
 		for _, c := range p.pids {
 			p.cpu += c
 		}
@@ -176,6 +228,9 @@ func readProc(dir string) (cpu, rss float64, ok bool) {
 type Usage struct {
 	Group                     string
 	Processes                 float64
+	PIDs                      []int // the processes measured, at the window's end
+	Others                    int   // processes of the name left out: not the listening owners of the run's ports
+	FDPeak, FDLimit           int   // the listening owners' open files at their fullest, and that process's limit (0: not read)
 	CPUAvg, CPUPeak           float64
 	CPUBusiest                float64 // the busiest process's average, % of one core
 	CPUBusiestThread          float64 // the busiest thread's average, % of one core
@@ -226,6 +281,10 @@ func (s *Sampler) Window(from, to time.Time) []Usage {
 			u.RSSAvg += p.rss / float64(len(in))
 			u.RSSPeak = max(u.RSSPeak, p.rss)
 			u.Processes = max(u.Processes, float64(p.procs))
+			u.Others = max(u.Others, p.others)
+			if p.fdLimit > 0 && (u.FDLimit == 0 || float64(p.fds)/float64(p.fdLimit) > float64(u.FDPeak)/float64(u.FDLimit)) {
+				u.FDPeak, u.FDLimit = p.fds, p.fdLimit
+			}
 			if i < q {
 				first += p.rss / float64(q)
 			}
@@ -234,6 +293,10 @@ func (s *Sampler) Window(from, to time.Time) []Usage {
 			}
 		}
 		u.RSSGrown = last - first
+		for pid := range in[len(in)-1].pids {
+			u.PIDs = append(u.PIDs, pid)
+		}
+		slices.Sort(u.PIDs)
 		out = append(out, u)
 	}
 	return out
@@ -294,4 +357,30 @@ func (s *Sampler) MachineBusy(from, to time.Time) float64 {
 		return 0
 	}
 	return (last.busy - first.busy) / (last.total - first.total)
+}
+
+// Owners are the listening owners of the ports at the last look.
+func (s *Sampler) Owners() []Owner {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Owner
+	for _, o := range s.owners {
+		out = append(out, o)
+	}
+	slices.SortFunc(out, func(a, b Owner) int { return a.PID - b.PID })
+	return out
+}
+
+// OthersOfName counts, at the last sample, the processes of the owners'
+// groups that are not owners.
+func (s *Sampler) OthersOfName() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for g := range s.ownedBy {
+		if p := s.points[g]; len(p) > 0 {
+			n += p[len(p)-1].others
+		}
+	}
+	return n
 }

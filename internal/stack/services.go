@@ -24,6 +24,7 @@ type service struct {
 	health string       // GET answering 200 when ready
 	url    string       // what status shows
 	render func() error // writes the service's config before it starts
+	cpus   string       // pinned to these CPUs (taskset -c), where set
 }
 
 func (s service) pidFile() string { return filepath.Join(RunDir, s.name+".pid") }
@@ -88,6 +89,7 @@ func services(forStart, withTarget bool) ([]service, error) {
 			args:   []string{"-api", a.api, "-ws", a.ws, "-metrics", a.Metrics, "-log-format", "json"},
 			env:    []string{"IMBENCH_TARGET_SECRET=" + secret, "IMBENCH_TARGET_LOG_PUSH=http://" + a.VictoriaLogs + LogPushPath},
 			health: "http://" + a.api + "/healthz",
+			cpus:   os.Getenv("IMBENCH_TARGET_CPUS"),
 			url: fmt.Sprintf("api http://%s  ws ws://%s  metrics http://%s/metrics  wukongim api http://%s tcp tcp://%s ws ws://%s  wildfire admin http://%s mqtt tcp://%s",
 				a.api, a.ws, a.Metrics, envOr("IMBENCH_TARGET_WUKONGIM_API", "127.0.0.1:15001"),
 				envOr("IMBENCH_TARGET_WUKONGIM_TCP", "127.0.0.1:15100"), envOr("IMBENCH_TARGET_WUKONGIM_WS", "127.0.0.1:15200"),
@@ -119,7 +121,7 @@ func services(forStart, withTarget bool) ([]service, error) {
 				"--storage.tsdb.retention.time=30d"},
 			health: "http://" + a.Prometheus + "/-/ready",
 			url:    "http://" + a.Prometheus + "  (API and remote write /api/v1/write; no web UI in this build)",
-			render: func() error { return renderPrometheus(a) },
+			render: func() error { _, _, err := renderScrapes(); return err },
 		})
 	return out, nil
 }
@@ -187,51 +189,45 @@ func ScrapesProfile(name string, p profile.Profile) bool {
 }
 
 // renderScrapeTargets writes .run/prometheus/<profile>-targets.json, the
-// file a profile's scrape job reads (file_sd) when its server has no
-// discovery of its own: the target's metrics addresses for the target
-// brought up, nothing for the others, so that no absent server is down.
-// For a profile with discovery, the file lists the services it leaves out
-// (FixedMetricsEnv), each with its job. Prometheus rereads the files by
-// itself.
-func renderScrapeTargets(target string) error {
+// file_sd targets of each profile ScrapesProfile names: the union of the
+// groups its live registrations ask ([] where none does). changed: a file
+// changed (file_sd reads them again by itself; the return is for a
+// caller's reload).
+func renderScrapeTargets(regs []registration) (changed bool, err error) {
 	profiles, err := profile.Load("targets")
 	if err != nil {
-		return err
+		return false, err
 	}
 	dir := filepath.Join(RunDir, "prometheus")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return false, err
 	}
 	for name, p := range profiles {
 		if !ScrapesProfile(name, p) {
 			continue
 		}
 		groups := []map[string]any{}
-		switch {
-		case name != target:
-		case p.FixedMetricsEnv != "":
-			fixed, err := FixedMetrics(p)
-			if err != nil {
-				return err
+		seen := map[string]bool{}
+		for _, r := range regs {
+			if r.Target != name {
+				continue
 			}
-			for _, f := range fixed {
-				groups = append(groups, map[string]any{"targets": []string{f.Addr}, "labels": map[string]string{"job": f.Job}})
-			}
-		default:
-			var hosts []string
-			for _, m := range p.Metrics {
-				if u, err := url.Parse(m); err == nil && u.Host != "" {
-					hosts = append(hosts, u.Host)
+			for _, g := range r.Groups {
+				key, _ := json.Marshal(g)
+				if !seen[string(key)] {
+					seen[string(key)] = true
+					groups = append(groups, g)
 				}
 			}
-			groups = append(groups, map[string]any{"targets": hosts})
 		}
 		raw, _ := json.Marshal(groups)
-		if _, err := writeIfChanged(filepath.Join(dir, name+"-targets.json"), raw); err != nil {
-			return err
+		c, err := writeIfChanged(filepath.Join(dir, name+"-targets.json"), raw)
+		if err != nil {
+			return changed, err
 		}
+		changed = changed || c
 	}
-	return nil
+	return changed, nil
 }
 
 // Fixed is one metrics address a profile's discovery leaves out.

@@ -46,7 +46,14 @@ func Up(target string) error {
 		return err
 	}
 	svcs = append(svcs, wildfireServices(target)...)
-	if err := renderScrapeTargets(target); err != nil {
+	reg, err := newRegistration(0, target)
+	if err != nil {
+		return err
+	}
+	if err := reg.write(); err != nil {
+		return err
+	}
+	if _, _, err := renderScrapes(); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Join(RunDir, "logs"), 0o755); err != nil {
@@ -81,6 +88,7 @@ func Down() error {
 	}
 	svcs, _ := services(false, true)
 	svcs = append(svcs, wildfireServices("")...)
+	registration{Target: "the stack's own"}.remove()
 	for i := len(svcs) - 1; i >= 0; i-- {
 		if stop(svcs[i]) {
 			fmt.Printf("%-18s stopped\n", svcs[i].name)
@@ -128,6 +136,11 @@ func start(s service) error {
 	}
 	defer logf.Close()
 	cmd := exec.Command(path, s.args...)
+	if s.cpus != "" {
+		// Pinned (TARGET_CPUS): taskset sets the affinity and becomes the
+		// service, its PID the service's.
+		cmd = exec.Command("taskset", append([]string{"-c", s.cpus, path}, s.args...)...)
+	}
 	cmd.Env = append(os.Environ(), s.env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outlive make

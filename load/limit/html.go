@@ -6,6 +6,7 @@ import (
 	"html"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -17,13 +18,14 @@ func HTML(r Result) []byte {
 	var b strings.Builder
 	b.WriteString(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>imbench limit ` + html.EscapeString(r.SearchID) + `</title>
 <style>body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#1d2330}table{border-collapse:collapse;font-size:12px}
-td,th{border:1px solid #d5dae3;padding:3px 6px;text-align:right}th{background:#f1f4f8}td:first-child,td:nth-child(10){text-align:left}
-.charts{display:grid;grid-template-columns:1fr 1fr;gap:16px}svg text{font-size:11px}svg text:not([fill]){fill:#444}</style></head><body>`)
+td,th{border:1px solid #d5dae3;padding:3px 6px;text-align:right;vertical-align:top}th{background:#f1f4f8;text-align:center}td.text{text-align:left}
+td:not(.text){white-space:nowrap}.charts{display:grid;grid-template-columns:1fr 1fr;gap:16px}svg text{font-size:11px}svg text:not([fill]){fill:#444}
+svg text.label{paint-order:stroke;stroke:#fff;stroke-width:3px}</style></head><body>`)
 	fmt.Fprintf(&b, "<h1>imbench limit search %s</h1>\n<p>%s on %s: %s rising from %s by ×%g to a resolution of %g %%; objective <code>%s</code>.</p>\n",
 		html.EscapeString(r.SearchID), html.EscapeString(r.Scenario), html.EscapeString(r.Target), r.Params.Dimension,
 		LoadText(r.Params.Start, r.Params.Dimension), r.Params.Factor, r.Params.Resolution*100, html.EscapeString(r.Objective))
 	fmt.Fprintf(&b, "<p><b>Result.</b> %s.</p>\n", html.EscapeString(ResultLine(r)))
-	b.WriteString(`<div class="charts"><figure><figcaption>Latency against throughput, a point a step (the limit and the knee marked)</figcaption>`)
+	b.WriteString(`<div class="charts"><figure><figcaption>Latency against the load each step put out, a point a step (the limit and the knee marked)</figcaption>`)
 	b.WriteString(kneeChart(r))
 	b.WriteString(`</figure><figure><figcaption>CPU per step, in % of one core: the server's parts and the generator</figcaption>`)
 	b.WriteString(cpuChart(r))
@@ -35,7 +37,7 @@ td,th{border:1px solid #d5dae3;padding:3px 6px;text-align:right}th{background:#f
 
 const (
 	cw, ch             = 520, 300
-	cpl, cpr, cpt, cpb = 56, 16, 12, 36
+	cpl, cpr, cpt, cpb = 64, 20, 16, 40
 )
 
 func sortedSteps(r Result) []Step {
@@ -44,10 +46,11 @@ func sortedSteps(r Result) []Step {
 	return s
 }
 
-// measure is what the knee chart draws: e2e latency against verified
-// deliveries a second (or users online), or, where no step owed a
-// delivery (a send-only scenario), the answer time against acknowledged
-// messages a second.
+// measure is what the knee chart draws: e2e latency against the messages
+// a second each step sent (the load it put out, beside the load asked; a
+// group's watchers' deliveries would be a fraction of it) or the users
+// online, or, where no step owed a delivery (a send-only scenario), the
+// answer time against acknowledged messages a second.
 type measure struct {
 	x         func(Step) float64
 	p99, p50  func(Step) float64
@@ -71,7 +74,7 @@ func measureOf(r Result) measure {
 	if dim == "users" {
 		m.x = func(s Step) float64 { return float64(s.Online) }
 	} else {
-		m.x = func(s Step) float64 { return s.Deliveries }
+		m.x = func(s Step) float64 { return s.Achieved }
 	}
 	return m
 }
@@ -85,15 +88,20 @@ func kneeChart(r Result) string {
 		xmax = math.Max(xmax, m.x(s))
 		ymax = math.Max(ymax, m.p99(s))
 	}
-	xmax, ymax = chartscale.NiceCeil(xmax), chartscale.NiceCeil(ymax)
+	if obj := objectiveLine(r.Objective, m.objective); obj > 0 && obj < 2*ymax {
+		ymax = math.Max(ymax, obj) // the bound in sight where the steps come near it
+	}
+	xs, xmax := chartscale.Ticks(xmax)
+	ys, ymax := chartscale.Ticks(ymax)
 	x := func(v float64) float64 { return cpl + v/xmax*(cw-cpl-cpr) }
 	y := func(v float64) float64 { return cpt + (1-v/ymax)*(ch-cpt-cpb) }
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="100%%" role="img" aria-label="knee" data-points="%d" data-measure="%s">`, cw, ch, len(steps), m.name)
-	axes(&b, xmax, ymax, x, y, "ms", m.xLabel)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="100%%" role="img" aria-label="knee" data-points="%d" data-measure="%s" data-xmax="%g" data-ymax="%g">`,
+		cw, ch, len(steps), m.name, xmax, ymax)
+	axes(&b, xs, xmax, ys, ymax, x, y, "ms", m.xLabel)
 	if obj := objectiveLine(r.Objective, m.objective); obj > 0 && obj <= ymax {
-		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#c0392b" stroke-dasharray="4 3"/><text x="%d" y="%.1f" text-anchor="end" fill="#c0392b">objective %s ms</text>`,
-			cpl, cw-cpr, y(obj), y(obj), cw-cpr, y(obj)-4, num(obj))
+		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#c0392b" stroke-dasharray="4 3"/><text x="%d" y="%.1f" class="label" fill="#c0392b">objective %s ms</text>`,
+			cpl, cw-cpr, y(obj), y(obj), cpl+6, y(obj)-4, num(obj))
 	}
 	for _, series := range []struct {
 		color string
@@ -113,14 +121,26 @@ func kneeChart(r Result) string {
 		}
 		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>step %d: %s, %s %s, %s p99 %s ms</title></circle>`,
 			x(m.x(s)), y(m.p99(s)), color, s.N, LoadText(s.Asked, dim), m.xLabel, num(m.x(s)), m.name, num(m.p99(s)))
-		switch s.N {
-		case r.LimitStep:
-			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" data-mark="limit">limit</text>`, x(m.x(s)), y(m.p99(s))-9)
-		case r.KneeStep:
-			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" data-mark="knee">knee</text>`, x(m.x(s)), y(m.p99(s))-9)
+		// The labels sit beside their points, the limit's below and the
+		// knee's above (the two are often close), on the side with room.
+		mark := map[int]string{r.LimitStep: "limit", r.KneeStep: "knee"}[s.N]
+		if mark == "" || s.N == 0 {
+			continue
 		}
+		// The limit's to the left of its point, the knee's to the right
+		// (the two are close), each above it unless at the top.
+		px, py := x(m.x(s)), y(m.p99(s))
+		dx, anchor := 8.0, "start"
+		if mark == "limit" && px > cpl+110 || px > cw-cpr-100 {
+			dx, anchor = -8, "end"
+		}
+		dy := -8.0
+		if py < cpt+20 {
+			dy = 16
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="%s" class="label" data-mark="%s">%s %s</text>`, px+dx, py+dy, anchor, mark, mark, html.EscapeString(LoadText(s.Asked, dim)))
 	}
-	fmt.Fprintf(&b, `<text x="60" y="24" fill="#1f6feb">%s p99</text><text x="120" y="24" fill="#8a63d2">%s p50</text></svg>`, m.name, m.name)
+	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#1f6feb">%s p99</text><text x="%d" y="%d" fill="#8a63d2">%s p50</text></svg>`, cpl+8, cpt+12, m.name, cpl+72, cpt+12, m.name)
 	return b.String()
 }
 
@@ -142,12 +162,13 @@ func cpuChart(r Result) string {
 			xmax, ymax = math.Max(xmax, p[0]), math.Max(ymax, p[1])
 		}
 	}
-	xmax, ymax = chartscale.NiceCeil(xmax), chartscale.NiceCeil(ymax)
+	xs, xmax := chartscale.Ticks(xmax)
+	ys, ymax := chartscale.Ticks(ymax)
 	x := func(v float64) float64 { return cpl + v/xmax*(cw-cpl-cpr) }
 	y := func(v float64) float64 { return cpt + (1-v/ymax)*(ch-cpt-cpb) }
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="100%%" role="img" aria-label="cpu" data-lines="%d">`, cw, ch, len(lines))
-	axes(&b, xmax, ymax, x, y, "%", "load asked ("+map[string]string{"rate": "msg/s", "users": "users"}[dim]+")")
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="100%%" role="img" aria-label="cpu" data-lines="%d" data-xmax="%g" data-ymax="%g">`, cw, ch, len(lines), xmax, ymax)
+	axes(&b, xs, xmax, ys, ymax, x, y, "%", "load asked ("+map[string]string{"rate": "msg/s", "users": "users"}[dim]+")")
 	names := make([]string, 0, len(lines))
 	for n := range lines {
 		names = append(names, n)
@@ -167,22 +188,48 @@ func cpuChart(r Result) string {
 	return b.String()
 }
 
-func axes(b *strings.Builder, xmax, ymax float64, x, y func(float64) float64, yunit, xname string) {
-	for i := 0; i <= 4; i++ {
-		v := ymax * float64(i) / 4
-		fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#e8ebf0"/><text x="%d" y="%.1f" text-anchor="end">%s %s</text>`,
-			cpl, cw-cpr, y(v), y(v), cpl-4, y(v)+4, num(v), yunit)
-		xv := xmax * float64(i) / 4
-		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`, x(xv), ch-cpb+14, num(xv))
+// axes draws the grid and the ticks, every step to the top of each axis,
+// each label whole (tick).
+func axes(b *strings.Builder, xs, xmax, ys, ymax float64, x, y func(float64) float64, yunit, xname string) {
+	for v := 0.0; v <= ymax+ys/2; v += ys {
+		fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#e8ebf0"/><text x="%d" y="%.1f" text-anchor="end" data-tick="y">%s</text>`,
+			cpl, cw-cpr, y(v), y(v), cpl-4, y(v)+4, tick(v, yunit))
 	}
-	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="middle">%s</text>`, (cw+cpl)/2, ch-4, html.EscapeString(xname))
+	for v := 0.0; v <= xmax+xs/2; v += xs {
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle" data-tick="x">%s</text>`, x(v), ch-cpb+16, tick(v, ""))
+	}
+	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="middle">%s</text>`, (cw+cpl)/2, ch-6, html.EscapeString(xname))
+}
+
+// tick is an axis label short enough for the margin: milliseconds of a
+// second or more in seconds, thousands as k, millions as M.
+func tick(v float64, unit string) string {
+	switch {
+	case unit == "ms" && v >= 1000:
+		return short(v/1000) + " s"
+	case unit != "":
+		return short(v) + " " + unit
+	}
+	return short(v)
+}
+
+func short(v float64) string {
+	switch {
+	case v < 10 && v != math.Trunc(v):
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case v >= 1e6:
+		return strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.2f", v/1e6), "0"), ".0") + "M"
+	case v >= 1e4:
+		return strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.1f", v/1e3), "0"), ".") + "k"
+	}
+	return num(v)
 }
 
 func xLabel(dim string) string {
 	if dim == "users" {
 		return "users online"
 	}
-	return "verified deliveries/s"
+	return "msg/s sent"
 }
 
 // objectiveLine is the objective's upper bound of name (e2e_p99,
@@ -199,11 +246,18 @@ func objectiveLine(obj, name string) float64 {
 	return 0
 }
 
+// textColumn are the step table's columns of words, set flush left.
+var textColumn = map[string]bool{"asked": true, "objective": true, "decided by": true}
+
 func tableHTML(r Result) string {
 	md := Table(r)
 	var b strings.Builder
 	b.WriteString("<table>")
+	var head []string
 	for i, line := range strings.Split(strings.TrimSpace(md), "\n") {
+		if i == 0 {
+			head = strings.Split(strings.Trim(line, "| "), " | ")
+		}
 		if i == 1 {
 			continue // the markdown separator
 		}
@@ -213,8 +267,12 @@ func tableHTML(r Result) string {
 			tag = "th"
 		}
 		b.WriteString("<tr>")
-		for _, c := range cells {
-			fmt.Fprintf(&b, "<%s>%s</%s>", tag, html.EscapeString(c), tag)
+		for j, c := range cells {
+			class := ""
+			if tag == "td" && (j == 0 || textColumn[head[min(j, len(head)-1)]]) {
+				class = ` class="text"`
+			}
+			fmt.Fprintf(&b, "<%s%s>%s</%s>", tag, class, html.EscapeString(c), tag)
 		}
 		b.WriteString("</tr>")
 	}

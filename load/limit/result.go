@@ -44,8 +44,18 @@ type Step struct {
 	// GeneratorThrottled: the share of its CPU quota's periods in which
 	// the generator was held back over the step (0 without a quota).
 	GeneratorThrottled float64 `json:"generator_throttled,omitempty"`
-	GeneratorBound     bool    `json:"generator_bound,omitempty"`
-	GeneratorWhy       string  `json:"generator_why,omitempty"`
+	// Cause is what the rules name for a step that broke the objective.
+	Cause *Saturation `json:"cause,omitempty"`
+	// Disturbed: the step broke while other processes took the machine's
+	// cores; it is no knee, and the search ran its load again.
+	Disturbed string `json:"disturbed,omitempty"`
+	// Confirm: the step ran the limit found again, to confirm it.
+	Confirm        bool   `json:"confirm,omitempty"`
+	GeneratorBound bool   `json:"generator_bound,omitempty"`
+	GeneratorWhy   string `json:"generator_why,omitempty"`
+	// Settled is how long the search waited, before this step, for the
+	// server to work off the last broken step's backlog (seconds).
+	Settled float64 `json:"settled_seconds,omitempty"`
 	// Left is what the step's clean-up left on the target ("" when it
 	// removed everything it could): "3 users, 1 group".
 	Left string `json:"left_on_target,omitempty"`
@@ -59,8 +69,18 @@ type Usage struct {
 	Component string  `json:"component"`
 	Role      string  `json:"role"` // target, generator, other
 	Processes float64 `json:"processes"`
-	CPUAvg    float64 `json:"cpu_avg_percent"`
-	CPUPeak   float64 `json:"cpu_peak_percent"`
+	// PIDs are the processes measured (sampled from /proc): for a part
+	// listening on the run's ports, its listening owners alone; Others
+	// counts the processes of its name left out (the machine's).
+	PIDs   []int `json:"pids,omitempty"`
+	Others int   `json:"other_processes_of_the_name,omitempty"`
+	// OpenFiles and OpenFilesLimit: the listening owner nearest its limit
+	// of open files at its fullest over the step, and that limit (its soft
+	// RLIMIT_NOFILE from /proc/<pid>/limits).
+	OpenFiles      int     `json:"open_files_peak,omitempty"`
+	OpenFilesLimit int     `json:"open_files_limit,omitempty"`
+	CPUAvg         float64 `json:"cpu_avg_percent"`
+	CPUPeak        float64 `json:"cpu_peak_percent"`
 	// CPUBusiest is the busiest process's average (sampled from /proc; 0
 	// where only the group's sum is known).
 	CPUBusiest float64 `json:"cpu_busiest_process_percent,omitempty"`
@@ -76,6 +96,7 @@ type Usage struct {
 
 // Saturation is what gave out first at the knee.
 type Saturation struct {
+	Rule      string `json:"rule,omitempty"`      // the rule that named it (Rule…)
 	Component string `json:"component,omitempty"` // a server process group, "the machine", or "imbench"
 	Generator bool   `json:"generator,omitempty"` // the limit is the generator's, not the server's
 	Why       string `json:"why"`
@@ -113,15 +134,61 @@ type Result struct {
 	Reached          float64    `json:"resolution_reached,omitempty"`
 	Saturated        Saturation `json:"saturated"`
 	GeneratorLimited bool       `json:"generator_limited,omitempty"`
-	Stopped          string     `json:"stopped,omitempty"` // why the search ended before its resolution
+	// Confirmed: the limit held again when the search ran it once more.
+	Confirmed bool `json:"confirmed,omitempty"`
+	// Spread is what the steps at the limit's load measured, run to run.
+	Spread *Spread `json:"spread,omitempty"`
+	// Undetermined: the machine's other processes kept taking its cores
+	// at a load, run after run; HighestHeld is the most load held then,
+	// and no limit is reported.
+	Undetermined bool    `json:"undetermined,omitempty"`
+	HighestHeld  float64 `json:"highest_held,omitempty"`
+	Stopped      string  `json:"stopped,omitempty"` // why the search ended before its resolution
+}
+
+// Spread is the runs at the limit's load: how many held, and the range of
+// what they sent (msg/s, or users online) and of their e2e p99.
+type Spread struct {
+	Runs        int     `json:"runs"`
+	Held        int     `json:"held"`
+	AchievedMin float64 `json:"achieved_min"`
+	AchievedMax float64 `json:"achieved_max"`
+	E2EP99Min   float64 `json:"e2e_p99_min_ms"`
+	E2EP99Max   float64 `json:"e2e_p99_max_ms"`
+}
+
+// spreadAt is the spread of the steps at a load (nil: none).
+func (r *Result) spreadAt(load float64) *Spread {
+	var sp *Spread
+	for _, s := range r.Steps {
+		if s.Asked != load || s.Disturbed != "" {
+			continue
+		}
+		if sp == nil {
+			sp = &Spread{AchievedMin: s.Achieved, AchievedMax: s.Achieved, E2EP99Min: s.E2EP99, E2EP99Max: s.E2EP99}
+		}
+		sp.Runs++
+		if s.Held {
+			sp.Held++
+		}
+		sp.AchievedMin, sp.AchievedMax = min(sp.AchievedMin, s.Achieved), max(sp.AchievedMax, s.Achieved)
+		sp.E2EP99Min, sp.E2EP99Max = min(sp.E2EP99Min, s.E2EP99), max(sp.E2EP99Max, s.E2EP99)
+	}
+	return sp
 }
 
 // finish sets the limit and the knee from the interval the steps left,
 // and names what saturated at the knee.
 func (r *Result) finish(lo, hi float64) {
-	r.Limit, r.LimitStep = lo, r.stepAt(lo)
+	if r.Undetermined {
+		r.HighestHeld, lo = lo, 0
+	}
+	r.Limit, r.LimitStep = lo, r.stepAt(lo, true)
+	if lo > 0 {
+		r.Spread = r.spreadAt(lo)
+	}
 	if !math.IsInf(hi, 1) {
-		r.Knee, r.KneeStep = hi, r.stepAt(hi)
+		r.Knee, r.KneeStep = hi, r.stepAt(hi, false)
 	}
 	if r.Limit > 0 && r.Knee > 0 {
 		r.Reached = (r.Knee - r.Limit) / r.Limit
@@ -129,9 +196,11 @@ func (r *Result) finish(lo, hi float64) {
 	r.Saturated = r.saturation()
 }
 
-func (r *Result) stepAt(load float64) int {
+// stepAt is the first step at a load that was not disturbed (the one
+// that decided it).
+func (r *Result) stepAt(load float64, held bool) int {
 	for _, s := range r.Steps {
-		if s.Asked == load {
+		if s.Asked == load && s.Disturbed == "" && s.Held == held {
 			return s.N
 		}
 	}

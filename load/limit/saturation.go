@@ -3,14 +3,17 @@ package limit
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Saturation rules, over the step at the knee (or the last one, where none
 // broke):
 //
 //  0. the generator's open files or ports used up (logins failed for
-//     them); the generator held back by its CPU quota (throttled in 5 % of its
-//     cgroup's periods or more);
+//     them); a part of the server at its limit of open files (its
+//     descriptors within 1 % of its ulimit -n: it accepts no more
+//     connections); the generator held back by its CPU quota (throttled in
+//     5 % of its cgroup's periods or more);
 //  1. the generator: this process used nearly every core it may use
 //     (GOMAXPROCS, its affinity, its CPU quota, the machine's);
 //  2. a part of the server at one core: its busiest thread at 90 % of one
@@ -41,9 +44,60 @@ func (r *Result) saturation() Saturation {
 		st = &r.Steps[len(r.Steps)-1]
 	}
 	if st == nil {
-		return Saturation{Why: "no step ran"}
+		return Saturation{Rule: RuleUnseen, Why: "no step ran"}
 	}
 	return saturationOf(st, r.baseline(), r.Machine)
+}
+
+// The rules, as limit.json and the step table name them.
+const (
+	RuleGeneratorOpenFiles = "generator open files"
+	RuleServerOpenFiles    = "server open files"
+	RuleGeneratorQuota     = "generator CPU quota"
+	RuleGeneratorCores     = "generator cores"
+	RuleServerThread       = "server thread at a core"
+	RuleMachineGenerator   = "machine busy, generator largest"
+	RuleMachine            = "machine busy, other processes"
+	RuleServerMachine      = "machine busy, server largest"
+	RuleServerMemory       = "server memory growing"
+	RuleSenders            = "too few senders"
+	RuleServerPace         = "server answers slowed"
+	RuleUnseen             = "nothing seen saturated"
+)
+
+// disturbedBy says why a step that broke the objective broke for what
+// ran beside the search rather than the server: other processes took a
+// quarter of the machine's cores or more while the step ran ("" when it
+// broke for the server, or for what no neighbour changes: open files, the
+// generator's quota, the generator at its own cores, a part of the server
+// whose thread had its whole core all the same).
+func disturbedBy(st *Step, sat Saturation, m Machine) string {
+	switch sat.Rule {
+	case RuleGeneratorOpenFiles, RuleServerOpenFiles, RuleGeneratorQuota, RuleGeneratorCores, RuleServerThread:
+		return ""
+	}
+	server, gen, others := shares(st, m)
+	if st.Held || st.MachineBusy == 0 || m.Cores == 0 || others < 25*float64(m.Cores) {
+		return ""
+	}
+	return fmt.Sprintf("other processes took %.0f %% of one core while it ran (the machine's %d cores %.0f %% busy; the server's parts %.0f %%, the generator %.0f %%)",
+		others, m.Cores, 100*st.MachineBusy, server, gen)
+}
+
+// shares splits a step's CPU, in % of one core: the server's parts, the
+// generator, and the machine's other processes (0 where the machine's
+// busy share is unknown).
+func shares(st *Step, m Machine) (server, gen, others float64) {
+	gen = st.GeneratorCores * 100
+	for _, u := range st.Usage {
+		if u.Role == "target" {
+			server += u.CPUAvg
+		}
+	}
+	if st.MachineBusy > 0 {
+		others = max(0, 100*st.MachineBusy*float64(m.Cores)-server-gen)
+	}
+	return server, gen, others
 }
 
 // baseline is the step at the search's lowest load: the server's answer
@@ -95,8 +149,18 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 		if f.Ports > 0 {
 			why = fmt.Sprintf("%s, and %d found no local port left to dial from", why, f.Ports)
 		}
-		return Saturation{Component: "imbench", Generator: true, Why: why,
+		return Saturation{Rule: RuleGeneratorOpenFiles, Component: "imbench", Generator: true, Why: why,
 			Advice: "raise the generator's open files (ulimit -n, as make bench does) or split the users over segments and source addresses (SEGMENTS=n)"}
+	}
+	// A part of the server out of open files: it cannot accept another
+	// connection (accept4: too many open files), whatever its cores.
+	for _, u := range target {
+		if l := u.OpenFilesLimit; l > 0 && u.OpenFiles+max(2, l/100) >= l {
+			return Saturation{Rule: RuleServerOpenFiles, Component: u.Component,
+				Why: fmt.Sprintf("%s's open files reached its limit at step %d: %d of %d (its ulimit -n, PID %s): a connection past it is not accepted (too many open files)",
+					u.Component, st.N, u.OpenFiles, l, pidsText(u.PIDs)),
+				Advice: "raise the server's open files (ulimit -n before it starts, LimitNOFILE= in its systemd unit, ulimits: nofile in compose), then search again"}
+		}
 	}
 	// A generator its CPU quota held back (a cgroup's, a Kubernetes CPU
 	// limit's) is the limit, whatever its cores seem to say: held in one
@@ -110,7 +174,7 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 		if short != "" {
 			why += "; " + short
 		}
-		return Saturation{Component: "imbench", Generator: true, Why: why,
+		return Saturation{Rule: RuleGeneratorQuota, Component: "imbench", Generator: true, Why: why,
 			Advice: "raise the generator's CPU limit (its cgroup's quota, a pod's resources.limits.cpu), or run it on more of them"}
 	}
 	if may := min(m.GeneratorCores, float64(cores)); may > 0 && st.GeneratorCores >= full*may {
@@ -118,11 +182,11 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 		if short != "" {
 			why += "; " + short
 		}
-		return Saturation{Component: "imbench", Generator: true, Advice: advice, Why: why}
+		return Saturation{Rule: RuleGeneratorCores, Component: "imbench", Generator: true, Advice: advice, Why: why}
 	}
 	for _, u := range target {
 		if u.CPUBusiestThread >= 90 {
-			return Saturation{Component: u.Component,
+			return Saturation{Rule: RuleServerThread, Component: u.Component,
 				Why: fmt.Sprintf("%s's busiest thread used %.0f %% of one core at step %d (the part %.0f %% in all): its work runs on that thread, and that core was full",
 					u.Component, u.CPUBusiestThread, st.N, u.CPUAvg)}
 		}
@@ -145,16 +209,16 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 			if short != "" {
 				why += "; " + short
 			}
-			return Saturation{Component: "imbench", Generator: true, Why: why,
+			return Saturation{Rule: RuleMachineGenerator, Component: "imbench", Generator: true, Why: why,
 				Advice: "run the generator on another machine than the server's, or on more of them (segments on other hosts)"}
 		}
 		if len(target) == 0 || others > server {
-			return Saturation{Component: "the machine",
+			return Saturation{Rule: RuleMachine, Component: "the machine",
 				Why: fmt.Sprintf("the machine's %d cores were busy at step %d (%.0f %% of one core in all: the server's parts %.0f %%, the generator %.0f %%, other processes %.0f %%): "+
 					"what ran beside the server took its room", cores, st.N, busy, server, st.GeneratorCores*100, others),
 				Advice: "run the search on a machine with nothing else running, or with the generator on another host"}
 		}
-		return Saturation{Component: target[0].Component,
+		return Saturation{Rule: RuleServerMachine, Component: target[0].Component,
 			Why: fmt.Sprintf("the machine's %d cores were busy at step %d (%.0f %% of one core in all, the generator's %.0f %% included); the server's largest part, %s, used %.0f %%",
 				cores, st.N, busy, st.GeneratorCores*100, target[0].Component, target[0].CPUAvg)}
 	}
@@ -163,7 +227,7 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 	}
 	for _, u := range target {
 		if u.RSSAvg > 0 && u.RSSGrowth > 0.1*u.RSSAvg {
-			return Saturation{Component: u.Component,
+			return Saturation{Rule: RuleServerMemory, Component: u.Component,
 				Why: fmt.Sprintf("%s's memory grew by %s through step %d: it queues what it does not serve", u.Component, mib(u.RSSGrowth), st.N)}
 		}
 	}
@@ -171,9 +235,9 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 		return waited(st, base, target, short)
 	}
 	if len(st.Usage) == 0 {
-		return Saturation{Why: "no resource figures for the step (no Prometheus, and the server's processes are not on this machine)"}
+		return Saturation{Rule: RuleUnseen, Why: "no resource figures for the step (no Prometheus, and the server's processes are not on this machine)"}
 	}
-	return Saturation{Why: "no part of the server reached a core, nor the machine its cores: the limit lies in what the resource table does not show (a lock, the disk, the network, a database elsewhere)"}
+	return Saturation{Rule: RuleUnseen, Why: "no part of the server reached a core, nor the machine its cores: the limit lies in what the resource table does not show (a lock, the disk, the network, a database elsewhere)"}
 }
 
 // serverSlowed says whether the senders, answered as fast as at the
@@ -194,7 +258,7 @@ func waited(st, base *Step, target []Usage, short string) Saturation {
 		could = st.Achieved * st.AckAvg / base.AckAvg
 	}
 	if !serverSlowed(st, base) {
-		return Saturation{Component: "imbench", Generator: true,
+		return Saturation{Rule: RuleSenders, Component: "imbench", Generator: true,
 			Why: fmt.Sprintf("%s: the server answered in %.2f ms on average (%.2f ms at %g), and with about %.1f messages in flight, each sender waiting for its answer before its next message, its senders could not send more at that pace",
 				short, st.AckAvg, base.AckAvg, base.Asked, inFlight),
 			Advice: "give the scenario more senders for this rate (a larger SCALE, or more users sending), each keeping one message in flight"}
@@ -202,11 +266,19 @@ func waited(st, base *Step, target []Usage, short string) Saturation {
 	why := fmt.Sprintf("%s: the server's answers slowed from %.2f ms on average at %g to %.2f ms; each sender waits for its answer before its next message (about %.1f in flight), so the server set the pace (answered as at %g, they would have sent %.0f msg/s)",
 		short, base.AckAvg, base.Asked, st.AckAvg, inFlight, base.Asked, could)
 	if len(target) == 0 {
-		return Saturation{Component: "the server", Why: why + "; no figures of its parts"}
+		return Saturation{Rule: RuleServerPace, Component: "the server", Why: why + "; no figures of its parts"}
 	}
-	return Saturation{Component: target[0].Component,
+	return Saturation{Rule: RuleServerPace, Component: target[0].Component,
 		Why: fmt.Sprintf("%s; its largest part, %s, used %.0f %% of one core, no core nor the machine full: the limit lies in what the resource table does not show (a lock, a queue, the disk)",
 			why, target[0].Component, target[0].CPUAvg)}
 }
 
 func mib(b float64) string { return fmt.Sprintf("%.0f MiB", b/(1<<20)) }
+
+func pidsText(pids []int) string {
+	var out []string
+	for _, p := range pids {
+		out = append(out, fmt.Sprint(p))
+	}
+	return strings.Join(out, ", ")
+}

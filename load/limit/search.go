@@ -18,6 +18,12 @@ type Params struct {
 	Start, Factor, Resolution, Max float64
 	// MaxSteps bounds the search whatever the server does.
 	MaxSteps int
+	// Retries: how many times a step disturbed by other processes runs
+	// again at its load before the search is undetermined (default 2).
+	Retries int
+	// Confirm: the limit found runs once more before it is reported
+	// (default); -1 reports it unconfirmed.
+	Confirm int
 }
 
 // Defaults fills unset parameters.
@@ -29,7 +35,10 @@ func (p *Params) Defaults() {
 		p.Resolution = 0.05
 	}
 	if p.MaxSteps <= 0 {
-		p.MaxSteps = 16
+		p.MaxSteps = 20
+	}
+	if p.Retries == 0 {
+		p.Retries = 2
 	}
 	if p.Dimension == "" {
 		p.Dimension = "rate"
@@ -52,13 +61,17 @@ func (p Params) Validate() error {
 }
 
 // StepFunc runs one step at a load and returns what it measured; its
-// Held, Broken and GeneratorBound are the search's to set.
+// Held, Broken, Cause, Disturbed, Confirm and GeneratorBound are the
+// search's to set.
 type StepFunc func(ctx context.Context, n int, asked float64) (Step, error)
 
 // Run searches: it steps up until a step breaks the objective, then halves
-// the interval down to the resolution. A step whose load the generator
-// could not put out while the server had room ends the search: its limit
-// is imbench's, not the server's.
+// the interval down to the resolution, then runs the limit found once more
+// to confirm it. A step that broke while other processes took the
+// machine's cores is no knee: its load runs again, Retries times at most,
+// after which the search is undetermined on this machine. A step whose
+// load the generator could not put out while the server had room ends the
+// search: its limit is imbench's, not the server's.
 func Run(ctx context.Context, p Params, o Objective, m Machine, run StepFunc, judged func(Step)) (Result, error) {
 	p.Defaults()
 	if err := p.Validate(); err != nil {
@@ -67,6 +80,10 @@ func Run(ctx context.Context, p Params, o Objective, m Machine, run StepFunc, ju
 	res := Result{Params: p, Objective: o.Text, Machine: m}
 	lo, hi := 0.0, math.Inf(1)
 	asked := p.Start
+	attempts := 0 // disturbed runs at this load
+	confirming := false
+	confirmed := map[float64]bool{}
+steps:
 	for n := 1; n <= p.MaxSteps; n++ {
 		if err := ctx.Err(); err != nil {
 			res.Stopped = "interrupted"
@@ -89,14 +106,32 @@ func Run(ctx context.Context, p Params, o Objective, m Machine, run StepFunc, ju
 			st.Held = false
 			st.Broken = append(st.Broken, short)
 		}
-		if p.Dimension == "rate" {
-			st.GeneratorBound, st.GeneratorWhy = generatorBound(&st, res.lowest(st), m)
+		st.Confirm = confirming
+		sat := saturationOf(&st, res.lowest(st), m)
+		if !st.Held {
+			st.Cause = &sat
+			st.Disturbed = disturbedBy(&st, sat, m)
+		}
+		if p.Dimension == "rate" && st.Disturbed == "" {
+			st.GeneratorBound, st.GeneratorWhy = sat.Generator, ""
+			if sat.Generator {
+				st.GeneratorWhy = sat.Why
+			}
 		}
 		res.Steps = append(res.Steps, st)
 		if judged != nil {
 			judged(st)
 		}
 		switch {
+		case st.Disturbed != "":
+			attempts++
+			if attempts > max(p.Retries, 0) {
+				res.Undetermined = true
+				res.Stopped = fmt.Sprintf("undetermined on this machine: %d %s at %s broke while other processes took its cores (the last: %s)",
+					attempts, plural(attempts, "run", "runs"), LoadText(st.Asked, p.Dimension), st.Disturbed)
+				break steps
+			}
+			continue // the same load again
 		case st.GeneratorBound:
 			// Whatever the objective says of it, the step did not put
 			// its load on the server: neither this load nor any above it
@@ -108,25 +143,64 @@ func Run(ctx context.Context, p Params, o Objective, m Machine, run StepFunc, ju
 			return res, nil
 		case st.Held:
 			lo = math.Max(lo, st.Asked)
+			if confirming {
+				confirmed[st.Asked] = true
+			}
 		default:
 			hi = math.Min(hi, st.Asked)
+			if confirming {
+				// The limit did not hold again: it was not the limit.
+				lo = res.heldBelow(hi)
+			}
 		}
+		attempts, confirming = 0, false
 		next, done := nextLoad(lo, hi, p)
-		if done {
-			break
+		if !done && round(next, p.Dimension) == round(asked, p.Dimension) {
+			done = true // the unit of the load is the resolution here
 		}
-		if round(next, p.Dimension) == round(asked, p.Dimension) {
-			break // the unit of the load is the resolution here
+		if done {
+			if lo == 0 || confirmed[lo] || p.Confirm < 0 {
+				break
+			}
+			next, confirming = lo, true
 		}
 		asked = next
 	}
-	if res.Stopped == "" && len(res.Steps) == p.MaxSteps {
-		if _, done := nextLoad(lo, hi, p); !done {
+	if res.Stopped == "" && len(res.Steps) >= p.MaxSteps {
+		if _, done := nextLoad(lo, hi, p); !done || lo > 0 && !confirmed[lo] && p.Confirm >= 0 {
 			res.Stopped = fmt.Sprintf("%d steps, the most a search makes", p.MaxSteps)
 		}
 	}
+	res.Confirmed = lo > 0 && confirmed[lo]
 	res.finish(lo, hi)
 	return res, nil
+}
+
+// heldBelow is the highest load held under load, not broken since.
+func (r *Result) heldBelow(load float64) float64 {
+	best := 0.0
+	for _, s := range r.Steps {
+		if s.Held && s.Asked < load && s.Asked > best && !r.brokeAt(s.Asked) {
+			best = s.Asked
+		}
+	}
+	return best
+}
+
+func (r *Result) brokeAt(load float64) bool {
+	for _, s := range r.Steps {
+		if s.Asked == load && !s.Held && s.Disturbed == "" {
+			return true
+		}
+	}
+	return false
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // lowest is the step at the lowest load so far, st included.
@@ -190,14 +264,4 @@ func shortfall(st *Step) string {
 		return fmt.Sprintf("step %d sent %.1f msg/s of the %g asked", st.N, st.Achieved, st.Asked)
 	}
 	return ""
-}
-
-// generatorBound is a step whose load the generator did not put out while
-// the server had room: what saturated there is the generator.
-func generatorBound(st, base *Step, m Machine) (bool, string) {
-	sat := saturationOf(st, base, m)
-	if !sat.Generator {
-		return false, ""
-	}
-	return true, sat.Why
 }

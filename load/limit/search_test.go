@@ -83,8 +83,8 @@ func TestSearchHeldAtItsMost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Limit != 500 || r.Knee != 0 || len(r.Steps) != 4 {
-		t.Fatalf("limit %g knee %g steps %d", r.Limit, r.Knee, len(r.Steps))
+	if r.Limit != 500 || r.Knee != 0 || len(r.Steps) != 5 || !r.Confirmed || !r.Steps[4].Confirm || r.Steps[4].Asked != 500 {
+		t.Fatalf("limit %g knee %g steps %d confirmed %v", r.Limit, r.Knee, len(r.Steps), r.Confirmed)
 	}
 }
 
@@ -232,5 +232,93 @@ func TestTheGeneratorsOpenFilesAreNamed(t *testing.T) {
 	s := saturationOf(&st, nil, Machine{Cores: 2, GeneratorCores: 2, GeneratorOpenFiles: 20000})
 	if s.Component != "imbench" || !s.Generator || s.Why != "500 login attempts at step 4 found the generator's open files at their limit (ulimit -n 20000)" {
 		t.Fatalf("%+v", s)
+	}
+}
+
+// busyAt wraps a model: the steps listed broke while other processes took
+// a core and a half of a 2-core machine (the server's thread starved).
+func busyAt(inner StepFunc, busy map[int]bool) StepFunc {
+	return func(ctx context.Context, n int, asked float64) (Step, error) {
+		st, err := inner(ctx, n, asked)
+		if err != nil {
+			return st, err
+		}
+		if busy[n] {
+			st.E2EP99, st.Summary.Latency.E2E.P99 = 3000, 3000
+			st.Usage[0].CPUAvg, st.Usage[0].CPUBusiestThread = 30, 30
+			st.MachineBusy = 1
+		} else {
+			st.MachineBusy = (st.GeneratorCores*100 + st.Usage[0].CPUAvg + 10) / 200
+		}
+		return st, nil
+	}
+}
+
+// A step that broke while the machine's other processes took its cores is
+// no knee: its load runs again, and the limit found is the server's. The
+// limit runs once more and holds: confirmed, with its spread.
+func TestSearchRunsADisturbedStepAgain(t *testing.T) {
+	r, err := Run(context.Background(), Params{Start: 100, Resolution: 0.1}, objective(t, "e2e_p99<1000"), Machine{Cores: 2, GeneratorCores: 2},
+		busyAt(model(300, 1e9), map[int]bool{2: true, 3: true}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Undetermined || r.Limit < 270 || r.Limit > 300 || !r.Confirmed || r.Spread == nil || r.Spread.Runs != 2 || r.Spread.Held != 2 {
+		t.Fatalf("limit %g knee %g undetermined %v confirmed %v spread %+v stopped %q", r.Limit, r.Knee, r.Undetermined, r.Confirmed, r.Spread, r.Stopped)
+	}
+	if s := r.Steps[1]; s.Asked != 200 || s.Disturbed == "" || !strings.Contains(s.Disturbed, "other processes took") || r.Steps[3].Asked != 200 || !r.Steps[3].Held {
+		t.Fatalf("steps %+v", r.Steps[:4])
+	}
+	if k := r.Step(r.KneeStep); k == nil || k.Disturbed != "" || k.Cause == nil || k.Cause.Rule != RuleServerThread {
+		t.Fatalf("knee %+v", k)
+	}
+	if line := ResultLine(r); !strings.Contains(line, "; confirmed: 2 of 2 runs at it held") {
+		t.Fatalf("%s", line)
+	}
+}
+
+// Where the machine keeps taking the cores at a load, the search reports
+// no limit: undetermined on this machine, with the most load held.
+func TestSearchUndeterminedOnABusyMachine(t *testing.T) {
+	always := map[int]bool{}
+	for n := 2; n <= 20; n++ {
+		always[n] = true
+	}
+	r, err := Run(context.Background(), Params{Start: 100}, objective(t, "e2e_p99<1000"), Machine{Cores: 2, GeneratorCores: 2},
+		busyAt(model(300, 1e9), always), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Undetermined || r.Limit != 0 || r.HighestHeld != 100 || len(r.Steps) != 4 || r.Saturated.Component == "imbench-target" {
+		t.Fatalf("limit %g highest %g steps %d saturated %+v", r.Limit, r.HighestHeld, len(r.Steps), r.Saturated)
+	}
+	if line := ResultLine(r); !strings.HasPrefix(line, "undetermined on this machine: 3 runs at 200 msg/s broke") || !strings.Contains(line, "the highest load held: 100 msg/s") {
+		t.Fatalf("%s", line)
+	}
+}
+
+// A limit that does not hold again is no limit: the search goes on below it.
+func TestSearchLimitThatFailsItsConfirmation(t *testing.T) {
+	seen := map[float64]int{}
+	flaky := func(ctx context.Context, n int, asked float64) (Step, error) {
+		seen[asked]++
+		capacity := 300.0
+		if seen[asked] > 1 {
+			capacity = asked - 1 // broke when run again
+		}
+		return model(capacity, 1e9)(ctx, n, asked)
+	}
+	r, err := Run(context.Background(), Params{Start: 100, Resolution: 0.1}, objective(t, "e2e_p99<1000"), Machine{Cores: 8, GeneratorCores: 8}, flaky, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var confirms []Step
+	for _, s := range r.Steps {
+		if s.Confirm {
+			confirms = append(confirms, s)
+		}
+	}
+	if len(confirms) < 2 || confirms[0].Held || r.Limit >= confirms[0].Asked || r.Knee > confirms[0].Asked {
+		t.Fatalf("limit %g knee %g confirms %+v", r.Limit, r.Knee, confirms)
 	}
 }

@@ -20,8 +20,11 @@ func LoadText(v float64, dim string) string {
 // StepLine is one step's result in a line.
 func StepLine(st Step, dim string) string {
 	verdict := "held"
+	if st.Confirm {
+		verdict = "held again: the limit is confirmed"
+	}
 	if !st.Held {
-		verdict = "broke " + strings.Join(st.Broken, ", ")
+		verdict = "broke " + strings.Join(st.Broken, ", ") + decided(st)
 	}
 	if dim == "users" {
 		return fmt.Sprintf("step %d: %s asked, %d online, e2e p99 %s ms, lost %d: %s%s", st.N, LoadText(st.Asked, dim), st.Online,
@@ -39,6 +42,20 @@ func StepLine(st Step, dim string) string {
 		st.N, LoadText(st.Asked, dim), num(st.Achieved), recv, num(st.AckP99), st.Lost, st.Late, unchecked, st.Unanswered, verdict, LeftText(st))
 }
 
+// decided is what decided a broken step: "; not the server's: … (run
+// again)" or "; by the rule <rule>: <component>".
+func decided(st Step) string {
+	switch {
+	case st.Disturbed != "":
+		return "; not the server's: " + st.Disturbed + "; its load runs again"
+	case st.Cause == nil:
+		return ""
+	case st.Cause.Component != "":
+		return fmt.Sprintf("; rule %q: %s", st.Cause.Rule, st.Cause.Component)
+	}
+	return fmt.Sprintf("; rule %q", st.Cause.Rule)
+}
+
 // LeftText is "; its clean-up left …: make clean-target RUN=<its run>" for
 // a step that left something on the target, else "".
 func LeftText(st Step) string {
@@ -53,6 +70,14 @@ func ResultLine(r Result) string {
 	dim := r.Params.Dimension
 	var b strings.Builder
 	switch {
+	case r.Undetermined:
+		fmt.Fprintf(&b, "%s; the highest load held: %s", r.Stopped, LoadText(r.HighestHeld, dim))
+		if r.HighestHeld == 0 {
+			b.Reset()
+			fmt.Fprintf(&b, "%s; no load held", r.Stopped)
+		}
+		b.WriteString(" (run the search on a quieter machine, or pin the generator and the server to cores of their own: docs/limit.md)")
+		return b.String()
 	case r.GeneratorLimited:
 		fmt.Fprintf(&b, "the generator was the limit, not the server: %s", r.Saturated.Why)
 		if r.Limit > 0 {
@@ -69,6 +94,7 @@ func ResultLine(r Result) string {
 		if st := r.Step(r.LimitStep); st != nil && dim == "rate" && st.Expected > 0 {
 			fmt.Fprintf(&b, " (%s deliveries/s verified, e2e p99 %s ms)", num(st.Deliveries), num(st.E2EP99))
 		}
+		b.WriteString(spreadText(r))
 		if r.Knee > 0 {
 			fmt.Fprintf(&b, "; %s broke it", LoadText(r.Knee, dim))
 			if k := r.Step(r.KneeStep); k != nil {
@@ -89,6 +115,25 @@ func ResultLine(r Result) string {
 	return b.String()
 }
 
+// spreadText is "; held again to confirm it: n of n runs at it sent a–b
+// msg/s, e2e p99 c–d ms", or "; not confirmed (…)".
+func spreadText(r Result) string {
+	sp := r.Spread
+	if sp == nil {
+		return ""
+	}
+	unit := "msg/s sent"
+	if r.Params.Dimension == "users" {
+		unit = "users online"
+	}
+	what := "confirmed"
+	if !r.Confirmed {
+		what = "not confirmed"
+	}
+	return fmt.Sprintf("; %s: %d of %d runs at it held, %s–%s %s, e2e p99 %s–%s ms", what, sp.Held, sp.Runs,
+		num(sp.AchievedMin), num(sp.AchievedMax), unit, num(sp.E2EP99Min), num(sp.E2EP99Max))
+}
+
 func (r Result) smallest() float64 {
 	v := 0.0
 	for _, s := range r.Steps {
@@ -103,7 +148,7 @@ func (r Result) smallest() float64 {
 // and the generator's CPU, as markdown.
 func Table(r Result) string {
 	steps := append([]Step(nil), r.Steps...)
-	sort.Slice(steps, func(i, j int) bool { return steps[i].Asked < steps[j].Asked })
+	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Asked < steps[j].Asked })
 	var parts []string
 	seen := map[string]bool{}
 	for _, s := range steps {
@@ -115,7 +160,7 @@ func Table(r Result) string {
 		}
 	}
 	sort.Strings(parts)
-	head := []string{"step", "asked", "achieved", "deliveries/s", "e2e p50/p99 ms", "ack p50/p99 ms", "lost", "late", "unchecked", "unanswered", "objective"}
+	head := []string{"step", "asked", "achieved", "deliveries/s", "e2e p50/p99 ms", "ack p50/p99 ms", "lost", "late", "unchecked", "unanswered", "objective", "decided by"}
 	for _, p := range parts {
 		head = append(head, p+" CPU / RSS")
 	}
@@ -130,12 +175,24 @@ func Table(r Result) string {
 		case r.KneeStep:
 			mark = " (knee)"
 		}
-		verdict := "held"
+		verdict, rule := "held", "objective met"
+		if s.Confirm && s.Held {
+			rule = "objective met again: confirms the limit"
+		}
 		if !s.Held {
 			verdict = "broke: " + strings.Join(s.Broken, ", ")
 		}
+		switch {
+		case s.Disturbed != "":
+			rule = "not the server's, run again: " + s.Disturbed
+		case s.Cause != nil:
+			rule = s.Cause.Rule
+			if s.Cause.Component != "" {
+				rule += ": " + s.Cause.Component
+			}
+		}
 		if s.GeneratorBound {
-			verdict += "; generator-bound"
+			rule += "; generator-bound"
 		}
 		deliveries, e2e := num(s.Deliveries), num(s.E2EP50)+" / "+num(s.E2EP99)
 		if s.Expected == 0 {
@@ -143,7 +200,7 @@ func Table(r Result) string {
 		}
 		row := []string{fmt.Sprintf("%d%s", s.N, mark), LoadText(s.Asked, r.Params.Dimension), num(s.Achieved), deliveries,
 			e2e, num(s.AckP50) + " / " + num(s.AckP99),
-			fmt.Sprint(s.Lost), fmt.Sprint(s.Late), fmt.Sprint(s.Unchecked), fmt.Sprint(s.Unanswered), verdict}
+			fmt.Sprint(s.Lost), fmt.Sprint(s.Late), fmt.Sprint(s.Unchecked), fmt.Sprint(s.Unanswered), verdict, rule}
 		for _, p := range parts {
 			cell := "—"
 			for _, u := range s.Usage {
@@ -224,6 +281,9 @@ func Markdown(r Result) string {
 	if r.Saturated.Advice != "" {
 		fmt.Fprintf(&b, "**What to do.** %s.\n\n", r.Saturated.Advice)
 	}
+	if m := MeasuredText(r); m != "" {
+		fmt.Fprintf(&b, "**Measured.** %s.\n\n", m)
+	}
 	b.WriteString("## Steps\n\nEach step is a whole run of the scenario (results/<search id>_s<n>), every delivery verified; " +
 		"latency over the whole step, rates per second of its sending, CPU in % of one core over its sending.\n")
 	b.WriteString(Table(r))
@@ -269,4 +329,30 @@ func gaveOut(r Result) string {
 		return r.Saturated.Component
 	}
 	return "—"
+}
+
+// MeasuredText says which processes were measured as the server's parts:
+// "imbench-target: PID 4242 (3 other processes of that name counted as
+// the machine)".
+func MeasuredText(r Result) string {
+	var out []string
+	seen := map[string]bool{}
+	for i := len(r.Steps) - 1; i >= 0; i-- {
+		for _, u := range r.Steps[i].Usage {
+			if u.Role != "target" || seen[u.Component] || len(u.PIDs) == 0 {
+				continue
+			}
+			seen[u.Component] = true
+			t := fmt.Sprintf("%s: PID %s", u.Component, pidsText(u.PIDs))
+			if u.Others > 0 {
+				t += fmt.Sprintf(" (%d other %s of that name counted as the machine)", u.Others, plural(u.Others, "process", "processes"))
+			}
+			if u.OpenFilesLimit > 0 {
+				t += fmt.Sprintf(", open files at most %s of its %s", num(float64(u.OpenFiles)), num(float64(u.OpenFilesLimit)))
+			}
+			out = append(out, t)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, "; ")
 }

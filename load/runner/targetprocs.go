@@ -1,14 +1,9 @@
 package runner
 
 import (
-	"net/url"
-	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/imbench/imbench/internal/loopback"
 	"github.com/imbench/imbench/internal/procgroup"
 	"github.com/imbench/imbench/internal/profile"
 )
@@ -33,21 +28,7 @@ const rediscoverEvery = 30 * time.Second
 // newTargetProcs takes the ports of the endpoints on this machine (none
 // for a remote target: it is measured on its own host).
 func newTargetProcs(endpoints []string, groups []profile.Process) *targetProcs {
-	tp := &targetProcs{groups: groups}
-	for _, raw := range endpoints {
-		for _, one := range strings.Split(raw, ",") {
-			one = strings.TrimSpace(one)
-			u, err := url.Parse(one)
-			if err != nil || loopback.Require(one) != nil {
-				continue
-			}
-			port, err := strconv.Atoi(u.Port())
-			if err == nil && !slices.Contains(tp.ports, port) {
-				tp.ports = append(tp.ports, port)
-			}
-		}
-	}
-	return tp
+	return &targetProcs{groups: groups, ports: procgroup.Ports(endpoints)}
 }
 
 // current are the owners, looked up again when the last look is old.

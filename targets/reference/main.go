@@ -76,6 +76,7 @@ func run(args []string) error {
 		inviteRefusal = fs.Bool("openim-invite-seq-refusal", false, "answer /group/invite_user_to_group as open-im-server v3.8.3 does: add the first 50 invited, then refuse with 1001 \"maxSeq is invalid\" (its join-seq step asks for seq 0, which its own check refuses)")
 		notes         = fs.Bool("openim-notifications", true, "send OpenIM's notifications as open-im-server does: 1501 on group creation, 1509 on invitations, 1201 per imported friend (notification.yml isSendMsg: a stored copy in the chat conversation and a push in its n_ conversation); false: none")
 		notesUnread   = fs.String("openim-notification-unread", "", "comma-separated notification.yml `keys` (groupCreated, memberInvited, friendApplicationApproved) whose stored copy counts as unread (unreadCount: true; none as released)")
+		busy          = fs.Float64("fault-busy", 0, "keep this share of one core busy with work of the server's own, whatever its load (a compaction, a collector, a neighbour in its process): 0.5 spins half of every 10 ms")
 		cpuProfile    = fs.String("cpuprofile", "", "write a CPU profile to this `file` until the process ends (IMBENCH_TARGET_CPUPROFILE)")
 		stateLog      = fs.String("state-log", "", "keep users, tokens, groups and acknowledged messages in this append-only `file`, replayed at start (empty: memory only; roles all and core; Wildfire's feeds are not kept)")
 		f             core.Faults
@@ -106,6 +107,11 @@ func run(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *busy < 0 || *busy > 1 {
+		fmt.Fprintln(os.Stderr, "imbench-target: -fault-busy is a share of one core, 0..1")
+		os.Exit(2)
+	}
+	go spin(*busy)
 	stopProfile, err := startCPUProfile(*cpuProfile)
 	if err != nil {
 		return err
