@@ -53,7 +53,7 @@ GO_SOURCES := go.mod go.sum $(shell find . -name '*.go' -not -name '*_test.go' -
 PROTOC_GEN_GO_VERSION := v1.36.11
 PROMETHEUS_VERSION    := 3.10.0
 
-.PHONY: help up down status scenarios run-scenario limit soak report compare clean-target bench bench-page test fuzz chaos tools stack-tools apt proto check-proto fmt-check generate promtool-test
+.PHONY: help up down status scenarios run-scenario limit soak report compare clean-target bench bench-page test fuzz chaos tools stack-tools apt proto check-proto fmt-check generate promtool-test apt-test apt-install
 
 help:
 	@sed -n '/^$$/q;p' Makefile | sed 's/^# \{0,1\}//'
@@ -96,12 +96,17 @@ $(BIN)/victoria-logs: tools/victorialogs/go.mod tools/victorialogs/go.sum
 	@mkdir -p $(BIN)
 	cd tools/victorialogs && go build -trimpath -o $(abspath $@) github.com/VictoriaMetrics/VictoriaLogs/app/victoria-logs
 
-# Debian packages: the exporters the stack runs, protoc for the proto drift
-# check, redis-server for the process-exporter test, chromium for the report
-# test. Installed only when missing.
-APT_PACKAGES := prometheus-node-exporter prometheus-process-exporter protobuf-compiler redis-server chromium
+# Debian packages, installed only when missing: the exporters the stack runs
+# (make up); protoc for the proto drift check, redis-server for the
+# process-exporter test and chromium for the report test (make test).
+STACK_APT := prometheus-node-exporter prometheus-process-exporter
+TEST_APT  := protobuf-compiler redis-server chromium
 apt:
-	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@$(MAKE) --no-print-directory apt-install PACKAGES='$(STACK_APT)'
+apt-test:
+	@$(MAKE) --no-print-directory apt-install PACKAGES='$(TEST_APT)'
+apt-install:
+	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
@@ -175,12 +180,12 @@ clean-target: $(BIN)/imbench
 
 ## Tests -----------------------------------------------------------------------
 
-proto: $(BIN)/protoc-gen-go apt
+proto: $(BIN)/protoc-gen-go apt-test
 	cd wire/openim/pb && PATH=$(abspath $(BIN)):$$PATH protoc --go_out=. --go_opt=paths=source_relative openim.proto
 	cd wire/wildfire/pb && PATH=$(abspath $(BIN)):$$PATH protoc --go_out=. --go_opt=paths=source_relative wildfire.proto
 
 # The committed generated code must be what its .proto generates.
-check-proto: $(BIN)/protoc-gen-go apt
+check-proto: $(BIN)/protoc-gen-go apt-test
 	@for p in openim wildfire; do \
 	  tmp=$$(mktemp -d); cp wire/$$p/pb/$$p.proto $$tmp/ && \
 	  (cd $$tmp && PATH=$(abspath $(BIN)):$$PATH protoc --go_out=. --go_opt=paths=source_relative $$p.proto) && \
@@ -200,7 +205,7 @@ promtool-test: $(BIN)/promtool
 
 # -p 1: one test package at a time. Several of them measure latency; on two
 # cores, packages running side by side would measure each other.
-test: tools stack-tools fmt-check check-proto promtool-test
+test: tools stack-tools apt-test fmt-check check-proto promtool-test
 	IMBENCH_TOOLS=$(abspath $(BIN)) go test -p 1 -count=1 -timeout 40m ./...
 
 # The stack's own failures, each an end-to-end test with exact accounting
