@@ -48,6 +48,9 @@ func cmdLimit(args []string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := checkScenario(lc.rc); err != nil {
+		return 0, err
+	}
 	if err := preflight(lc.rc); err != nil {
 		return 0, err
 	}

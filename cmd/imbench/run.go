@@ -18,11 +18,13 @@ import (
 
 	"github.com/imbench/imbench/internal/badinput"
 	"github.com/imbench/imbench/internal/catalog"
+	"github.com/imbench/imbench/internal/observe"
 	"github.com/imbench/imbench/internal/profile"
 	"github.com/imbench/imbench/internal/runid"
 	"github.com/imbench/imbench/internal/stack"
 	"github.com/imbench/imbench/load/engine"
 	_ "github.com/imbench/imbench/load/openim" // registers the protocols
+	"github.com/imbench/imbench/load/runner"
 	"github.com/imbench/imbench/load/segment"
 	_ "github.com/imbench/imbench/load/wildfire"
 	_ "github.com/imbench/imbench/load/wukongim"
@@ -61,10 +63,22 @@ func cmdRun(args []string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := checkScenario(rc); err != nil {
+		return 0, err
+	}
 	if err := preflight(rc); err != nil {
 		return 0, err
 	}
 	return execute(rc)
+}
+
+// checkScenario refuses what the scenario file, its knobs and the
+// environment get wrong before the target is contacted (exit 2).
+func checkScenario(rc *runConfig) error {
+	if err := runner.Check(rc.runnerConfig(observe.Observation{})); err != nil {
+		return badinput.Errorf("%v", err)
+	}
+	return nil
 }
 
 func parseRun(args []string) (*runConfig, error) {

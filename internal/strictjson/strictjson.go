@@ -10,7 +10,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
+	"sort"
 	"strings"
 )
 
@@ -33,11 +35,51 @@ func Decode(raw []byte, dst any) error {
 
 // Convert re-decodes v (a value exported from JS, a map) into dst strictly.
 func Convert(v any, dst any) error {
+	if at, what := nonFinite(v, ""); at != "" {
+		return fmt.Errorf("field %q is %s: it takes a finite number", at, what)
+	}
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
 	return Decode(raw, dst)
+}
+
+// nonFinite finds the first NaN or infinity in a JavaScript value as
+// exported (maps, slices, numbers), by its path ("classes[1].members"),
+// for JSON has neither: Number('x') in a scenario gives NaN.
+func nonFinite(v any, at string) (string, string) {
+	switch x := v.(type) {
+	case float64:
+		switch {
+		case math.IsNaN(x):
+			return at, "NaN"
+		case math.IsInf(x, 0):
+			return at, "Infinity"
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			path := k
+			if at != "" {
+				path = at + "." + k
+			}
+			if p, w := nonFinite(x[k], path); p != "" {
+				return p, w
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if p, w := nonFinite(e, fmt.Sprintf("%s[%d]", at, i)); p != "" {
+				return p, w
+			}
+		}
+	}
+	return "", ""
 }
 
 // exactNames refuses an object key that matches a field of t only when

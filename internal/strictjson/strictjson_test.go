@@ -1,6 +1,9 @@
 package strictjson
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 type stage struct {
 	Target float64 `json:"target"`
@@ -30,5 +33,18 @@ func TestDecodeRefusesInJSONsWords(t *testing.T) {
 	var c class
 	if err := Decode([]byte(`{"kind":"groups","members":40,"bodySize":64,"stages":[{"target":5}]}`), &c); err != nil || c.Members != 40 || c.Stages[0].Target != 5 {
 		t.Fatalf("%+v %v", c, err)
+	}
+}
+
+// A NaN or an infinity (Number('x') in a scenario) is named by its path,
+// not left to the JSON encoder's "unsupported value".
+func TestConvertNamesANonFiniteNumber(t *testing.T) {
+	var dst map[string]any
+	v := map[string]any{"name": "w", "classes": []any{map[string]any{"pairs": int64(2)}, map[string]any{"members": math.NaN()}}}
+	if err := Convert(v, &dst); err == nil || err.Error() != `field "classes[1].members" is NaN: it takes a finite number` {
+		t.Fatalf("%v", err)
+	}
+	if err := Convert(map[string]any{"rate": math.Inf(1)}, &dst); err == nil || err.Error() != `field "rate" is Infinity: it takes a finite number` {
+		t.Fatalf("%v", err)
 	}
 }

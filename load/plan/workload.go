@@ -72,6 +72,25 @@ func KindNames() []string {
 	return out
 }
 
+// countNames are the classes' counts: given, each is 1 or more.
+var countNames = []string{"pairs", "senders", "receivers", "groups", "members", "rooms", "users"}
+
+// countsGiven refuses a count a class gives as 0 or less, by its name
+// (a class that leaves it out takes its default, or says what it lacks).
+func countsGiven(raw json.RawMessage) error {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return nil // the kind's decoder says what is wrong
+	}
+	for _, name := range countNames {
+		var v float64
+		if f, ok := fields[name]; ok && json.Unmarshal(f, &v) == nil && v < 1 {
+			return fmt.Errorf("%s must be 1 or more, got %g", name, v)
+		}
+	}
+	return nil
+}
+
 // strict decodes raw into dst, refusing fields dst does not have.
 func strict(raw json.RawMessage, dst any) error { return strictjson.Decode(raw, dst) }
 
@@ -145,6 +164,10 @@ func (w Workload) classes() ([]Class, error) {
 		kinds.Unlock()
 		if k == nil {
 			errs = append(errs, fmt.Errorf("class %d: kind %q is unknown (known: %s)", i+1, head.Kind, strings.Join(KindNames(), ", ")))
+			continue
+		}
+		if err := countsGiven(raw); head.Kind != "integration" && err != nil { // integration_test's flags take 0s
+			errs = append(errs, fmt.Errorf("class %d (%s): %w", i+1, head.Kind, err))
 			continue
 		}
 		c, err := k(w.timed(raw), w.scale())

@@ -20,6 +20,7 @@ import (
 	"github.com/imbench/imbench/internal/lokipush"
 	"github.com/imbench/imbench/internal/promrw"
 	"github.com/imbench/imbench/internal/summary"
+	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/segment"
 )
 
@@ -88,28 +89,11 @@ func Prepare(ctx context.Context, cfg Config) (*Prepared, error) {
 	if cfg.Instance == "" {
 		cfg.Instance = cfg.Env["IM_INSTANCE"]
 	}
-	sc, err := Load(cfg.Script, cfg.Env, cfg.RunID)
+	sc, t, o, err := check(cfg)
 	if err != nil {
 		return nil, err
-	}
-	t, err := TargetFromEnv(cfg.Env, sc.Options.ProtocolOptions)
-	if err != nil {
-		return nil, err
-	}
-	o, err := RunOptionsFromEnv(cfg.Env, sc.Options)
-	if err != nil {
-		return nil, err
-	}
-	if o.Progress, err = progressEvery(cfg.Env["IM_PROGRESS"], isTerminal(cfg.Stderr)); err != nil {
-		return nil, err
-	}
-	if sc.Options.Hold != "" && o.StormAt != "" {
-		return nil, fmt.Errorf("a storm (stormAt, IM_STORM_AT) comes after sending begins, and this scenario holds its users instead of sending: set IM_STORM_AT=off")
 	}
 	p := sc.Plan.p
-	if p.RunID != cfg.RunID {
-		return nil, fmt.Errorf("the plan's run id %q is not the run's %q: leave runId to the runner", p.RunID, cfg.RunID)
-	}
 	split := max(cfg.Segment.Count, cfg.SplitInto)
 	if o.VUs < split {
 		o.VUs = split // one worker per segment at least
@@ -124,6 +108,45 @@ func Prepare(ctx context.Context, cfg Config) (*Prepared, error) {
 	log.Info(fmt.Sprintf("%s on %s (%s): %d users, %d groups, %d friendships, %d messages at %s msg/s",
 		p.Name, t.Name, t.System, p.Users, len(p.Groups), len(p.Friends), p.Planned(), summary.RateNum(p.Rate)))
 	return &Prepared{cfg: cfg, Script: sc, Run: run, log: log, closeLog: closeLog}, nil
+}
+
+// Check loads the scenario and checks what the run would take from it and
+// from the environment, touching no target: every mistake a file, a knob
+// or a variable holds, said before the target is contacted.
+func Check(cfg Config) error {
+	if cfg.Stderr == nil {
+		cfg.Stderr = os.Stderr
+	}
+	_, _, _, err := check(cfg)
+	return err
+}
+
+func check(cfg Config) (*Script, engine.Target, RunOptions, error) {
+	if err := checkKnobs(cfg.Env); err != nil {
+		return nil, engine.Target{}, RunOptions{}, err
+	}
+	sc, err := Load(cfg.Script, cfg.Env, cfg.RunID)
+	if err != nil {
+		return nil, engine.Target{}, RunOptions{}, err
+	}
+	t, err := TargetFromEnv(cfg.Env, sc.Options.ProtocolOptions)
+	if err != nil {
+		return nil, t, RunOptions{}, err
+	}
+	o, err := RunOptionsFromEnv(cfg.Env, sc.Options)
+	if err != nil {
+		return nil, t, o, err
+	}
+	if o.Progress, err = progressEvery(cfg.Env["IM_PROGRESS"], isTerminal(cfg.Stderr)); err != nil {
+		return nil, t, o, err
+	}
+	if sc.Options.Hold != "" && o.StormAt != "" {
+		return nil, t, o, fmt.Errorf("a storm (stormAt, IM_STORM_AT) comes after sending begins, and this scenario holds its users instead of sending: set IM_STORM_AT=off")
+	}
+	if p := sc.Plan.p; p.RunID != cfg.RunID {
+		return nil, t, o, fmt.Errorf("the plan's run id %q is not the run's %q: leave runId to the runner", p.RunID, cfg.RunID)
+	}
+	return sc, t, o, nil
 }
 
 // newLogger logs to the log store when there is one (the CLI prints the

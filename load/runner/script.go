@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/grafana/sobek"
@@ -122,6 +125,28 @@ func evaluate(path string, env map[string]string, runID string) (*sobek.Runtime,
 // SCALE, RATE, DURATION, BODY_SIZE), which reach a scenario only through
 // its __ENV: one that never reads a knob it was given would ignore it.
 var Knobs = []string{"IM_SCALE", "IM_RATE", "IM_DURATION", "IM_BODY_SIZE"}
+
+// checkKnobs refuses a knob no scenario can take, by its variable, before
+// a scenario passes it on to a class that would be blamed for it: counts
+// and rates positive finite numbers, times positive durations.
+func checkKnobs(env map[string]string) error {
+	for _, name := range []string{"IM_SCALE", "IM_RATE", "IM_BODY_SIZE", "IM_USERS"} {
+		if raw := env[name]; raw != "" {
+			v, err := strconv.ParseFloat(raw, 64)
+			if err != nil || v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+				return fmt.Errorf("%s must be a positive number, got %q", name, raw)
+			}
+		}
+	}
+	for _, name := range []string{"IM_DURATION", "IM_HOLD"} {
+		if raw := env[name]; raw != "" {
+			if d, err := time.ParseDuration(raw); err != nil || d <= 0 {
+				return fmt.Errorf("%s must be a positive duration (30s, 2m, 1h30m), got %q", name, raw)
+			}
+		}
+	}
+	return nil
+}
 
 // envReads is __ENV: the environment, and which of its names the scenario
 // read.
