@@ -577,31 +577,35 @@ func TestEveryScenarioRunsVerifiedAtATinySize(t *testing.T) {
 // target that is down, the line names the mistake, not the target.
 func TestScenarioMistakesComeBeforeTheTarget(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, class string) string {
+	write := func(name, class, extra string) string {
 		p := filepath.Join(dir, name+".js")
 		os.WriteFile(p, []byte("import im from 'imbench';\nimport { planKnobs } from 'imbench/env';\n"+
-			"export const plan = im.workload({name: 'x', ...planKnobs(__ENV), classes: ["+class+"]});\n"), 0o644)
+			"export const plan = im.workload({name: 'x', ...planKnobs(__ENV), classes: ["+class+"]});\n"+extra), 0o644)
 		return p
 	}
+	const ok = "{kind: 'pairs', pairs: 2, allOnline: true, rate: 1, duration: '5s'}"
 	down := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
 	env := []string{"IM_API_URL=" + down, "IM_WS_URL=ws" + strings.TrimPrefix(down, "http"), "IM_SECRET=x", "IMBENCH_NO_OBSERVE=1"}
 	cases := []struct {
 		name, class string
 		env         []string
 		want        string
+		extra       string
 	}{
-		{"a count of 0", "{kind: 'pairs', pairs: 0, allOnline: true, rate: 1, duration: '5s'}", nil, `class 1 (pairs): pairs must be 1 or more, got 0`},
-		{"NaN", "{kind: 'groups', groups: 1, members: Number('x'), allOnline: true, rate: 1, duration: '5s'}", nil, `field "classes[0].members" is NaN`},
-		{"a misspelt field", "{kind: 'pairs', paris: 2, allOnline: true, rate: 1, duration: '5s'}", nil, `paris`},
-		{"a negative duration knob", "{kind: 'pairs', pairs: 2, allOnline: true, rate: 1, duration: '5s'}", []string{"IM_DURATION=-1"},
-			`IM_DURATION must be a positive duration (30s, 2m, 1h30m), got "-1"`},
-		{"an infinite rate knob", "{kind: 'pairs', pairs: 2, allOnline: true, rate: 1, duration: '5s'}", []string{"IM_RATE=Infinity"},
-			`IM_RATE must be a positive number, got "Infinity"`},
+		{"a count of 0", "{kind: 'pairs', pairs: 0, allOnline: true, rate: 1, duration: '5s'}", nil, `class 1 (pairs): pairs must be 1 or more, got 0`, ""},
+		{"NaN", "{kind: 'groups', groups: 1, members: Number('x'), allOnline: true, rate: 1, duration: '5s'}", nil, `field "classes[0].members" is NaN`, ""},
+		{"a misspelt field", "{kind: 'pairs', paris: 2, allOnline: true, rate: 1, duration: '5s'}", nil, `paris`, ""},
+		{"a negative duration knob", ok, []string{"IM_DURATION=-1"}, `IM_DURATION must be a positive duration (30s, 2m, 1h30m), got "-1"`, ""},
+		{"an infinite rate knob", ok, []string{"IM_RATE=Infinity"}, `IM_RATE must be a positive number, got "Infinity"`, ""},
+		{"a handleSummary name outside the run", ok, nil, `handleSummary would write "../../x": a relative name is inside the run's folder`,
+			"export function handleSummary(d) { return { '../../x': JSON.stringify(d.messages) }; }\n"},
+		{"a handleSummary name of the runner's", ok, nil, `handleSummary would write "summary.json": that is the runner's own file`,
+			"export function handleSummary(d) { return { 'summary.json': '{}' }; }\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			results := t.TempDir()
-			r := imbench(t, append(append([]string(nil), env...), c.env...), "run", "-results", results, "-scenario", write(strings.ReplaceAll(c.name, " ", "_"), c.class))
+			r := imbench(t, append(append([]string(nil), env...), c.env...), "run", "-results", results, "-scenario", write(strings.ReplaceAll(c.name, " ", "_"), c.class, c.extra))
 			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
 			if r.code != 2 || len(lines) != 1 || !strings.Contains(lines[0], c.want) || strings.Contains(lines[0], "not reachable") {
 				t.Fatalf("exit %d, stderr %q; want one line containing %q", r.code, r.stderr, c.want)

@@ -117,8 +117,11 @@ func Check(cfg Config) error {
 	if cfg.Stderr == nil {
 		cfg.Stderr = os.Stderr
 	}
-	_, _, _, err := check(cfg)
-	return err
+	sc, _, _, err := check(cfg)
+	if err != nil {
+		return err
+	}
+	return checkOutputNames(sc) // on this copy of the scenario: the run's own is not called before its end
 }
 
 func check(cfg Config) (*Script, engine.Target, RunOptions, error) {
@@ -399,22 +402,58 @@ func Finish(sc *Script, s summary.Summary, dir string, noThresholds bool, stdout
 // relative name leaving the folder, and the runner's own files however
 // named, are refused (the report and the merge read what is there).
 func writeOutput(dir, name, content string) error {
-	clean := filepath.Clean(name)
-	f := clean
-	if !filepath.IsAbs(clean) {
-		if clean == ".." || strings.HasPrefix(clean, "../") {
-			return fmt.Errorf("%q: a relative name is inside the run's folder; give an absolute path for a file elsewhere", name)
-		}
-		f = filepath.Join(dir, clean)
-	}
-	// The run's own files stay the runner's, however they are named.
-	if rel, err := filepath.Rel(dir, f); err == nil && (rel == "summary.json" || rel == summary.ThresholdsFile || rel == SetupFile || rel == TeardownFile || strings.HasPrefix(rel, "summary-")) {
-		return fmt.Errorf("%q is the runner's own file", name)
+	f, err := outputPath(dir, name)
+	if err != nil {
+		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
 		return err
 	}
 	return os.WriteFile(f, []byte(content), 0o644)
+}
+
+// outputPath is where one of handleSummary's names goes in the run's
+// folder dir, or why it may not be written.
+func outputPath(dir, name string) (string, error) {
+	clean := filepath.Clean(name)
+	f := clean
+	if !filepath.IsAbs(clean) {
+		if clean == ".." || strings.HasPrefix(clean, "../") {
+			return "", fmt.Errorf("%q: a relative name is inside the run's folder; give an absolute path for a file elsewhere", name)
+		}
+		f = filepath.Join(dir, clean)
+	}
+	// The run's own files stay the runner's, however they are named.
+	if rel, err := filepath.Rel(dir, f); err == nil && (rel == "summary.json" || rel == summary.ThresholdsFile || rel == SetupFile || rel == TeardownFile || strings.HasPrefix(rel, "summary-")) {
+		return "", fmt.Errorf("%q: that is the runner's own file", name)
+	}
+	return f, nil
+}
+
+// checkOutputNames asks handleSummary, before any load, what it would
+// write for a summary of zeros, and refuses a name no run may write. One
+// that throws on zeros is asked again at the end, as ever.
+func checkOutputNames(sc *Script) error {
+	if sc.handleSummary == nil {
+		return nil
+	}
+	var plain map[string]any
+	raw, _ := json.Marshal(summary.Summary{})
+	_ = json.Unmarshal(raw, &plain)
+	plain["thresholds"] = []any{}
+	out, _, err := sc.HandleSummary(plain)
+	if err != nil {
+		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(out)) {
+		if name == "stdout" || name == "stderr" {
+			continue
+		}
+		if _, err := outputPath("/run", name); err != nil {
+			return fmt.Errorf("%s: handleSummary would write %w", sc.Path, err)
+		}
+	}
+	return nil
 }
 
 // endpoint is the target's first endpoint, where it was set up.
