@@ -372,6 +372,8 @@ func TestBadInputStopsBeforeLoad(t *testing.T) {
 			[]string{"-scenario", "openim/test1"}, "is not reachable"},
 		{"remote target", []string{"IM_API_URL=http://10.1.2.3:10002", "IM_WS_URL=" + tg.ws, "IM_SECRET=x"},
 			[]string{"-scenario", "openim/test1"}, "outside 127.0.0.0/8"},
+		{"Wildfire MQTT at a port that is not MQTT", append(tg.env(), "IM_WILDFIRE_MQTT_URL=tcp://"+strings.TrimPrefix(tg.api, "http://")),
+			[]string{"-scenario", "wildfire/group100"}, "answers, but not as Wildfire's MQTT: a CONNECT was answered with a byte 0x48, not a CONNACK"},
 		{"wrong Wildfire secret", append(tg.env(), "IM_SECRET=wrong"), []string{"-scenario", "wildfire/group100"},
 			`code 244 "auth failure": the server refused the signature: check IM_SECRET (http.admin.secret_key)`},
 		{"threshold on no metric", tg.env(), []string{"-scenario", bad}, `threshold on "lsot": unknown metric`},

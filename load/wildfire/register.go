@@ -10,6 +10,7 @@ import (
 
 	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/plan"
+	wire "github.com/imbench/imbench/wire/wildfire"
 )
 
 // Endpoint names: a target speaking several protocols lists each one's.
@@ -62,8 +63,11 @@ func open(t engine.Target) (engine.Protocol, error) {
 }
 
 // Preflight asks for the server's health (unsigned) and its online count
-// (signed: a wrong admin secret is refused with 244), then opens a TCP
-// connection to every MQTT endpoint. It changes nothing on the server.
+// (signed: a wrong admin secret is refused with 244), then sends every MQTT
+// endpoint a CONNECT of a client id no server knows: Wildfire answers a
+// CONNACK refusing it (7, session not exist), where a port serving
+// something else answers otherwise or not at all. It changes nothing on
+// the server.
 func (p *protocol) Preflight(ctx context.Context) error {
 	a := newAdmin(p.cfg)
 	if err := a.Health(ctx); err != nil {
@@ -80,6 +84,43 @@ func (p *protocol) Preflight(ctx context.Context) error {
 		if err := engine.Reach(ctx, g); err != nil {
 			return fmt.Errorf("Wildfire MQTT endpoint at tcp://%s is not reachable: %w", g, err)
 		}
+		if err := connackFrom(ctx, g); err != nil {
+			return fmt.Errorf("Wildfire MQTT endpoint at tcp://%s answers, but not as Wildfire's MQTT: %w (check IM_WILDFIRE_MQTT_URL)", g, err)
+		}
+	}
+	return nil
+}
+
+// connackFrom sends addr a CONNECT of an unknown client and reads the
+// first byte of the answer: a CONNACK's, within 5 s.
+func connackFrom(ctx context.Context, addr string) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return unwrapNet(err)
+	}
+	defer c.Close()
+	deadline, _ := ctx.Deadline()
+	c.SetDeadline(deadline)
+	frame, err := wire.NewConnect("imbench-preflight", "imbench-preflight", []byte("imbench-preflight"), 10).Append(nil)
+	if err != nil {
+		return err
+	}
+	if _, err := c.Write(frame); err != nil {
+		return unwrapNet(err)
+	}
+	var first [1]byte
+	if _, err := c.Read(first[:]); err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return errors.New("no CONNACK to a CONNECT within 5 s")
+		}
+		return fmt.Errorf("no CONNACK to a CONNECT (%v)", unwrapNet(err))
+	}
+	if t := wire.PacketType(first[0] >> 4); t != wire.TypeConnack {
+		return fmt.Errorf("a CONNECT was answered with a byte 0x%02x, not a CONNACK", first[0])
 	}
 	return nil
 }
