@@ -76,7 +76,7 @@ func (r *Report) resultsTable() table {
 		num(float64(u.Registered)), num(float64(u.Logins-u.LateLogins)), num(float64(u.LateLogins))))
 	add("Group Count & Size", groupsText(s.Groups))
 	add("Message Rate", fmt.Sprintf("Peak %s msg/s, average %s msg/s (%s)",
-		num(float64(m.PeakPerSecond)), dec(m.AvgPerSecond, 1), summary.PlannedText(m)))
+		num(float64(m.PeakPerSecond)), dec(m.AvgPerSecond, 1), summary.PlannedText(m)+summary.PaceText(m)))
 	add("Total Messages", fmt.Sprintf("%s sent (%s acknowledged, %s failed)%s; %s deliveries: %s pushed, %s pulled",
 		num(float64(m.Sent)), num(float64(m.Acked)), num(float64(m.SendFailed)), summary.UnansweredText(m, d)+summary.UnsentText(m), num(float64(d.Received)),
 		num(float64(d.Pushed)), num(float64(d.ByPull))))

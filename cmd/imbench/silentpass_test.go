@@ -62,3 +62,37 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
 }
+
+// A run that did not put out the load it planned fails and says so: one
+// sender planned at 20 msg/s against a server that answers each message
+// 100 ms late sends at most 10 a second, and the verdict names send_pace
+// (imbench's default, 90 % of the plan's pace) while every delivery
+// arrived; the table's rate row says how far behind it was.
+func TestARunThatMissedItsPaceFails(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "paced.js")
+	if err := os.WriteFile(script, []byte(`import im from 'imbench';
+export const plan = im.workload({
+  name: 'paced', classes: [{ kind: 'pairs', pairs: 1, allOnline: true, rate: 20, duration: '4s' }],
+  runId: __ENV.IM_RUN_ID,
+});
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tg := startTarget(t, "-fault-ack-late", "1", "-fault-ack-late-by", "100ms")
+	for _, proto := range []string{"openim", "wukongim", "wildfire"} {
+		results := t.TempDir()
+		r := imbench(t, tg.env(), "run", "-scenario", script, "-protocol", proto, "-results", results)
+		last := lastLine(r.stdout)
+		s, err := summary.Load(filepath.Join(results, "latest", "summary.json"))
+		if err != nil {
+			t.Fatalf("%s: %v\n%s\n%s", proto, err, r.stdout, r.stderr)
+		}
+		pace, ok := s.Messages.Pace()
+		if r.code != 99 || !ok || pace > 0.75 || !strings.Contains(last, "crossed: send_pace value>=0.9") || s.Deliveries.Lost != 0 {
+			t.Errorf("%s: exit %d, pace %.2f (%v), lost %d, verdict %q\n%s", proto, r.code, pace, ok, s.Deliveries.Lost, last, r.stdout)
+		}
+		if want := fmt.Sprintf("sent at %.0f %% of the plan's pace", 100*pace); !strings.Contains(r.stdout, want) {
+			t.Errorf("%s: no %q in the table:\n%s", proto, want, r.stdout)
+		}
+	}
+}

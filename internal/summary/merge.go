@@ -44,7 +44,8 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 	out.Users = UsersSummary{Registered: parts[0].Users.Registered, PlannedOnline: parts[0].Users.PlannedOnline,
 		PlannedLate: parts[0].Users.PlannedLate}
 	out.ServerCores = parts[0].ServerCores
-	out.Messages = MessagesSummary{Planned: parts[0].Messages.Planned, PlannedRate: parts[0].Messages.PlannedRate, Closed: parts[0].Messages.Closed, Burst: parts[0].Messages.Burst,
+	out.Messages = MessagesSummary{Planned: parts[0].Messages.Planned, PlannedRate: parts[0].Messages.PlannedRate, PlannedSeconds: parts[0].Messages.PlannedSeconds,
+		Closed: parts[0].Messages.Closed, Burst: parts[0].Messages.Burst,
 		ByType: map[string]int64{}}
 	out.Deliveries = DeliveriesSummary{ByType: map[string]DeliveriesByType{}}
 	out.Generator = GeneratorSummary{}

@@ -202,6 +202,9 @@ type MessagesSummary struct {
 	PeakPerSecond  int64            `json:"peak_per_second"`
 	AvgPerSecond   float64          `json:"avg_per_second"`
 	PlannedRate    float64          `json:"planned_rate"`  // of the open classes
+	// PlannedSeconds is the plan's sending time at its pace (0: closed
+	// classes only, which have none).
+	PlannedSeconds float64 `json:"planned_seconds"`
 	Closed         bool             `json:"closed_pacing"` // some classes send as fast as acknowledged
 	Burst          bool             `json:"burst_pacing"`  // some open classes send each second's messages at its start
 	MaxSendLagMs   float64          `json:"max_send_lag_ms"`
@@ -453,7 +456,7 @@ func (s Summary) Table() string {
 	}
 	sort.Strings(sizes)
 	row("Group Count & Size", GroupsText(s.Groups.Count, sizes, s.Groups.Friendships))
-	row("Message Rate", fmt.Sprintf("Peak %d msg/s, average %.1f msg/s (%s)", s.Messages.PeakPerSecond, s.Messages.AvgPerSecond, PlannedText(s.Messages)))
+	row("Message Rate", fmt.Sprintf("Peak %d msg/s, average %.1f msg/s (%s)", s.Messages.PeakPerSecond, s.Messages.AvgPerSecond, PlannedText(s.Messages)+PaceText(s.Messages)))
 	d := s.Deliveries
 	row("Total Messages", fmt.Sprintf("%d sent, %d acknowledged, %d failed%s%s; %d deliveries (%d pushed, %d pulled)",
 		s.Messages.Sent, s.Messages.Acked, s.Messages.SendFailed, UnansweredText(s.Messages, d), UnsentText(s.Messages), d.Received, d.Pushed, d.ByPull))
@@ -507,6 +510,29 @@ func LatencyCountText(n int64, d DeliveriesSummary) string {
 		return fmt.Sprintf("%d deliveries (%d pushed, %d pulled after a gap or reconnect)", n, d.Pushed, d.ByGapPull)
 	}
 	return fmt.Sprintf("%d deliveries", n)
+}
+
+// Pace is the share of the plan's pace the run kept, 0..1, and whether it
+// has one (open pacing only: a closed class sends as fast as answered):
+// the plan's sending time over the time the sends took, a second of grace
+// on both, times the share of the messages sent before the send phase
+// ended. A run that sent at 80 % of the rate planned has 0.8.
+func (m MessagesSummary) Pace() (float64, bool) {
+	if m.Closed || m.PlannedRate <= 0 || m.PlannedSeconds <= 0 || m.Sent == 0 {
+		return 0, false
+	}
+	span := max(float64(m.LastSendMs-m.FirstSendMs)/1000, 0)
+	pace := min(1, (m.PlannedSeconds+1)/(span+1))
+	return pace * float64(m.Sent) / float64(m.Sent+m.Unsent), true
+}
+
+// PaceText is ", sent at 82 % of the plan's pace" where the run fell
+// behind it by more than a percent, else "".
+func PaceText(m MessagesSummary) string {
+	if p, ok := m.Pace(); ok && p < 0.99 {
+		return fmt.Sprintf(", sent at %.0f %% of the plan's pace", 100*p)
+	}
+	return ""
 }
 
 // PlannedText says what rate was planned, and how it was paced.

@@ -6,8 +6,10 @@ import (
 )
 
 // IntegrityThresholds are the thresholds every run has, whatever its file
-// says: a delivery owed and lost, late, unchecked or corrupted, or a send
-// the server never answered, fails the run (exit 99). A workload relaxes
+// says: a delivery owed and lost, late, unchecked or corrupted, a send
+// the server never answered, or a run that kept less than 90 % of its
+// plan's pace (send_pace: it did not put out the load it claims to have
+// tested), fails the run (exit 99). A workload relaxes
 // one by naming it in its own thresholds ({ unanswered: ['count<=10'] });
 // a name with a tag filter (lost{conv_type:group}) adds to the default,
 // it does not replace it. -no-thresholds turns them off with the rest.
@@ -17,6 +19,7 @@ var IntegrityThresholds = map[string]Expressions{
 	"unchecked":  {"count==0"},
 	"corrupted":  {"count==0"},
 	"unanswered": {"count==0"},
+	"send_pace":  {"value>=0.9"},
 }
 
 // effectiveThresholds are the workload's thresholds and, for each

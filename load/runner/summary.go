@@ -65,6 +65,9 @@ func (r *Run) BuildSummary() summary.Summary {
 		m.Closed = m.Closed || !st.Open()
 		m.Burst = m.Burst || st.Burst
 	}
+	if !m.Closed {
+		m.PlannedSeconds = math.Round(p.Duration().Seconds()*1000) / 1000
+	}
 	for _, sess := range r.Shared.Sessions() {
 		m.MaxSendLagMs = math.Max(m.MaxSendLagMs, float64(sess.MaxSendLag().Microseconds())/1000)
 	}

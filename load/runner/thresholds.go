@@ -83,7 +83,7 @@ var trends = map[string]string{"e2e_latency": "e2e", "ack_latency": "ack", "logi
 // ThresholdMetrics names every metric a threshold may use.
 func ThresholdMetrics() []string {
 	names := slices.Collect(maps.Keys(counters))
-	names = append(names, "integrity")
+	names = append(names, "integrity", "send_pace")
 	for t := range trends {
 		names = append(names, t)
 	}
@@ -141,7 +141,7 @@ func parseThreshold(name, expr string) (threshold, error) {
 			return t, fmt.Errorf("threshold %s: %s has no per-class figure (inflight takes %s)", name, t.metric,
 				strings.Join(slices.Sorted(maps.Keys(classCounters)), ", "))
 		}
-	case t.metric == "integrity":
+	case t.metric == "integrity" || t.metric == "send_pace":
 		ok = t.agg == "rate" || t.agg == "value"
 	case isTrend:
 		ok = t.agg == "avg" || t.agg == "med" || t.agg == "max" || strings.HasPrefix(t.agg, "p(")
@@ -207,6 +207,10 @@ func (t threshold) value(s *summary.Summary) (float64, bool, error) {
 			return v / secs, true, nil
 		}
 		return v, true, nil
+	}
+	if t.metric == "send_pace" {
+		v, ok := s.Messages.Pace()
+		return v, ok, nil
 	}
 	if t.metric == "integrity" {
 		if s.Deliveries.Expected == 0 {
