@@ -198,13 +198,13 @@ type MessagesSummary struct {
 	Unsent int64 `json:"unsent"`
 	// Unanswered got no answer within the driver's timeout: not failed,
 	// since the server may have stored them (Deliveries.OfUnanswered).
-	Unanswered     int64            `json:"unanswered"`
-	PeakPerSecond  int64            `json:"peak_per_second"`
-	AvgPerSecond   float64          `json:"avg_per_second"`
-	PlannedRate    float64          `json:"planned_rate"`  // of the open classes
+	Unanswered    int64   `json:"unanswered"`
+	PeakPerSecond int64   `json:"peak_per_second"`
+	AvgPerSecond  float64 `json:"avg_per_second"`
+	PlannedRate   float64 `json:"planned_rate"` // of the open classes
 	// PlannedSeconds is the plan's sending time at its pace (0: closed
 	// classes only, which have none).
-	PlannedSeconds float64 `json:"planned_seconds"`
+	PlannedSeconds float64          `json:"planned_seconds"`
 	Closed         bool             `json:"closed_pacing"` // some classes send as fast as acknowledged
 	Burst          bool             `json:"burst_pacing"`  // some open classes send each second's messages at its start
 	MaxSendLagMs   float64          `json:"max_send_lag_ms"`
