@@ -1,6 +1,7 @@
 package limit
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/imbench/imbench/internal/summary"
@@ -143,6 +144,9 @@ type Result struct {
 	// and no limit is reported.
 	Undetermined bool    `json:"undetermined,omitempty"`
 	HighestHeld  float64 `json:"highest_held,omitempty"`
+	// Drift says the server held less as the search went on: a load it
+	// held broke at a later step, or a lower one did ("" when not).
+	Drift string `json:"drift,omitempty"`
 	Stopped      string  `json:"stopped,omitempty"` // why the search ended before its resolution
 }
 
@@ -187,6 +191,7 @@ func (r *Result) finish(lo, hi float64) {
 	if lo > 0 {
 		r.Spread = r.spreadAt(lo)
 	}
+	r.Drift = r.drift()
 	if !math.IsInf(hi, 1) {
 		r.Knee, r.KneeStep = hi, r.stepAt(hi, false)
 	}
@@ -194,6 +199,34 @@ func (r *Result) finish(lo, hi float64) {
 		r.Reached = (r.Knee - r.Limit) / r.Limit
 	}
 	r.Saturated = r.saturation()
+}
+
+// drift finds the highest load held that a later step at that load or
+// below broke (neither disturbed), the lowest such break: the server's
+// capacity fell while the search ran.
+func (r *Result) drift() string {
+	var held, broke *Step
+	for i := range r.Steps {
+		h := &r.Steps[i]
+		if !h.Held || h.Disturbed != "" || held != nil && h.Asked <= held.Asked {
+			continue
+		}
+		for j := range r.Steps {
+			b := &r.Steps[j]
+			if b.N > h.N && !b.Held && b.Disturbed == "" && b.Asked <= h.Asked {
+				if held != h || b.Asked < broke.Asked {
+					held, broke = h, b
+				}
+			}
+		}
+	}
+	if held == nil {
+		return ""
+	}
+	dim := r.Params.Dimension
+	return fmt.Sprintf("the server held less as the search went on: %s held at step %d, %s broke at step %d; its capacity fell while it ran "+
+		"(a store, a cache or a heap growing with what it was sent), so its limit depends on how long it has run: restart it before each search to compare searches",
+		LoadText(held.Asked, dim), held.N, LoadText(broke.Asked, dim), broke.N)
 }
 
 // stepAt is the first step at a load that was not disturbed (the one

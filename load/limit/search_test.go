@@ -322,3 +322,23 @@ func TestSearchLimitThatFailsItsConfirmation(t *testing.T) {
 		t.Fatalf("limit %g knee %g confirms %+v", r.Limit, r.Knee, confirms)
 	}
 }
+
+// A server whose capacity falls as the search runs (a store growing with
+// what it was sent): a load it held breaks later, and the result says so.
+func TestSearchSaysTheServerHeldLessAsItRan(t *testing.T) {
+	steps := 0
+	falling := func(ctx context.Context, n int, asked float64) (Step, error) {
+		steps++
+		return model(1000-40*float64(steps), 1e9)(ctx, n, asked)
+	}
+	r, err := Run(context.Background(), Params{Start: 200, Resolution: 0.05}, objective(t, "e2e_p99<1000"), Machine{Cores: 8, GeneratorCores: 8}, falling, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(r.Drift, "the server held less as the search went on: ") || !strings.Contains(ResultLine(r), r.Drift) {
+		t.Fatalf("drift %q\n%s", r.Drift, ResultLine(r))
+	}
+	if r, _ := Run(context.Background(), Params{Start: 50}, objective(t, "e2e_p99<1000"), Machine{Cores: 8, GeneratorCores: 8}, model(500, 1e9), nil); r.Drift != "" {
+		t.Fatalf("a steady server drifted: %q", r.Drift)
+	}
+}

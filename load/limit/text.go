@@ -104,6 +104,9 @@ func ResultLine(r Result) string {
 			b.WriteString("; no step broke it")
 		}
 	}
+	if r.Drift != "" {
+		fmt.Fprintf(&b, "; %s", r.Drift)
+	}
 	if r.Saturated.Component != "" {
 		fmt.Fprintf(&b, "; gave out first: %s: %s", r.Saturated.Component, r.Saturated.Why)
 	} else if r.Saturated.Why != "" {
