@@ -146,8 +146,8 @@ type Result struct {
 	HighestHeld  float64 `json:"highest_held,omitempty"`
 	// Drift says the server held less as the search went on: a load it
 	// held broke at a later step, or a lower one did ("" when not).
-	Drift string `json:"drift,omitempty"`
-	Stopped      string  `json:"stopped,omitempty"` // why the search ended before its resolution
+	Drift   string `json:"drift,omitempty"`
+	Stopped string `json:"stopped,omitempty"` // why the search ended before its resolution
 }
 
 // Spread is the runs at the limit's load: how many held, and the range of
