@@ -190,6 +190,7 @@ func Ports(endpoints []string) []int {
 			}
 		}
 	}
+	slices.Sort(out)
 	return out
 }
 
