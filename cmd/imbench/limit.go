@@ -371,6 +371,14 @@ func quiet(ctx context.Context, sampler *procgroup.Sampler, gen *selfSampler, co
 	return waited
 }
 
+// pinned is a part's allowed CPUs where fewer than the machine's, else 0.
+func pinned(cpus int) int {
+	if cpus >= runtime.NumCPU() {
+		return 0
+	}
+	return cpus
+}
+
 // measuredLine says which processes the search measures as the target:
 // the owners of the run's ports, and how many of their name it leaves to
 // the machine ("" for a target not on this machine).
@@ -461,7 +469,7 @@ func stepUsage(ctx context.Context, prom *report.Prom, sampler *procgroup.Sample
 		}
 		local = local || role == "target"
 		out = append(out, limit.Usage{Component: u.Group, Role: role, Processes: u.Processes, PIDs: u.PIDs, Others: u.Others,
-			OpenFiles: u.FDPeak, OpenFilesLimit: u.FDLimit, CPUAvg: u.CPUAvg, CPUPeak: u.CPUPeak,
+			OpenFiles: u.FDPeak, OpenFilesLimit: u.FDLimit, CPUs: pinned(u.CPUs), CPUAvg: u.CPUAvg, CPUPeak: u.CPUPeak,
 			CPUBusiest: u.CPUBusiest, CPUBusiestThread: u.CPUBusiestThread, RSSAvg: u.RSSAvg, RSSPeak: u.RSSPeak, RSSGrowth: u.RSSGrown})
 	}
 	if local || !prom.Ready(ctx) {

@@ -211,3 +211,35 @@ func openFiles(dir string) (n, limit int, ok bool) {
 	}
 	return len(fds), limit, true
 }
+
+// allowedCPUs counts the CPUs a process may run on: /proc/<pid>/status'
+// Cpus_allowed_list ("0-3,6"), 0 where unread.
+func allowedCPUs(dir string) int {
+	raw, err := os.ReadFile(dir + "/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(raw)) {
+		rest, ok := strings.CutPrefix(line, "Cpus_allowed_list:")
+		if !ok {
+			continue
+		}
+		n := 0
+		for _, part := range strings.Split(strings.TrimSpace(rest), ",") {
+			lo, hi, isRange := strings.Cut(part, "-")
+			a, err := strconv.Atoi(lo)
+			if err != nil {
+				return 0
+			}
+			b := a
+			if isRange {
+				if b, err = strconv.Atoi(hi); err != nil {
+					return 0
+				}
+			}
+			n += b - a + 1
+		}
+		return n
+	}
+	return 0
+}

@@ -1,10 +1,13 @@
 package procgroup
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/imbench/imbench/internal/profile"
 )
@@ -47,5 +50,31 @@ func TestListenOwnersFindsTheProcessOnThePort(t *testing.T) {
 	}
 	if none, err := ListenOwners([]int{1}, nil); err != nil || len(none) != 0 {
 		t.Fatalf("port 1: %+v %v", none, err)
+	}
+}
+
+// A process's allowed CPUs are read from its status: this one's match
+// what the kernel says its affinity is.
+func TestAllowedCPUs(t *testing.T) {
+	n := allowedCPUs("/proc/self")
+	if n < 1 || n > runtime.NumCPU() {
+		t.Fatalf("allowed CPUs %d on a machine of %d", n, runtime.NumCPU())
+	}
+	if allowedCPUs("/proc/nonexistent") != 0 {
+		t.Fatal("a process gone has CPUs")
+	}
+	if _, err := exec.LookPath("taskset"); err != nil {
+		return
+	}
+	pinned := exec.Command("taskset", "-c", "0", "sleep", "10")
+	if err := pinned.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { pinned.Process.Kill(); pinned.Wait() }()
+	for i := 0; i < 50 && allowedCPUs(fmt.Sprintf("/proc/%d", pinned.Process.Pid)) != 1; i++ {
+		time.Sleep(20 * time.Millisecond) // taskset sets the affinity, then becomes sleep
+	}
+	if n := allowedCPUs(fmt.Sprintf("/proc/%d", pinned.Process.Pid)); n != 1 {
+		t.Fatalf("a process under taskset -c 0 may run on %d CPUs", n)
 	}
 }

@@ -33,6 +33,7 @@ type point struct {
 	// fds and fdLimit: the open files of the process nearest its limit
 	// (sampled for the listening owners only: a count of each descriptor).
 	fds, fdLimit int
+	cpus         int // the CPUs the listening owners may run on, summed (their affinity; 0: not read)
 	others       int // processes of the group's name not measured: not the run's server
 }
 
@@ -173,6 +174,7 @@ func (s *Sampler) sample() {
 			if n, limit, ok := openFiles(d); ok && (p.fdLimit == 0 || limit > 0 && float64(n)/float64(limit) > float64(p.fds)/float64(max(p.fdLimit, 1))) {
 				p.fds, p.fdLimit = n, limit
 			}
+			p.cpus += allowedCPUs(d)
 		}
 		p.pids[pid] = cpu
 		tasks, _ := filepath.Glob(d + "/task/[0-9]*")
@@ -231,6 +233,7 @@ type Usage struct {
 	PIDs                      []int // the processes measured, at the window's end
 	Others                    int   // processes of the name left out: not the listening owners of the run's ports
 	FDPeak, FDLimit           int   // the listening owners' open files at their fullest, and that process's limit (0: not read)
+	CPUs                      int   // the CPUs its listening owners may run on (their affinity, taskset; 0: not read)
 	CPUAvg, CPUPeak           float64
 	CPUBusiest                float64 // the busiest process's average, % of one core
 	CPUBusiestThread          float64 // the busiest thread's average, % of one core
@@ -282,6 +285,7 @@ func (s *Sampler) Window(from, to time.Time) []Usage {
 			u.RSSPeak = max(u.RSSPeak, p.rss)
 			u.Processes = max(u.Processes, float64(p.procs))
 			u.Others = max(u.Others, p.others)
+			u.CPUs = max(u.CPUs, p.cpus)
 			if p.fdLimit > 0 && (u.FDLimit == 0 || float64(p.fds)/float64(p.fdLimit) > float64(u.FDPeak)/float64(u.FDLimit)) {
 				u.FDPeak, u.FDLimit = p.fds, p.fdLimit
 			}

@@ -78,10 +78,13 @@ type Usage struct {
 	// OpenFiles and OpenFilesLimit: the listening owner nearest its limit
 	// of open files at its fullest over the step, and that limit (its soft
 	// RLIMIT_NOFILE from /proc/<pid>/limits).
-	OpenFiles      int     `json:"open_files_peak,omitempty"`
-	OpenFilesLimit int     `json:"open_files_limit,omitempty"`
-	CPUAvg         float64 `json:"cpu_avg_percent"`
-	CPUPeak        float64 `json:"cpu_peak_percent"`
+	OpenFiles      int `json:"open_files_peak,omitempty"`
+	OpenFilesLimit int `json:"open_files_limit,omitempty"`
+	// CPUs are the CPUs its listening owners may run on (their affinity:
+	// a server started under taskset), where fewer than the machine's.
+	CPUs    int     `json:"cpus_allowed,omitempty"`
+	CPUAvg  float64 `json:"cpu_avg_percent"`
+	CPUPeak float64 `json:"cpu_peak_percent"`
 	// CPUBusiest is the busiest process's average (sampled from /proc; 0
 	// where only the group's sum is known).
 	CPUBusiest float64 `json:"cpu_busiest_process_percent,omitempty"`

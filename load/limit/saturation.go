@@ -16,7 +16,8 @@ import (
 //     5 % of its cgroup's periods or more);
 //  1. the generator: this process used nearly every core it may use
 //     (GOMAXPROCS, its affinity, its CPU quota, the machine's);
-//  2. a part of the server at one core: its busiest thread at 90 % of one
+//  2. a part of the server pinned to fewer cores than the machine's (its
+//     affinity) that used 90 % of them; or a part at one core: its busiest thread at 90 % of one
 //     core or more (sampled from /proc; not known from Prometheus): its
 //     work runs on that thread, and a thread has one core at most (a
 //     single-threaded part, a serial stage), however busy the machine;
@@ -56,6 +57,7 @@ const (
 	RuleGeneratorQuota     = "generator CPU quota"
 	RuleGeneratorCores     = "generator cores"
 	RuleServerThread       = "server thread at a core"
+	RuleServerCores        = "server at its pinned cores"
 	RuleMachineGenerator   = "machine busy, generator largest"
 	RuleMachine            = "machine busy, other processes"
 	RuleServerMachine      = "machine busy, server largest"
@@ -73,7 +75,7 @@ const (
 // whose thread had its whole core all the same).
 func disturbedBy(st *Step, sat Saturation, m Machine) string {
 	switch sat.Rule {
-	case RuleGeneratorOpenFiles, RuleServerOpenFiles, RuleGeneratorQuota, RuleGeneratorCores, RuleServerThread:
+	case RuleGeneratorOpenFiles, RuleServerOpenFiles, RuleGeneratorQuota, RuleGeneratorCores, RuleServerThread, RuleServerCores:
 		return ""
 	}
 	server, gen, others := shares(st, m)
@@ -183,6 +185,15 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 			why += "; " + short
 		}
 		return Saturation{Rule: RuleGeneratorCores, Component: "imbench", Generator: true, Advice: advice, Why: why}
+	}
+	// A part pinned to fewer cores than the machine's (taskset, a cpuset)
+	// that used them all: its cores were full, whatever the machine's.
+	for _, u := range target {
+		if u.CPUs > 0 && u.CPUs < cores && u.CPUAvg >= 90*float64(u.CPUs) {
+			return Saturation{Rule: RuleServerCores, Component: u.Component,
+				Why: fmt.Sprintf("%s used %.0f %% of one core at step %d, of the %d %s it may run on (its CPU affinity): its cores were full",
+					u.Component, u.CPUAvg, st.N, u.CPUs, map[bool]string{true: "core", false: "cores"}[u.CPUs == 1])}
+		}
 	}
 	for _, u := range target {
 		if u.CPUBusiestThread >= 90 {

@@ -342,3 +342,24 @@ func TestSearchSaysTheServerHeldLessAsItRan(t *testing.T) {
 		t.Fatalf("a steady server drifted: %q", r.Drift)
 	}
 }
+
+// A server pinned to one core of eight (taskset) that used it all is named
+// at its cores, and the step is the server's even while other processes
+// kept the rest of the machine busy.
+func TestSearchNamesAServerAtItsPinnedCores(t *testing.T) {
+	pinned := func(ctx context.Context, n int, asked float64) (Step, error) {
+		st, err := model(300, 1e9)(ctx, n, asked)
+		st.Usage[0].CPUs = 1
+		st.Usage[0].CPUBusiestThread = 40 // its work spread over threads
+		st.MachineBusy = 0.9              // the rest of the machine busy
+		return st, err
+	}
+	r, err := Run(context.Background(), Params{Start: 100, Resolution: 0.1}, objective(t, "e2e_p99<1000"), Machine{Cores: 8, GeneratorCores: 8}, pinned, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Undetermined || r.Saturated.Rule != RuleServerCores || r.Saturated.Component != "imbench-target" ||
+		!strings.Contains(r.Saturated.Why, "of the 1 core it may run on (its CPU affinity)") || r.Limit < 270 || r.Limit > 300 {
+		t.Fatalf("limit %g, undetermined %v, saturated %+v", r.Limit, r.Undetermined, r.Saturated)
+	}
+}
