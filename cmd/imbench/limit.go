@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -244,12 +243,13 @@ func runLimit(lc *limitConfig) (int, error) {
 		fmt.Println("imbench: " + limit.StepLine(st, lc.params.Dimension))
 	}
 	own := cpulimit.Own()
-	machine := limit.Machine{Cores: runtime.NumCPU(), GeneratorCores: own.Cores, GeneratorCoresWhy: own.Why}
+	cores := procgroup.MachineCores() // the machine's, not this process's affinity (LIMIT_CPUS)
+	machine := limit.Machine{Cores: cores, GeneratorCores: own.Cores, GeneratorCoresWhy: own.Why}
 	var nofile syscall.Rlimit
 	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &nofile) == nil {
 		machine.GeneratorOpenFiles = nofile.Cur
 	}
-	if own.Cores < float64(min(runtime.NumCPU(), own.GOMAXPROCS)) {
+	if own.Cores < float64(cores) {
 		fmt.Printf("imbench: the generator may use %s cores: %s\n", strconv.FormatFloat(own.Cores, 'f', -1, 64), own.Why)
 	}
 	var prev *limit.Step
@@ -263,7 +263,7 @@ func runLimit(lc *limitConfig) (int, error) {
 			settled = settle(ctx, sampler, rc.target)
 		}
 		if prev != nil && prev.Disturbed != "" {
-			settled += quiet(ctx, sampler, gen, runtime.NumCPU())
+			settled += quiet(ctx, sampler, gen, cores)
 		}
 		fmt.Printf("imbench: step %d: %s\n", n, limit.LoadText(asked, lc.params.Dimension))
 		series.starting(n, asked)
@@ -373,7 +373,7 @@ func quiet(ctx context.Context, sampler *procgroup.Sampler, gen *selfSampler, co
 
 // pinned is a part's allowed CPUs where fewer than the machine's, else 0.
 func pinned(cpus int) int {
-	if cpus >= runtime.NumCPU() {
+	if cpus >= procgroup.MachineCores() {
 		return 0
 	}
 	return cpus

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -385,6 +386,26 @@ func (s *Sampler) OthersOfName() int {
 		if p := s.points[g]; len(p) > 0 {
 			n += p[len(p)-1].others
 		}
+	}
+	return n
+}
+
+// MachineCores is the machine's online CPUs (/proc/stat's cpuN lines),
+// whatever this process's affinity (runtime.NumCPU counts only the CPUs
+// it may run on: 1 under taskset -c 0); runtime.NumCPU where unread.
+func MachineCores() int {
+	raw, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return runtime.NumCPU()
+	}
+	n := 0
+	for line := range strings.Lines(string(raw)) {
+		if len(line) > 3 && strings.HasPrefix(line, "cpu") && line[3] >= '0' && line[3] <= '9' {
+			n++
+		}
+	}
+	if n == 0 {
+		return runtime.NumCPU()
 	}
 	return n
 }

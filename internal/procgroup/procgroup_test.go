@@ -42,3 +42,11 @@ func TestBusiestThread(t *testing.T) {
 		t.Fatal("the machine not busy while a thread spun")
 	}
 }
+
+// The machine's cores are all its CPUs, never fewer than this process may
+// run on (runtime.NumCPU, which a taskset narrows).
+func TestMachineCores(t *testing.T) {
+	if n := MachineCores(); n < runtime.NumCPU() {
+		t.Fatalf("machine cores %d, fewer than the %d this process may use", n, runtime.NumCPU())
+	}
+}
