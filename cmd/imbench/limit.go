@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/imbench/imbench/internal/cpulimit"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/imbench/imbench/internal/badinput"
+	"github.com/imbench/imbench/internal/cpulimit"
 	"github.com/imbench/imbench/internal/procgroup"
 	"github.com/imbench/imbench/internal/profile"
 	"github.com/imbench/imbench/internal/promrw"
@@ -172,11 +174,8 @@ func runLimit(lc *limitConfig) (int, error) {
 		fmt.Println("imbench:", n)
 	}
 	groups := append(profile.StackGroupsList(), rc.target.Processes...)
-	var eps []string
-	for _, e := range rc.endpoints {
-		eps = append(eps, e)
-	}
-	ports := procgroup.Ports(eps)
+	ports := procgroup.Ports(slices.Collect(maps.Values(rc.endpoints)))
+	slices.Sort(ports) // said in order, whatever the map's
 	sampler, err := procgroup.Start(groups, time.Second, ports...)
 	if err != nil {
 		return 0, err

@@ -190,7 +190,6 @@ func Ports(endpoints []string) []int {
 			}
 		}
 	}
-	slices.Sort(out)
 	return out
 }
 

@@ -218,9 +218,9 @@ func short(v float64) string {
 	case v < 10 && v != math.Trunc(v):
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	case v >= 1e6:
-		return strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.2f", v/1e6), "0"), ".0") + "M"
+		return strconv.FormatFloat(math.Round(v/1e4)/100, 'f', -1, 64) + "M"
 	case v >= 1e4:
-		return strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.1f", v/1e3), "0"), ".") + "k"
+		return strconv.FormatFloat(math.Round(v/1e2)/10, 'f', -1, 64) + "k"
 	}
 	return num(v)
 }

@@ -100,18 +100,9 @@ func Teardown(ctx context.Context, rm engine.Remover, target string, c engine.Cr
 // failure on stderr: one line each.
 func (t TeardownRecord) Report(stdout, stderr io.Writer) {
 	r := t.Removed
-	var absent []string
-	for _, a := range []struct {
-		n    int
-		what string
-	}{{r.UsersAbsent, "user"}, {r.GroupsAbsent, "group"}, {r.RoomsAbsent, "chatroom"}} {
-		if a.n > 0 {
-			absent = append(absent, plural(a.n, a.what))
-		}
-	}
 	gone := ""
-	if len(absent) > 0 {
-		gone = fmt.Sprintf("; the server did not have %s (never made, or removed before)", strings.Join(absent, ", "))
+	if absent := kindsText(r.UsersAbsent, r.GroupsAbsent, r.RoomsAbsent); absent != "" {
+		gone = fmt.Sprintf("; the server did not have %s (never made, or removed before)", absent)
 	}
 	fmt.Fprintf(stdout, "imbench: removed from %s: %s, %s, %s%s\n", t.Target, plural(r.Users, "user"), plural(r.Groups, "group"), plural(r.Rooms, "chatroom"), gone)
 	for _, k := range r.Kept {
@@ -124,14 +115,15 @@ func (t TeardownRecord) Report(stdout, stderr io.Writer) {
 
 // LeftText names what a removal left on the server, the kinds it left
 // any of ("45 users, 1 group"); "" when it left nothing.
-func LeftText(r engine.Removal) string {
+func LeftText(r engine.Removal) string { return kindsText(r.UsersLeft, r.GroupsLeft, r.RoomsLeft) }
+
+// kindsText names the counts of users, groups and chatrooms that are not
+// 0 ("45 users, 1 group"); "" when all are.
+func kindsText(users, groups, rooms int) string {
 	var parts []string
-	for _, x := range []struct {
-		n    int
-		what string
-	}{{r.UsersLeft, "user"}, {r.GroupsLeft, "group"}, {r.RoomsLeft, "chatroom"}} {
-		if x.n > 0 {
-			parts = append(parts, plural(x.n, x.what))
+	for i, n := range []int{users, groups, rooms} {
+		if n > 0 {
+			parts = append(parts, plural(n, []string{"user", "group", "chatroom"}[i]))
 		}
 	}
 	return strings.Join(parts, ", ")
