@@ -42,21 +42,21 @@ const (
 
 func sortedSteps(r Result) []Step {
 	s := append([]Step(nil), r.Steps...)
-	sort.Slice(s, func(i, j int) bool { return s[i].Asked < s[j].Asked })
+	sort.Slice(s, func(i, j int) bool { return s[i].Asked < s[j].Asked || s[i].Asked == s[j].Asked && s[i].N < s[j].N })
 	return s
 }
 
-// measure is what the knee chart draws: e2e latency against the messages
-// a second each step sent (the load it put out, beside the load asked; a
-// group's watchers' deliveries would be a fraction of it) or the users
-// online, or, where no step owed a delivery (a send-only scenario), the
-// answer time against acknowledged messages a second.
+// measure is what the knee chart draws: the latency the objective names
+// (e2e p99 where it names none) against the messages a second each step
+// sent (the load it put out, beside the load asked) or the users online,
+// or, where the objective is on the answer time or no step owed a
+// delivery (a send-only scenario), against acknowledged messages a second.
 type measure struct {
-	x         func(Step) float64
-	p99, p50  func(Step) float64
-	xLabel    string
-	name      string // e2e, ack
-	objective string // the objective's bound drawn: e2e_p99, ack_p99
+	x              func(Step) float64
+	main, second   func(Step) float64
+	mainName, name string // "e2e p99", "ack avg"; e2e, ack
+	xLabel         string
+	objective      string // the objective's bound drawn: e2e_p99, ack_avg, …
 }
 
 func measureOf(r Result) measure {
@@ -65,52 +65,110 @@ func measureOf(r Result) measure {
 	for _, s := range r.Steps {
 		owed = owed || s.Expected > 0
 	}
-	if !owed {
-		return measure{x: func(s Step) float64 { return s.Acked }, p99: func(s Step) float64 { return s.AckP99 },
-			p50: func(s Step) float64 { return s.AckP50 }, xLabel: "acknowledged msg/s", name: "ack", objective: "ack_p99"}
+	lat := latencyNamed(r.Objective)
+	kind := "e2e"
+	if !owed || strings.HasPrefix(lat, "ack_") {
+		kind = "ack"
 	}
-	m := measure{p99: func(s Step) float64 { return s.E2EP99 }, p50: func(s Step) float64 { return s.E2EP50 },
-		xLabel: xLabel(dim), name: "e2e", objective: "e2e_p99"}
-	if dim == "users" {
-		m.x = func(s Step) float64 { return float64(s.Online) }
-	} else {
-		m.x = func(s Step) float64 { return s.Achieved }
+	if !strings.HasPrefix(lat, kind+"_") {
+		lat = kind + "_p99"
+	}
+	second := kind + "_p50"
+	if lat == second {
+		second = kind + "_p99"
+	}
+	m := measure{main: figure(lat), second: figure(second), mainName: strings.Replace(lat, "_", " ", 1), name: kind, objective: lat}
+	switch {
+	case dim == "users":
+		m.x, m.xLabel = func(s Step) float64 { return float64(s.Online) }, xLabel(dim)
+	case kind == "ack":
+		m.x, m.xLabel = func(s Step) float64 { return s.Acked }, "acknowledged msg/s"
+	default:
+		m.x, m.xLabel = func(s Step) float64 { return s.Achieved }, xLabel(dim)
 	}
 	return m
+}
+
+// figure reads a latency off a step: what the objective kept of it, or
+// the step's own columns (a limit.json of before objective_figures).
+func figure(name string) func(Step) float64 {
+	return func(s Step) float64 {
+		if v, ok := s.Figures[name]; ok {
+			return v
+		}
+		return map[string]float64{"e2e_p50": s.E2EP50, "e2e_p99": s.E2EP99, "ack_avg": s.AckAvg, "ack_p50": s.AckP50, "ack_p99": s.AckP99}[name]
+	}
+}
+
+// counted are the steps the line joins: one a load asked, the last run of
+// it not disturbed (a re-run or a confirmation replaces the run before);
+// the others are drawn as open circles.
+func counted(steps []Step) map[int]bool {
+	last := map[float64]Step{}
+	for _, s := range steps {
+		better := func(l Step) bool {
+			if (l.Disturbed == "") != (s.Disturbed == "") {
+				return s.Disturbed == ""
+			}
+			return s.N > l.N
+		}
+		if l, ok := last[s.Asked]; !ok || better(l) {
+			last[s.Asked] = s
+		}
+	}
+	c := map[int]bool{}
+	for _, s := range last {
+		c[s.N] = true
+	}
+	return c
 }
 
 func kneeChart(r Result) string {
 	steps := sortedSteps(r)
 	dim := r.Params.Dimension
 	m := measureOf(r)
-	xmax, ymax := 0.0, 0.0
+	line := counted(steps)
+	bound := objectiveLine(r.Objective, m.objective)
+	xmax, ymax, heldMax := 0.0, 0.0, 0.0
 	for _, s := range steps {
 		xmax = math.Max(xmax, m.x(s))
-		ymax = math.Max(ymax, m.p99(s))
+		ymax = math.Max(ymax, math.Max(m.main(s), m.second(s)))
+		if s.Held {
+			heldMax = math.Max(heldMax, m.main(s))
+		}
 	}
-	if obj := objectiveLine(r.Objective, m.objective); obj > 0 && obj < 2*ymax {
-		ymax = math.Max(ymax, obj) // the bound in sight where the steps come near it
+	// One step far above the rest would flatten them all: the axis stops
+	// at twice the objective's bound (three times the highest that held
+	// where the objective states none) and a step above it is drawn at
+	// the top, its figure written beside it.
+	if ceiling := math.Max(2*bound, 3*heldMax); ceiling > 0 && ymax > ceiling {
+		ymax = ceiling
+	}
+	if bound > 0 && bound < 2*ymax {
+		ymax = math.Max(ymax, bound) // the bound in sight where the steps come near it
 	}
 	xs, xmax := chartscale.Ticks(xmax)
 	ys, ymax := chartscale.Ticks(ymax)
 	x := func(v float64) float64 { return cpl + v/xmax*(cw-cpl-cpr) }
-	y := func(v float64) float64 { return cpt + (1-v/ymax)*(ch-cpt-cpb) }
+	y := func(v float64) float64 { return cpt + (1-math.Min(v, ymax)/ymax)*(ch-cpt-cpb) }
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="100%%" role="img" aria-label="knee" data-points="%d" data-measure="%s" data-xmax="%g" data-ymax="%g">`,
-		cw, ch, len(steps), m.name, xmax, ymax)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="100%%" role="img" aria-label="knee" data-points="%d" data-measure="%s" data-line="%s" data-xmax="%g" data-ymax="%g">`,
+		cw, ch, len(steps), m.name, m.objective, xmax, ymax)
 	axes(&b, xs, xmax, ys, ymax, x, y, "ms", m.xLabel)
-	if obj := objectiveLine(r.Objective, m.objective); obj > 0 && obj <= ymax {
+	if bound > 0 && bound <= ymax {
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#c0392b" stroke-dasharray="4 3"/><text x="%d" y="%.1f" class="label" fill="#c0392b">objective %s ms</text>`,
-			cpl, cw-cpr, y(obj), y(obj), cpl+6, y(obj)-4, num(obj))
+			cpl, cw-cpr, y(bound), y(bound), cpl+6, y(bound)-4, num(bound))
 	}
 	for _, series := range []struct {
 		color string
 		v     func(Step) float64
 		name  string
-	}{{"#1f6feb", m.p99, m.name + " p99"}, {"#8a63d2", m.p50, m.name + " p50"}} {
+	}{{"#1f6feb", m.main, m.mainName}, {"#8a63d2", m.second, secondOf(m)}} {
 		var pts []string
 		for _, s := range steps {
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(m.x(s)), y(series.v(s))))
+			if line[s.N] {
+				pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(m.x(s)), y(series.v(s))))
+			}
 		}
 		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"><title>%s</title></polyline>`, series.color, strings.Join(pts, " "), series.name)
 	}
@@ -119,29 +177,47 @@ func kneeChart(r Result) string {
 		if !s.Held {
 			color = "#c0392b"
 		}
-		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>step %d: %s, %s %s, %s p99 %s ms</title></circle>`,
-			x(m.x(s)), y(m.p99(s)), color, s.N, LoadText(s.Asked, dim), m.xLabel, num(m.x(s)), m.name, num(m.p99(s)))
-		// The labels sit beside their points, the limit's below and the
-		// knee's above (the two are often close), on the side with room.
+		fill, what := color, ""
+		if !line[s.N] {
+			fill, what = "#fff", " (run again: not counted)"
+		}
+		px, py := x(m.x(s)), y(m.main(s))
+		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s" stroke="%s" stroke-width="1.5"><title>step %d%s: %s asked, %s %s, %s %s ms</title></circle>`,
+			px, py, fill, color, s.N, what, LoadText(s.Asked, dim), m.xLabel, num(m.x(s)), m.mainName, num(m.main(s)))
+		if m.main(s) > ymax {
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" class="label" data-clipped="%d">▲ %s</text>`, px, py+16, s.N, tick(m.main(s), "ms"))
+		}
+		// The labels sit beside their points, the limit's to the left and
+		// the knee's to the right (the two are close), each above its
+		// point unless at the top; they say the load asked, the axis
+		// the load put out.
 		mark := map[int]string{r.LimitStep: "limit", r.KneeStep: "knee"}[s.N]
 		if mark == "" || s.N == 0 {
 			continue
 		}
-		// The limit's to the left of its point, the knee's to the right
-		// (the two are close), each above it unless at the top.
-		px, py := x(m.x(s)), y(m.p99(s))
 		dx, anchor := 8.0, "start"
-		if mark == "limit" && px > cpl+110 || px > cw-cpr-100 {
+		if mark == "limit" && px > cpl+140 || px > cw-cpr-140 {
 			dx, anchor = -8, "end"
 		}
 		dy := -8.0
 		if py < cpt+20 {
 			dy = 16
+			if m.main(s) > ymax {
+				dy = 30
+			}
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="%s" class="label" data-mark="%s">%s %s</text>`, px+dx, py+dy, anchor, mark, mark, html.EscapeString(LoadText(s.Asked, dim)))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="%s" class="label" data-mark="%s">%s: %s asked</text>`, px+dx, py+dy, anchor, mark, mark, html.EscapeString(LoadText(s.Asked, dim)))
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#1f6feb">%s p99</text><text x="%d" y="%d" fill="#8a63d2">%s p50</text></svg>`, cpl+8, cpt+12, m.name, cpl+72, cpt+12, m.name)
+	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#1f6feb">%s</text><text x="%d" y="%d" fill="#8a63d2">%s</text></svg>`, cpl+8, cpt+12, m.mainName, cpl+72, cpt+12, secondOf(m))
 	return b.String()
+}
+
+// secondOf names the knee chart's second line.
+func secondOf(m measure) string {
+	if m.objective == m.name+"_p50" {
+		return m.name + " p99"
+	}
+	return m.name + " p50"
 }
 
 func cpuChart(r Result) string {

@@ -85,3 +85,33 @@ func (o Objective) Check(s *summary.Summary) (held bool, broken []string, err er
 	}
 	return held, broken, nil
 }
+
+// Figures are the latency figures (valueMetrics) the objective names, off
+// a step's summary, by name; a trend without samples is left out.
+func (o Objective) Figures(s *summary.Summary) map[string]float64 {
+	rs, err := runner.CheckThresholds(o.Thresholds, s)
+	if err != nil {
+		return nil
+	}
+	var f map[string]float64
+	for _, r := range rs {
+		if slices.Contains(valueMetrics, r.Metric) && !r.Absent {
+			if f == nil {
+				f = map[string]float64{}
+			}
+			f[r.Metric] = r.Actual
+		}
+	}
+	return f
+}
+
+// latencyNamed is the objective's first latency condition's name (e2e_p99,
+// ack_avg, …), "" where it states none.
+func latencyNamed(obj string) string {
+	for _, part := range strings.Split(obj, ",") {
+		if m := condRE.FindStringSubmatch(part); m != nil && slices.Contains(valueMetrics, m[1]) {
+			return m[1]
+		}
+	}
+	return ""
+}

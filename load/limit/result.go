@@ -25,11 +25,14 @@ type Step struct {
 	AckAvg     float64 `json:"ack_avg_ms"`
 	AckP50     float64 `json:"ack_p50_ms"`
 	AckP99     float64 `json:"ack_p99_ms"`
-	Lost       int64   `json:"lost"`
-	Late       int64   `json:"late"`
-	Unchecked  int64   `json:"unchecked,omitempty"` // undelivered, the server's store read unanswered
-	Unanswered int64   `json:"unanswered"`
-	Unsent     int64   `json:"unsent"`
+	// Figures are the latencies the objective names (ack_avg, e2e_p95, …),
+	// in ms: what the knee chart draws.
+	Figures    map[string]float64 `json:"objective_figures,omitempty"`
+	Lost       int64              `json:"lost"`
+	Late       int64              `json:"late"`
+	Unchecked  int64              `json:"unchecked,omitempty"` // undelivered, the server's store read unanswered
+	Unanswered int64              `json:"unanswered"`
+	Unsent     int64              `json:"unsent"`
 	// The objective on this step: held, or the conditions broken.
 	Held   bool     `json:"held"`
 	Broken []string `json:"broken,omitempty"`

@@ -99,6 +99,7 @@ steps:
 		if err != nil {
 			return res, err
 		}
+		st.Figures = o.Figures(&st.Summary)
 		if short := shortfall(&st); short != "" && p.Dimension == "rate" {
 			// The load was not put on the server: whatever its figures,
 			// the step did not hold it (the send lag hides from the

@@ -203,8 +203,34 @@ func TestKneeChartOfASendOnlySearch(t *testing.T) {
 		t.Fatalf("knee chart:\n%s", page)
 	}
 	r.Steps[0].Expected, r.Steps[0].Deliveries, r.Steps[0].E2EP99 = 1000, 1000, 12
+	if page := string(HTML(r)); !strings.Contains(page, `data-measure="ack"`) {
+		t.Fatal("a search whose objective is on the answer time not drawn by it")
+	}
+	r.Objective = "e2e_p99<100"
 	if page := string(HTML(r)); !strings.Contains(page, `data-measure="e2e"`) {
 		t.Fatal("a search with deliveries owed not drawn by e2e latency")
+	}
+}
+
+// The knee chart draws the latency the objective names, one line through
+// a point a load asked (a re-run replaces a disturbed run, drawn open),
+// and an outlier above twice the bound at the top with its figure.
+func TestKneeChartDrawsTheObjective(t *testing.T) {
+	r := Result{Params: Params{Dimension: "rate"}, Objective: "ack_avg<100,lost==0", LimitStep: 3, KneeStep: 4, Steps: []Step{
+		{N: 1, Asked: 100, Acked: 100, Expected: 10, AckAvg: 5, AckP50: 4, AckP99: 40, Held: true, Figures: map[string]float64{"ack_avg": 5}},
+		{N: 2, Asked: 200, Acked: 120, Expected: 10, AckAvg: 300, Disturbed: "busy", Figures: map[string]float64{"ack_avg": 300}},
+		{N: 3, Asked: 200, Acked: 200, Expected: 10, AckAvg: 20, AckP50: 15, AckP99: 90, Held: true, Figures: map[string]float64{"ack_avg": 20}},
+		{N: 4, Asked: 400, Acked: 390, Expected: 10, AckAvg: 9000, AckP50: 8000, AckP99: 20000, Figures: map[string]float64{"ack_avg": 9000}}}}
+	page := kneeChart(r)
+	for _, want := range []string{`data-line="ack_avg"`, `>ack avg</text>`, `>ack p50</text>`, `data-clipped="4">▲ 9 s<`,
+		`data-ymax="200"`, `step 2 (run again: not counted)`, `data-mark="limit">limit: 200 msg/s asked<`} {
+		if !strings.Contains(page, want) {
+			t.Fatalf("%s not in the knee chart:\n%s", want, page)
+		}
+	}
+	// The line joins steps 1, 3 and 4: three points, not back to step 2's.
+	if i := strings.Index(page, `<polyline`); strings.Count(strings.SplitN(page[i:], `points="`, 2)[1][:strings.Index(strings.SplitN(page[i:], `points="`, 2)[1], `"`)], ",") != 3 {
+		t.Fatalf("the line is not through one point a load:\n%s", page)
 	}
 }
 
