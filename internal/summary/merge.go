@@ -42,7 +42,7 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 	out.Segment = ""
 	out.Warnings = nil
 	out.Users = UsersSummary{Registered: parts[0].Users.Registered, PlannedOnline: parts[0].Users.PlannedOnline,
-		PlannedLate: parts[0].Users.PlannedLate}
+		PlannedLate: parts[0].Users.PlannedLate, PlannedTimed: parts[0].Users.PlannedTimed}
 	out.ServerCores = parts[0].ServerCores
 	out.Messages = MessagesSummary{Planned: parts[0].Messages.Planned, PlannedRate: parts[0].Messages.PlannedRate, PlannedSeconds: parts[0].Messages.PlannedSeconds,
 		Closed: parts[0].Messages.Closed, Burst: parts[0].Messages.Burst,
@@ -224,15 +224,32 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 		out.Latency.E2E.Negative += p.Latency.E2E.Negative
 		out.Warnings = append(out.Warnings, p.Warnings...)
 	}
-	if len(perSec) > 0 {
-		var last int64
-		for s := range perSec {
-			last = max(last, s)
+	// Every segment has the whole plan's schedule from the run's common
+	// start: the first one's is the run's.
+	planned := map[int64]int64{}
+	for i, v := range parts[0].Messages.PlannedPerSecond {
+		planned[parts[0].Messages.PerSecondStart+int64(i)] = v
+	}
+	if len(perSec) > 0 || len(planned) > 0 {
+		last := int64(0)
+		for _, m := range []map[int64]int64{perSec, planned} {
+			for s := range m {
+				last = max(last, s)
+				if firstSec == 0 || s < firstSec {
+					firstSec = s
+				}
+			}
 		}
 		out.Messages.PerSecondStart = firstSec
 		out.Messages.PerSecond = make([]int64, last-firstSec+1)
 		for s, v := range perSec {
 			out.Messages.PerSecond[s-firstSec] = v
+		}
+		if len(planned) > 0 {
+			out.Messages.PlannedPerSecond = make([]int64, last-firstSec+1)
+			for s, v := range planned {
+				out.Messages.PlannedPerSecond[s-firstSec] = v
+			}
 		}
 	}
 	out.Messages.SetRates()

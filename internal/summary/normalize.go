@@ -35,7 +35,7 @@ func (s *Summary) Normalize() {
 	}
 	s.Groups.BySize = orEmptyMap(s.Groups.BySize)
 	m := &s.Messages
-	m.PerSecond = orEmpty(m.PerSecond)
+	m.PerSecond, m.PlannedPerSecond = orEmpty(m.PerSecond), orEmpty(m.PlannedPerSecond)
 	m.ByType = orEmptyMap(m.ByType)
 	d := &s.Deliveries
 	if d.StoreCheck == nil {

@@ -60,15 +60,17 @@ type SetupSummary struct {
 }
 
 type UsersSummary struct {
-	Registered      int   `json:"registered"`
-	NewlyRegistered int   `json:"newly_registered"`
-	PlannedOnline   int   `json:"planned_immediate"`
-	PlannedLate     int   `json:"planned_late"`
-	OnlinePeak      int64 `json:"online_peak"`
-	Logins          int64 `json:"logins"`
-	LateLogins      int64 `json:"late_logins"`
-	ConnectErrors   int64 `json:"connect_errors"`
-	Disconnects     int64 `json:"disconnects"`
+	Registered      int `json:"registered"`
+	NewlyRegistered int `json:"newly_registered"`
+	PlannedOnline   int `json:"planned_immediate"`
+	PlannedLate     int `json:"planned_late"`
+	// PlannedTimed log in at a time after sending begins (loginAt).
+	PlannedTimed  int   `json:"planned_timed"`
+	OnlinePeak    int64 `json:"online_peak"`
+	Logins        int64 `json:"logins"`
+	LateLogins    int64 `json:"late_logins"`
+	ConnectErrors int64 `json:"connect_errors"`
+	Disconnects   int64 `json:"disconnects"`
 	// DisconnectCauses splits Disconnects by why each connection ended:
 	// server_closed, heartbeat (nothing within the read timeout), kicked,
 	// read_error.
@@ -204,15 +206,19 @@ type MessagesSummary struct {
 	PlannedRate   float64 `json:"planned_rate"` // of the open classes
 	// PlannedSeconds is the plan's sending time at its pace (0: closed
 	// classes only, which have none).
-	PlannedSeconds float64          `json:"planned_seconds"`
-	Closed         bool             `json:"closed_pacing"` // some classes send as fast as acknowledged
-	Burst          bool             `json:"burst_pacing"`  // some open classes send each second's messages at its start
-	MaxSendLagMs   float64          `json:"max_send_lag_ms"`
-	PerSecond      []int64          `json:"per_second"`
-	PerSecondStart int64            `json:"per_second_start"`
-	FirstSendMs    int64            `json:"first_send_ms"`
-	LastSendMs     int64            `json:"last_send_ms"`
-	ByType         map[string]int64 `json:"sent_by_type"`
+	PlannedSeconds float64 `json:"planned_seconds"`
+	Closed         bool    `json:"closed_pacing"` // some classes send as fast as acknowledged
+	Burst          bool    `json:"burst_pacing"`  // some open classes send each second's messages at its start
+	MaxSendLagMs   float64 `json:"max_send_lag_ms"`
+	PerSecond      []int64 `json:"per_second"`
+	// PlannedPerSecond is what the plan had fall due in each of the same
+	// seconds (from per_second_start): open classes only, empty where
+	// every class is closed.
+	PlannedPerSecond []int64          `json:"planned_per_second"`
+	PerSecondStart   int64            `json:"per_second_start"`
+	FirstSendMs      int64            `json:"first_send_ms"`
+	LastSendMs       int64            `json:"last_send_ms"`
+	ByType           map[string]int64 `json:"sent_by_type"`
 	// Dispatches counts, per acknowledged message, every member of its
 	// conversation, the sender included: Wildfire's 分发数.
 	Dispatches int64 `json:"dispatches"`

@@ -3,6 +3,7 @@ package plan
 import (
 	"iter"
 	"math"
+	"sort"
 	"time"
 )
 
@@ -60,6 +61,13 @@ type Stream struct {
 	Interval time.Duration // open: between two messages of the stream
 	ramp     *ramp         // open, ramping: replaces Interval
 	Burst    bool          // open: each second's messages fall due together at its start
+	// phase shifts an open stream's messages by this share of a message's
+	// slot, so that classes of one rate do not send in the same instant.
+	phase    float64
+	// joinAt is when each lane's sender is online to write (a timed
+	// login): the lane takes turns from the first round due then (nil:
+	// every lane from the start).
+	joinAt []time.Duration
 	InFlight int           // closed: messages in flight per sender
 	Until    time.Duration // closed and unbounded: stop sending after this long
 	bySender map[uint32][]segment
@@ -78,9 +86,10 @@ func newStream(lanes []lane) *Stream {
 func (s *Stream) Total() uint64 { return s.total }
 
 func (s *Stream) due(k int64) time.Duration {
-	d := time.Duration(k) * s.Interval
+	x := float64(k) + s.phase
+	d := time.Duration(x * float64(s.Interval))
 	if s.ramp != nil {
-		d = s.ramp.due(k)
+		d = s.ramp.due(x)
 	}
 	if s.Burst {
 		d = d.Truncate(time.Second)
@@ -100,6 +109,15 @@ func (s *Stream) Length() time.Duration {
 	return s.due(int64(s.total) - 1)
 }
 
+// DueBefore counts the open stream's messages due before offset t from
+// the start of sending (0 for a closed stream, which has no schedule).
+func (s *Stream) DueBefore(t time.Duration) int64 {
+	if !s.Open() || t <= 0 {
+		return 0
+	}
+	return int64(sort.Search(int(s.total), func(k int) bool { return s.due(int64(k)) >= t }))
+}
+
 // Open reports open pacing.
 func (s *Stream) Open() bool { return s.InFlight == 0 }
 
@@ -109,13 +127,23 @@ func (s *Stream) Messages() iter.Seq2[Msg, time.Duration] {
 	return func(yield func(Msg, time.Duration) bool) {
 		cur := make([]laneCursor, len(s.lanes))
 		// Lanes that ran out leave the round, in order: a round costs the
-		// lanes still sending, not all of them.
-		live := make([]int, len(s.lanes))
-		for i := range live {
-			live[i] = i
+		// lanes still sending, not all of them. Lanes whose sender is not
+		// online yet join at the first round due after its login (or when
+		// nothing else is left to send).
+		var live, waiting []int
+		for i := range s.lanes {
+			if s.joinAt != nil && s.joinAt[i] > 0 {
+				waiting = append(waiting, i)
+			} else {
+				live = append(live, i)
+			}
 		}
+		sort.SliceStable(waiting, func(a, b int) bool { return s.joinAt[waiting[a]] < s.joinAt[waiting[b]] })
 		var k int64
-		for len(live) > 0 {
+		for len(live) > 0 || len(waiting) > 0 {
+			for len(waiting) > 0 && (len(live) == 0 || s.joinAt[waiting[0]] <= s.due(k)) {
+				live, waiting = append(live, waiting[0]), waiting[1:]
+			}
 			next := live[:0]
 			for _, i := range live {
 				m, ok := cur[i].next(s.lanes[i])

@@ -184,19 +184,24 @@ func (p *Pace) stream(lanes []lane, convs int) *Stream {
 // log in after sending and pull what they missed, then Watchers, online
 // users placed last among receivers that are otherwise never online (a
 // seed's watching phone); the rest are registered and never log in.
+// LoginAt moves the online ones' login (LoginAtShare of them, all where
+// not given) to a time after sending begins: they pull what they missed,
+// then take pushes.
 type Presence struct {
-	Online      int     `json:"online,omitempty"`
-	OnlineShare float64 `json:"onlineShare,omitempty"`
-	Late        int     `json:"late,omitempty"`
-	LateShare   float64 `json:"lateShare,omitempty"`
-	Watchers    int     `json:"watchers,omitempty"`
-	AllOnline   bool    `json:"allOnline,omitempty"`
+	Online       int     `json:"online,omitempty"`
+	OnlineShare  float64 `json:"onlineShare,omitempty"`
+	Late         int     `json:"late,omitempty"`
+	LateShare    float64 `json:"lateShare,omitempty"`
+	Watchers     int     `json:"watchers,omitempty"`
+	AllOnline    bool    `json:"allOnline,omitempty"`
+	LoginAt      string  `json:"loginAt,omitempty"`
+	LoginAtShare float64 `json:"loginAtShare,omitempty"`
 }
 
 func (p *Presence) check(receivers int) error {
 	var errs []error
-	if p.OnlineShare < 0 || p.OnlineShare > 1 || p.LateShare < 0 || p.LateShare > 1 {
-		errs = append(errs, errors.New("onlineShare and lateShare must be within 0..1"))
+	if p.OnlineShare < 0 || p.OnlineShare > 1 || p.LateShare < 0 || p.LateShare > 1 || p.LoginAtShare < 0 || p.LoginAtShare > 1 {
+		errs = append(errs, errors.New("onlineShare, lateShare and loginAtShare must be within 0..1"))
 	}
 	if p.Online < 0 || p.Late < 0 || p.Watchers < 0 {
 		errs = append(errs, errors.New("online, late and watchers must not be negative"))
@@ -204,7 +209,25 @@ func (p *Presence) check(receivers int) error {
 	if on, late := p.counts(receivers); on+late+p.Watchers > receivers {
 		errs = append(errs, fmt.Errorf("online %d + late %d + watchers %d exceed the %d receivers", on, late, p.Watchers, receivers))
 	}
+	if _, err := p.loginAt(); err != nil {
+		errs = append(errs, err)
+	}
+	if p.LoginAtShare > 0 && p.LoginAt == "" {
+		errs = append(errs, errors.New("loginAtShare goes with loginAt"))
+	}
 	return errors.Join(errs...)
+}
+
+// loginAt is LoginAt parsed: 0 where not given.
+func (p *Presence) loginAt() (time.Duration, error) {
+	if p.LoginAt == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(p.LoginAt)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("loginAt %q is not a positive duration (the time after sending begins at which the online receivers log in)", p.LoginAt)
+	}
+	return d, nil
 }
 
 func (p *Presence) counts(receivers int) (online, late int) {
@@ -221,14 +244,29 @@ func (p *Presence) counts(receivers int) (online, late int) {
 	return online, late
 }
 
-// assign sets the login of receivers rs in order: online, late, never,
-// watchers last.
+// timedCount is how many of the online receivers log in at LoginAt.
+func (p *Presence) timedCount(online int) int {
+	if p.LoginAt == "" {
+		return 0
+	}
+	if p.LoginAtShare > 0 {
+		return int(math.Round(p.LoginAtShare * float64(online)))
+	}
+	return online
+}
+
+// assign sets the login of receivers rs in order: online (the timed ones
+// last among them), late, never, watchers last.
 func (p *Presence) assign(b *builder, rs []uint32) {
 	online, late := p.counts(len(rs))
+	timed := p.timedCount(online)
+	at, _ := p.loginAt()
 	for i, u := range rs {
 		switch {
-		case i < online:
+		case i < online-timed:
 			b.p.Login[u] = Immediate
+		case i < online:
+			b.timed(u, at)
 		case i < online+late:
 			b.p.Login[u] = Late
 		case i >= len(rs)-p.Watchers:

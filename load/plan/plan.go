@@ -43,6 +43,7 @@ const (
 	Never     Login = iota // registered, never logs in
 	Immediate              // online before sending starts
 	Late                   // logs in after sending ends and pulls what it missed
+	Timed                  // logs in at its LoginAt after sending begins, pulling what it missed
 )
 
 // Conv is a conversation: two friends, a group, or a chatroom.
@@ -88,6 +89,7 @@ type Plan struct {
 	Prefix   string // prepended to every user and group id
 	Users    int
 	Login    []Login
+	LoginAt  []time.Duration // per user: a Timed login's time after sending begins (nil: none timed)
 	Friends  [][2]uint32
 	Groups   []GroupSpec
 	Rooms    []RoomSpec
@@ -205,6 +207,33 @@ func (p *Plan) Duration() time.Duration {
 	return d
 }
 
+// DueBefore counts the open streams' messages due before offset t from
+// the start of sending: the plan's own count of a second is
+// DueBefore(t+1s) − DueBefore(t).
+func (p *Plan) DueBefore(t time.Duration) int64 {
+	var n int64
+	for _, s := range p.Streams {
+		n += s.DueBefore(t)
+	}
+	return n
+}
+
+// spread shifts each open stream evenly paced by a share of its slot of
+// its own, (i / n) for the i-th of n: classes at one rate then take turns
+// within each message's slot instead of sending together (the first keeps
+// its messages on the second).
+func (p *Plan) spread() {
+	var even []*Stream
+	for _, s := range p.Streams {
+		if s.Open() && !s.Burst {
+			even = append(even, s)
+		}
+	}
+	for i, s := range even {
+		s.phase = float64(i) / float64(len(even))
+	}
+}
+
 // Planned is the number of messages the plan sends, -1 when a closed stream
 // is bounded by time only.
 func (p *Plan) Planned() int64 {
@@ -312,6 +341,14 @@ type builder struct{ p *Plan }
 
 func newBuilder(name string, users int) *builder {
 	return &builder{p: &Plan{Name: name, Users: users, Login: make([]Login, users), pairConv: map[uint64]uint32{}}}
+}
+
+// timed has user u log in at d after sending begins.
+func (b *builder) timed(u uint32, d time.Duration) {
+	if b.p.LoginAt == nil {
+		b.p.LoginAt = make([]time.Duration, b.p.Users)
+	}
+	b.p.Login[u], b.p.LoginAt[u] = Timed, d
 }
 
 // watch marks user u a watching phone.

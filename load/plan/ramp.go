@@ -71,9 +71,8 @@ func (r *ramp) length() time.Duration {
 
 // due solves n(t) = k within the stage that holds it: n grows by
 // r0·τ + (r1−r0)·τ²/(2D) over a stage.
-func (r *ramp) due(k int64) time.Duration {
+func (r *ramp) due(n float64) time.Duration {
 	var at time.Duration
-	n := float64(k)
 	for _, s := range r.stages {
 		in := (s.r0 + s.r1) / 2 * s.d.Seconds()
 		if in == 0 || n-s.n0 > in { // a stage at rate 0 sends nothing

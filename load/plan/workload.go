@@ -73,7 +73,7 @@ func KindNames() []string {
 }
 
 // countNames are the classes' counts: given, each is 1 or more.
-var countNames = []string{"pairs", "senders", "receivers", "groups", "members", "rooms", "users"}
+var countNames = []string{"pairs", "senders", "receivers", "groups", "members", "rooms", "users", "hubs", "partners"}
 
 // countsGiven refuses a count a class gives as 0 or less, by its name
 // (a class that leaves it out takes its default, or says what it lacks).
@@ -247,6 +247,7 @@ func (w Workload) Build() (*Plan, error) {
 		p.Rate += c.rate()
 		base += uint32(c.users())
 	}
+	p.spread()
 	if err := p.checkIDs(); err != nil {
 		return nil, err
 	}

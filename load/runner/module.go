@@ -48,6 +48,7 @@ type PlanHandle struct {
 	Users     int     `js:"users"`
 	Immediate int     `js:"immediate"`
 	Late      int     `js:"late"`
+	Timed     int     `js:"timed"`
 	Never     int     `js:"never"`
 	Groups    int     `js:"groups"`
 	Friends   int     `js:"friendships"`
@@ -102,7 +103,7 @@ func (m *module) build(what string, w plan.Workload) (*PlanHandle, error) {
 
 func handleOf(p *plan.Plan) *PlanHandle {
 	return &PlanHandle{p: p, Name: p.Name, Users: p.Users, Immediate: p.Count(plan.Immediate),
-		Late: p.Count(plan.Late), Never: p.Count(plan.Never), Groups: len(p.Groups), Friends: len(p.Friends),
+		Late: p.Count(plan.Late), Timed: p.Count(plan.Timed), Never: p.Count(plan.Never), Groups: len(p.Groups), Friends: len(p.Friends),
 		Messages: p.Planned(), Rate: p.Rate, Seconds: p.Duration().Seconds()}
 }
 

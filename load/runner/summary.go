@@ -28,7 +28,7 @@ func (r *Run) BuildSummary() summary.Summary {
 
 	s.Setup.WritesRedone = int64(r.Setup.WritesRedone)
 	s.Users = summary.UsersSummary{Registered: p.Users, NewlyRegistered: r.Setup.Registered,
-		PlannedOnline: p.Count(plan.Immediate), PlannedLate: p.Count(plan.Late), OnlinePeak: r.Shared.Peak(),
+		PlannedOnline: p.Count(plan.Immediate), PlannedLate: p.Count(plan.Late), PlannedTimed: p.Count(plan.Timed), OnlinePeak: r.Shared.Peak(),
 		Logins: t.LoginsImmediate + t.LoginsLate, LateLogins: t.LoginsLate, ConnectErrors: t.ConnectErrors,
 		Disconnects: t.Disconnects, Reconnects: t.Reconnects, Kicks: t.Kicks}
 	for i, v := range t.Dropped {
@@ -68,6 +68,12 @@ func (r *Run) BuildSummary() summary.Summary {
 	if !m.Closed {
 		m.PlannedSeconds = math.Round(p.Duration().Seconds()*1000) / 1000
 	}
+	var first int64
+	m.PlannedPerSecond, first = plannedPerSecond(p, r.Shared.SendingSince(), m.PerSecondStart, len(m.PerSecond))
+	if len(m.PerSecond) > 0 && first < m.PerSecondStart {
+		m.PerSecond = append(make([]int64, m.PerSecondStart-first), m.PerSecond...) // sending began a second before its first send
+	}
+	m.PerSecondStart = first
 	for _, sess := range r.Shared.Sessions() {
 		m.MaxSendLagMs = math.Max(m.MaxSendLagMs, float64(sess.MaxSendLag().Microseconds())/1000)
 	}
@@ -241,4 +247,26 @@ func (r *Run) outages() *summary.Outages {
 func loginCauses(a [verify.LoginCauses]int64) *summary.LoginCauses {
 	return &summary.LoginCauses{Closed: a[engine.LoginClosed], NoAnswer: a[engine.LoginNoAnswer], Refused: a[engine.LoginRefused],
 		ConnRefused: a[engine.LoginConnRefused], Other: a[engine.LoginOther], OpenFiles: a[engine.LoginOpenFiles], Ports: a[engine.LoginPorts]}
+}
+
+// plannedPerSecond is the plan's messages due in each wall-clock second
+// from first (unix; the sends' first second, or sending's when nothing was
+// sent), as many seconds as were sent in or as the plan lasts; and that
+// first second. Nothing where no open class has a schedule.
+func plannedPerSecond(p *plan.Plan, sending time.Time, first int64, sent int) ([]int64, int64) {
+	if sending.IsZero() || p.DueBefore(p.Duration()+time.Nanosecond) == 0 {
+		return nil, first
+	}
+	if sent == 0 || sending.Unix() < first {
+		first = sending.Unix()
+	}
+	end := sending.Add(p.Duration()).Unix()
+	n := max(int64(sent), end-first+1)
+	out := make([]int64, n)
+	prev := p.DueBefore(time.Unix(first, 0).Sub(sending))
+	for i := range out {
+		next := p.DueBefore(time.Unix(first+int64(i)+1, 0).Sub(sending))
+		out[i], prev = next-prev, next
+	}
+	return out, first
 }

@@ -55,13 +55,18 @@ func (w *worker) do(hold time.Duration) (err error) {
 		return fmt.Errorf("%w: no user could log in: %v", errAborted, o.FirstErr)
 	}
 	if hold > 0 {
-		return w.hold(hold)
+		timed := w.loginTimed(time.Now())
+		err := w.hold(hold)
+		<-timed
+		return err
 	}
 	if w.run.StartAt.IsZero() {
 		at = at.Add(100 * time.Millisecond) // the sessions' clocks start together, a moment after the barrier
 	}
 	w.run.storm.schedule(w.s.Context(), at, w.run.Shared)
+	timed := w.loginTimed(at)
 	w.s.Send(at, time.Minute)
+	<-timed // users who log in later than sending lasts do so before the late logins
 	if err := w.failed(); err != nil {
 		return err
 	}
@@ -77,6 +82,17 @@ func (w *worker) do(hold time.Duration) (err error) {
 	}
 	w.s.Drain()
 	return w.failed()
+}
+
+// loginTimed logs in, in the background, the users whose login the plan
+// puts at a time after start; the channel closes when all have.
+func (w *worker) loginTimed(start time.Time) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.s.LoginTimed(start)
+	}()
+	return done
 }
 
 // hold keeps the users online, heartbeating, once every worker's users are
