@@ -63,11 +63,11 @@ type Stream struct {
 	Burst    bool          // open: each second's messages fall due together at its start
 	// phase shifts an open stream's messages by this share of a message's
 	// slot, so that classes of one rate do not send in the same instant.
-	phase    float64
+	phase float64
 	// joinAt is when each lane's sender is online to write (a timed
 	// login): the lane takes turns from the first round due then (nil:
 	// every lane from the start).
-	joinAt []time.Duration
+	joinAt   []time.Duration
 	InFlight int           // closed: messages in flight per sender
 	Until    time.Duration // closed and unbounded: stop sending after this long
 	bySender map[uint32][]segment
