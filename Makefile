@@ -53,7 +53,7 @@ GO_SOURCES := go.mod go.sum $(shell find . -name '*.go' -not -name '*_test.go' -
 PROTOC_GEN_GO_VERSION := v1.36.11
 PROMETHEUS_VERSION    := 3.10.0
 
-.PHONY: help up down status scenarios run-scenario limit soak report compare clean-target bench bench-page test fuzz chaos tools stack-tools apt proto check-proto fmt-check generate promtool-test apt-test apt-install
+.PHONY: help up down status scenarios run-scenario limit soak report compare clean-target bench bench-page test fuzz chaos tools stack-tools apt proto check-proto fmt-check generate promtool-test apt-test apt-install typecheck
 
 help:
 	@sed -n '/^$$/q;p' Makefile | sed 's/^# \{0,1\}//'
@@ -116,6 +116,18 @@ apt-install:
 stack-tools: $(BIN)/prometheus $(BIN)/promtool $(BIN)/victoria-logs apt
 
 tools: $(BIN)/imbench-target $(BIN)/imbench $(BIN)/wildfire-exporter
+
+# TypeScript (Apache-2.0, from npm at the version tools/typescript pins)
+# checks load/imbench.d.ts and the worked examples written against it.
+TSC := $(TOOLS)/typescript/node_modules/.bin/tsc
+$(TSC): tools/typescript/package.json tools/typescript/package-lock.json
+	@mkdir -p $(TOOLS)/typescript
+	cp tools/typescript/package.json tools/typescript/package-lock.json $(TOOLS)/typescript/
+	cd $(TOOLS)/typescript && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	@touch $@
+
+typecheck: $(TSC)
+	$(TSC) -p tools/typescript/tsconfig.json
 
 ## The main job ----------------------------------------------------------------
 
@@ -205,7 +217,7 @@ promtool-test: $(BIN)/promtool
 
 # -p 1: one test package at a time. Several of them measure latency; on two
 # cores, packages running side by side would measure each other.
-test: tools stack-tools apt-test fmt-check check-proto promtool-test
+test: tools stack-tools apt-test fmt-check check-proto promtool-test typecheck
 	IMBENCH_TOOLS=$(abspath $(BIN)) go test -p 1 -count=1 -timeout 40m ./...
 
 # The stack's own failures, each an end-to-end test with exact accounting

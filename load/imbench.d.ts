@@ -8,6 +8,9 @@
 // where it says. Reference this file from a tsconfig "include" or with
 // /// <reference path="...imbench.d.ts" />.
 
+/** The environment a scenario runs in: IM_* knobs, IM_PROTOCOL, and whatever else was set. */
+declare const __ENV: Record<string, string>;
+
 declare module 'imbench' {
   /** What a scenario may export as `options`. */
   export interface ScenarioOptions {
@@ -117,7 +120,7 @@ declare module 'imbench' {
     duration?: string;
     /** message text size in bytes */
     bodySize?: number;
-    classes: Array<GroupsClass | PairsClass | ChatroomClass | IntegrationClass | OnlineClass>;
+    classes: Array<GroupsClass | PairsClass | HubsClass | ChatroomClass | IntegrationClass | OnlineClass>;
   }
 
   /**
@@ -156,6 +159,8 @@ declare module 'imbench' {
    * test (allOnline: all of them), then late ones that log in after sending
    * and pull what they missed, then watchers (online, placed last among
    * receivers that are otherwise never online); the rest never log in.
+   * loginAt puts the online ones' login on the timeline instead: they log in
+   * that long after sending begins, pull what they missed, then take pushes.
    */
   export interface Presence {
     online?: number;
@@ -164,6 +169,10 @@ declare module 'imbench' {
     lateShare?: number;
     watchers?: number;
     allOnline?: boolean;
+    /** The online receivers log in this long after sending begins ('20s'), not before it. */
+    loginAt?: string;
+    /** The share of the online receivers that log in at loginAt (default: all); the others are online from the start. */
+    loginAtShare?: number;
   }
 
   /**
@@ -180,6 +189,21 @@ declare module 'imbench' {
     senders?: number;
     shared?: boolean;
     sameMembers?: boolean;
+  }
+
+  /**
+   * One-to-one chats around hubs: each of `hubs` users talks with `partners` users of its own
+   * (support agents and their customers, a bot and its users). direction: 'both' (the default:
+   * each conversation carries the hub's messages and the partner's), 'toPartners' or 'toHubs'.
+   * Hubs are online; Presence says which partners are (all, where it says nothing); a partner that
+   * logs in at loginAt writes from then on. Rates per conversation and direction, or over the class
+   * (totalRate, stages).
+   */
+  export interface HubsClass extends Pace, Presence {
+    kind: 'hubs';
+    hubs: number;
+    partners: number;
+    direction?: 'both' | 'toPartners' | 'toHubs';
   }
 
   /** Users online for the whole test, in no conversation, sending nothing: a seed's background "N users online". */
@@ -245,6 +269,8 @@ declare module 'imbench' {
     readonly users: number;
     readonly immediate: number;
     readonly late: number;
+    /** users whose login is at a time after sending begins (loginAt) */
+    readonly timed: number;
     readonly never: number;
     readonly groups: number;
     readonly friendships: number;
@@ -255,8 +281,318 @@ declare module 'imbench' {
     readonly seconds: number;
   }
 
-  /** summary.json as handleSummary receives it (see internal/summary). */
-  export type Summary = Record<string, any>;
+  /**
+   * A scenario's `export function handleSummary(summary)`: what it returns, by name, is printed
+   * (`stdout`, `stderr`) or written (a name relative to the run's folder, or an absolute path).
+   */
+  export type HandleSummary = (summary: Summary) => Record<string, string>;
+
+  // Generated from docs/summary.schema.json by `make generate`; do not edit by hand.
+  /** summary.json as handleSummary receives it, with the run's thresholds */
+  export interface Summary {
+    deliveries: DeliveriesSummary;
+    ended_at: string;
+    execution_segment: string;
+    /** how many the run was split over */
+    execution_segments: number;
+    generator: GeneratorSummary;
+    groups: GroupsSummary;
+    /** e2e, ack, login: to merge partial summaries exactly */
+    histograms: Record<string, Encoded>;
+    /** Integrity is the share of expected deliveries that arrived: null in summary.json when none was expected (a chatroom's have their own, Deliveries.Rooms). */
+    integrity: number | null;
+    latency_ms: { ack: LatencySummary; e2e: LatencySummary };
+    /** what logging in cost (absent in older summaries) */
+    logins: LoginsSummary | null;
+    messages: MessagesSummary;
+    /** segments of the run that wrote no summary */
+    missing_parts: string[];
+    /** users dropped and their way back */
+    outages: Outages | null;
+    /** the execution segments merged into this one */
+    parts: string[];
+    purpose: string;
+    run_id: string;
+    scenario: string;
+    /** of the target's machine, for per-core rates */
+    server_cores: number;
+    setup: SetupSummary;
+    started_at: string;
+    system: string;
+    target: string;
+    target_api: string;
+    users: UsersSummary;
+    versions: Record<string, string>;
+    warnings: string[];
+    /** kind and parameters of each class, as built */
+    workload: unknown;
+    /** the run's thresholds, as checked (handleSummary's, not summary.json's) */
+    thresholds: Threshold[];
+  }
+  export interface DeliveriesByClass {
+    /** 1 for the workload's first class */
+    class: number;
+    duplicates: number;
+    /** InFlight is how many messages a sender had unacknowledged at most: 1 when each send waited for its acknowledgement (open pacing too). */
+    in_flight: number;
+    /** pairs, groups, chatroom, integration */
+    kind: string;
+    out_of_order: number;
+    received: number;
+  }
+  export interface DeliveriesByType {
+    duplicates: number;
+    expected: number;
+    late: number;
+    lost: number;
+    lost_never_stored: number;
+    not_attempted: number;
+    out_of_order: number;
+    pushed_after_pull: number;
+    received: number;
+    unchecked: number;
+  }
+  export interface DeliveriesSummary {
+    /** the workload's classes that send, in its order */
+    by_class: DeliveriesByClass[];
+    by_gap_pull: number;
+    by_pull: number;
+    by_type: Record<string, DeliveriesByType>;
+    corrupted: number;
+    duplicates: number;
+    expected: number;
+    foreign: number;
+    /** Late were owed and not delivered by the end of the drain, while the server holds their messages (the store check read them back): not lost, not delivered either. */
+    late: number;
+    /** Lost were owed and never arrived, and the server does not hold their messages as far as the store check could tell (or it did not ask). */
+    lost: number;
+    /** LostNeverStored is the part of Lost the store check read and did not find: the server acknowledged those messages and never stored them. */
+    lost_never_stored: number;
+    lost_sample: LostDelivery[];
+    /** Owed to users who never got online (Users.NeverOnline): the server had no chance to deliver them. */
+    not_attempted: number;
+    /** Deliveries of unanswered sends (Messages.Unanswered): the server stored them and answered late or never. Not in expected, not unexpected. */
+    of_unanswered: number;
+    out_of_order: number;
+    pushed: number;
+    /** Pushes of messages the user already had by pull (its gap or sync pull met a push that was only late): no delivery, no duplicate. */
+    pushed_after_pull: number;
+    received: number;
+    /** not in the figures above */
+    rooms: RoomsSummary | null;
+    store_check: StoreCheckSummary | null;
+    /** Unchecked were owed and not delivered by the end of the drain, and the server did not answer the store check's read of them (within IM_STORE_CHECK, each read tried three times): whether it holds their messages is not known, so neither late nor lost. */
+    unchecked: number;
+    unexpected: number;
+    watchers: WatchersSummary | null;
+  }
+  export interface Encoded {
+    hdr: string;
+    max_us: number;
+    sum_us: number;
+  }
+  export interface GeneratorSummary {
+    /** GapPullRequests are the pulls among them for a seq missing below one that arrived, half a second after it was noticed. */
+    gap_pull_requests: number;
+    goroutines: number[];
+    goroutines_every_seconds: number;
+    /** The k6 process's goroutines, one count every GoroutinesEverySeconds from GoroutinesStartMs (one process's: not merged over segments). */
+    goroutines_start_ms: number;
+    heartbeats_sent: number;
+    /** HeartbeatsSkipped were due on connections that had written meanwhile, which their server takes as a sign of life (engine.Talker). */
+    heartbeats_skipped: number;
+    pull_requests: number;
+    /** [first, last+1) of the users each VU held */
+    user_ranges: number[][];
+    vus: number;
+  }
+  export interface GroupsSummary {
+    /** members → groups of that size */
+    by_size: Record<string, number>;
+    count: number;
+    friendships: number;
+  }
+  export interface LatencySummary {
+    avg: number;
+    count: number;
+    max: number;
+    /** received before created: the clocks disagree */
+    negative: number;
+    p50: number;
+    p95: number;
+    p99: number;
+  }
+  export interface LoginCauses {
+    /** the server closed the connection before it answered the login */
+    closed: number;
+    /** ConnRefused: the dial was refused, nothing listened (a server restarting, or down). */
+    conn_refused: number;
+    /** no answer in time (a silent refusal looks the same) */
+    no_answer: number;
+    /** OpenFiles: the generator could not open a socket, its open files at their limit (ulimit -n, or the system's); Ports: no local port left to dial from. Limits of the load machine, not the server's. */
+    open_files: number;
+    /** the dial otherwise, TLS, a malformed answer */
+    other: number;
+    ports: number;
+    /** the server answered with a refusal */
+    refused: number;
+  }
+  export interface LoginsSummary {
+    count: number;
+    /** online, but a request of their sync failed */
+    failed: number;
+    /** the client's login: OpenIM's "light" or "sdk" */
+    mode: string;
+    /** made by those logins */
+    requests: number;
+    requests_per_login: number;
+    /** from the dial to the sync's end */
+    time_to_online_ms: LatencySummary;
+  }
+  export interface LostDelivery {
+    conv: number;
+    n: number;
+    receiver: number;
+    sender: number;
+  }
+  export interface MessagesSummary {
+    acked: number;
+    avg_per_second: number;
+    /** some open classes send each second's messages at its start */
+    burst_pacing: boolean;
+    /** some classes send as fast as acknowledged */
+    closed_pacing: boolean;
+    /** Dispatches counts, per acknowledged message, every member of its conversation, the sender included: Wildfire's 分发数. */
+    dispatches: number;
+    first_send_ms: number;
+    last_send_ms: number;
+    max_send_lag_ms: number;
+    peak_per_second: number;
+    per_second: number[];
+    per_second_start: number;
+    /** -1: bounded by time only */
+    planned: number;
+    /** PlannedPerSecond is what the plan had fall due in each of the same seconds (from per_second_start): open classes only, empty where every class is closed. */
+    planned_per_second: number[];
+    /** of the open classes */
+    planned_rate: number;
+    /** PlannedSeconds is the plan's sending time at its pace (0: closed classes only, which have none). */
+    planned_seconds: number;
+    send_failed: number;
+    sent: number;
+    sent_by_type: Record<string, number>;
+    /** Unanswered got no answer within the driver's timeout: not failed, since the server may have stored them (Deliveries.OfUnanswered). */
+    unanswered: number;
+    /** Unsent were still queued, or not yet due, when the send phase ended: the generator or the server did not keep the planned pace. */
+    unsent: number;
+  }
+  export interface Outage {
+    /** BackOnlineMs is End−Start: the time back to all online. */
+    back_online_ms: number;
+    dropped: number;
+    /** zero: still open when the run ended */
+    end: string;
+    gave_up: number;
+    peak_reconnects_per_second: number;
+    per_second_start: number;
+    reconnects: number;
+    /** ReconnectsPerSecond counts reconnects per wall-clock second from PerSecondStart (unix). */
+    reconnects_per_second: number[];
+    start: string;
+  }
+  export interface Outages {
+    omitted: number;
+    windows: Outage[];
+  }
+  export interface RoomsSummary {
+    /** arrived at members who joined after it was sent */
+    before_join: number;
+    /** members present when each acknowledged message was sent */
+    expected: number;
+    /** Integrity is the share of those expected that arrived, (expected − missed) / expected; null when none was expected. */
+    integrity: number | null;
+    miss_rate: number;
+    missed: number;
+    /** OfUnanswered and Unexpected are deliveries of sends the server did not answer in time, and of sends that failed: in neither figure above. */
+    of_unanswered: number;
+    /** Received are the members' deliveries of acknowledged messages. */
+    received: number;
+    unexpected: number;
+  }
+  export interface SetupSummary {
+    /** WritesRedone are setup's writes the server answered with a timeout and setup made again (a Wildfire behind answers 249 and does them). */
+    writes_redone: number;
+  }
+  export interface StoreCheckSummary {
+    /** the first failed read, or why it stopped */
+    error: string;
+    /** Messages: owed messages the server holds, and those it does not. */
+    messages_held: number;
+    messages_never_stored: number;
+    /** more were owed than it lists: the rest stay lost */
+    not_listed: boolean;
+    /** deliveries owed when the drain ended, listed for the check */
+    owed: number;
+    /** Ran: the check read the server's store; false with Skipped saying why not (nothing was owed after the drain, IM_STORE_CHECK=off, …). */
+    ran: boolean;
+    /** users to read */
+    readers: number;
+    /** users logged in to read: the rest were not reached in time */
+    reads: number;
+    /** reads that failed every try or ran out of time */
+    reads_failed: number;
+    /** reads tried again after a failure */
+    retries: number;
+    seconds: number;
+    skipped: string;
+    /** how often a read is tried at most */
+    tries_per_read: number;
+    /** owed deliveries no read covered: deliveries.unchecked */
+    unchecked: number;
+  }
+  export interface UsersSummary {
+    connect_errors: number;
+    /** DisconnectCauses splits Disconnects by why each connection ended: server_closed, heartbeat (nothing within the read timeout), kicked, read_error. */
+    disconnect_causes: Record<string, number>;
+    disconnects: number;
+    /** An idle-holding run: how long its users were held online together, once all had logged in (a split run's: its shortest part). */
+    held_seconds: number;
+    kicks: number;
+    late_logins: number;
+    /** Login attempts that failed, first logins and reconnects alike, by cause, and the attempts made again after a failure of each cause (absent in older summaries and when none failed). */
+    login_failures: LoginCauses | null;
+    login_retries: LoginCauses | null;
+    logins: number;
+    /** Users due to log in (at once or late) whose every login attempt failed: what they were owed is Deliveries.NotAttempted. */
+    never_online: number;
+    newly_registered: number;
+    /** First logins that got online after a failed attempt. */
+    online_after_retry: number;
+    online_peak: number;
+    planned_immediate: number;
+    planned_late: number;
+    /** PlannedTimed log in at a time after sending begins (loginAt). */
+    planned_timed: number;
+    reconnects: number;
+    registered: number;
+  }
+  export interface WatchersSummary {
+    expected: number;
+    received: number;
+    users: number;
+  }
+  /** One threshold as checked: its metric, expression, the figure it read and whether it passed. */
+  export interface Threshold {
+    metric: string;
+    expr: string;
+    actual: number;
+    passed: boolean;
+    /** no figure: a latency with no sample (passes, as in k6) */
+    absent?: boolean;
+    /** imbench's own integrity threshold, which the scenario did not name */
+    implicit?: boolean;
+  }
+  // End of the generated summary types.
 
   export function workload(options: WorkloadOptions): Plan;
   export function integration(options: IntegrationOptions): Plan;

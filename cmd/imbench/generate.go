@@ -29,6 +29,20 @@ func cmdGenerate(args []string) error {
 	if files[summary.SchemaFile], err = summary.Schema(docs); err != nil {
 		return err
 	}
+	ts, err := summary.TypeScript(files[summary.SchemaFile])
+	if err != nil {
+		return err
+	}
+	dtsFile := filepath.Join("load", "imbench.d.ts")
+	dts, err := os.ReadFile(dtsFile)
+	if err != nil {
+		return err
+	}
+	spliced, err := summary.SpliceTypeScript(string(dts), ts)
+	if err != nil {
+		return err
+	}
+	files[dtsFile] = []byte(spliced)
 	for name, d := range dashboards.Build() {
 		b, err := dashboards.Marshal(d)
 		if err != nil {

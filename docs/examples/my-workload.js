@@ -10,6 +10,7 @@ import im from 'imbench';
 import { planKnobs } from 'imbench/env';
 import { integrity } from 'imbench/scenario';
 
+/** @type {import('imbench').ChatroomClass} */
 const room = { kind: 'chatroom', rooms: 1, members: 100, senders: 5, rate: 2 };
 
 export const plan = im.workload({
@@ -33,8 +34,9 @@ export const options = {
   },
 };
 
+/** @type {import('imbench').HandleSummary} */
 export function handleSummary(summary) {
-  const d = summary.deliveries;
+  const d = summary.deliveries; // every field is declared in imbench.d.ts (Summary): make typecheck catches a misspelt one
   return {
     stdout: im.table(summary),
     'deliveries.json': JSON.stringify({ expected: d.expected, received: d.received, lost: d.lost }, null, 2),

@@ -76,3 +76,29 @@ func TestValidateRefusesAnotherShape(t *testing.T) {
 		t.Errorf("integrity with nothing owed: %v", plain["integrity"])
 	}
 }
+
+// imbench.d.ts declares what handleSummary receives field by field, as the
+// schema has it: a field added without make generate fails here.
+func TestTheDeclaredSummaryIsTheSchema(t *testing.T) {
+	schema, err := os.ReadFile(filepath.Join("..", "..", SchemaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := TypeScript(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dts, err := os.ReadFile(filepath.Join("..", "..", "load", "imbench.d.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(dts), ts) {
+		t.Fatal("load/imbench.d.ts does not declare the summary the schema describes: run make generate")
+	}
+	for _, want := range []string{"    messages: MessagesSummary;\n", "    planned_per_second: number[];\n", "    integrity: number | null;\n",
+		"    latency_ms: { ack: LatencySummary; e2e: LatencySummary };\n", "    thresholds: Threshold[];\n", "  export interface DeliveriesSummary {\n"} {
+		if !strings.Contains(ts, want) {
+			t.Errorf("the declarations lack %q", want)
+		}
+	}
+}

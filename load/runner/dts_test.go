@@ -34,7 +34,7 @@ func TestTypeDeclarationsMatchTheModule(t *testing.T) {
 	}
 	for iface, v := range map[string]any{
 		"IntegrationOptions": plan.Integration{}, "Plan": PlanHandle{},
-		"WorkloadOptions": plan.Workload{}, "Pace": plan.Pace{}, "Presence": plan.Presence{}, "Stage": plan.Stage{},
+		"WorkloadOptions": plan.Workload{}, "Pace": plan.Pace{}, "Presence": plan.Presence{}, "Stage": plan.Stage{}, "HubsClass": plan.Hubs{},
 		"OpenIMOptions": openim.Options{}, "ScenarioOptions": ScenarioOptions{}, "LimitOptions": LimitOptions{},
 	} {
 		body := block(t, dts, iface)
