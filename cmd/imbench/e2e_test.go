@@ -374,6 +374,10 @@ func TestBadInputStopsBeforeLoad(t *testing.T) {
 			[]string{"-scenario", "openim/test1"}, "outside 127.0.0.0/8"},
 		{"Wildfire MQTT at a port that is not MQTT", append(tg.env(), "IM_WILDFIRE_MQTT_URL=tcp://"+strings.TrimPrefix(tg.api, "http://")),
 			[]string{"-scenario", "wildfire/group100"}, "answers, but not as Wildfire's MQTT: a CONNECT was answered with a byte 0x48, not a CONNACK"},
+		{"OpenIM gateway at an HTTP port that is not msggateway", append(tg.env(), "IM_WS_URL=ws://"+strings.TrimSuffix(strings.TrimPrefix(tg.metrics, "http://"), "/metrics")),
+			[]string{"-scenario", "openim/test1"}, "answers, but not as msggateway: a WebSocket upgrade was answered"},
+		{"OpenIM gateway at a port that is not HTTP", append(tg.env(), "IM_WS_URL=ws://"+strings.TrimPrefix(tg.wfMQTT, "tcp://")),
+			[]string{"-scenario", "openim/test1"}, "answers, but not as msggateway: no HTTP answer to a WebSocket upgrade"},
 		{"wrong Wildfire secret", append(tg.env(), "IM_SECRET=wrong"), []string{"-scenario", "wildfire/group100"},
 			`code 244 "auth failure": the server refused the signature: check IM_SECRET (http.admin.secret_key)`},
 		{"threshold on no metric", tg.env(), []string{"-scenario", bad}, `threshold on "lsot": unknown metric`},
@@ -393,7 +397,7 @@ func TestBadInputStopsBeforeLoad(t *testing.T) {
 			if r.code != 2 || len(lines) != 1 || !strings.HasPrefix(lines[0], "imbench: ") || !strings.Contains(lines[0], c.want) {
 				t.Fatalf("exit %d, stderr %q; want one line containing %q", r.code, r.stderr, c.want)
 			}
-			if n := tg.counter(t, "imbench_target_ws_logins_total") + tg.counter(t, "imbench_target_messages_stored_total"); n != 0 {
+			if n := tg.counter(t, `imbench_target_ws_logins_total{result="ok"}`) + tg.counter(t, "imbench_target_messages_stored_total"); n != 0 {
 				t.Fatalf("load started: %d logins and messages on the target", n)
 			}
 			if entries, _ := os.ReadDir(results); len(entries) != 0 {

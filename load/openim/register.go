@@ -79,8 +79,9 @@ func (o Options) config(api, ws string) (Config, error) {
 	return cfg, cfg.Validate()
 }
 
-// Preflight gets an admin token (the API answers and accepts the secret)
-// and opens a TCP connection to every gateway.
+// Preflight gets an admin token (the API answers and accepts the secret),
+// then asks every gateway for a WebSocket upgrade no login can pass: each
+// must answer as msggateway does.
 func (p *protocol) Preflight(ctx context.Context) error {
 	if _, err := adminToken(ctx, newAPI(p.cfg), p.cfg); err != nil {
 		return err
@@ -92,6 +93,9 @@ func (p *protocol) Preflight(ctx context.Context) error {
 		}
 		if err := engine.Reach(ctx, hostPort(u)); err != nil {
 			return fmt.Errorf("OpenIM gateway at %s is not reachable: %w", ws, err)
+		}
+		if err := gatewayAnswers(ctx, ws, p.cfg.Platform); err != nil {
+			return fmt.Errorf("OpenIM gateway at %s answers, but not as msggateway: %w (check IM_WS_URL)", ws, err)
 		}
 	}
 	return nil
