@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/imbench/imbench/load/engine"
@@ -70,8 +71,9 @@ func open(t engine.Target) (engine.Protocol, error) {
 	return &protocol{cfg: cfg}, nil
 }
 
-// Preflight asks the API for its health (a wrong manager token gets 401)
-// and opens a TCP connection to every gateway of the transport.
+// Preflight asks the API for its health (a wrong manager token gets 401),
+// then logs in at every gateway of the transport as the manager: each
+// must answer a CONNACK.
 func (p *protocol) Preflight(ctx context.Context) error {
 	if err := newAPI(p.cfg).Health(ctx); err != nil {
 		return err
@@ -83,6 +85,9 @@ func (p *protocol) Preflight(ctx context.Context) error {
 		}
 		if err := engine.Reach(ctx, hostPort(u)); err != nil {
 			return fmt.Errorf("WuKongIM %s endpoint at %s is not reachable: %w", p.cfg.Transport, g, err)
+		}
+		if err := connackFrom(ctx, u, p.cfg); err != nil {
+			return fmt.Errorf("WuKongIM %s endpoint at %s answers, but not as WuKongIM: %w (check IM_WUKONGIM_%s_URL)", p.cfg.Transport, g, err, strings.ToUpper(p.cfg.Transport))
 		}
 	}
 	return nil

@@ -27,6 +27,10 @@ func (g *gateway) serve(t transport) {
 		t.Close()
 		return
 	}
+	if cp.UID == managerUID {
+		g.manager(t, &cp)
+		return
+	}
 	burst := g.f.noteConnect()
 	c, ack, reason, drop := g.login(t, &cp, burst)
 	if drop != keep {
@@ -108,6 +112,50 @@ func (g *gateway) login(t transport, cp *wire.Connect, burst bool) (*conn, []byt
 		return nil, nil, wire.ReasonSystemError, keep
 	}
 	return c, b, wire.ReasonSuccess, keep
+}
+
+// managerUID logs in with the managerToken rather than a user's token
+// (event_connect.go: options.ManagerUID).
+const managerUID = "____manager"
+
+// manager answers the manager's login as the real server does: a CONNACK
+// where the token is the managerToken (any token where the server has
+// none), else silence, and then a connection that receives nothing. It
+// is counted apart from the users' logins.
+func (g *gateway) manager(t transport, cp *wire.Connect) {
+	sc, ok := g.b.(interface{ CheckSecret(string) bool })
+	if !g.f.Open && (!ok || !sc.CheckSecret(cp.Token)) {
+		g.f.Metrics.Login("manager refused")
+		g.refused(t)
+		t.Close()
+		return
+	}
+	version, flags := wire.Negotiate(cp.Version)
+	ack := wire.Connack{Flags: flags, ServerVersion: version, ReasonCode: wire.ReasonSuccess, NodeID: g.f.NodeID,
+		TimeDiff: time.Now().UnixMilli() - cp.ClientTimestamp}
+	if g.f.Encryption {
+		kp, err := wire.GenerateKey(nil)
+		if err == nil {
+			ack.Salt, err = wire.NewSalt(nil)
+		}
+		if err != nil {
+			t.Close()
+			return
+		}
+		ack.ServerKey = kp.PublicKeyBase64()
+	}
+	b, err := ack.Append(nil, version)
+	if err != nil {
+		t.Close()
+		return
+	}
+	g.f.Metrics.Login("manager")
+	if err := t.write(b, time.Now().Add(5*time.Second)); err != nil {
+		t.Close()
+		return
+	}
+	g.silent(t, g.readTimeout)
+	t.Close()
 }
 
 // refused keeps a refused connection open and silent for AuthFailDelay,
