@@ -173,6 +173,11 @@ declare module 'imbench' {
     loginAt?: string;
     /** The share of the online receivers that log in at loginAt (default: all); the others are online from the start. */
     loginAtShare?: number;
+    /**
+     * Spells logged out: the receivers online from the start (`share` of them, all where not given) log out
+     * `at` after sending begins and log in again `for` later, pulling what they missed: [{ at: '20s', for: '10s' }].
+     */
+    away?: Array<{ at: string; for: string; share?: number }>;
   }
 
   /**
@@ -563,6 +568,9 @@ declare module 'imbench' {
     login_failures: LoginCauses | null;
     login_retries: LoginCauses | null;
     logins: number;
+    logins_back: number;
+    /** Logouts are users logging out for a spell away (a class's away), and LoginsBack their logins after it, each pulling what it missed. */
+    logouts: number;
     /** Users due to log in (at once or late) whose every login attempt failed: what they were owed is Deliveries.NotAttempted. */
     never_online: number;
     newly_registered: number;

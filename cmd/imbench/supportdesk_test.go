@@ -68,3 +68,37 @@ func TestTheSupportDeskRunsAsMeant(t *testing.T) {
 		})
 	}
 }
+
+// Receivers who log out for a spell while messages flow log in again and
+// pull what they missed: nothing is lost, and the summary counts the
+// spells.
+func TestASpellAwayIsPulledBack(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "away.js")
+	src := "import im from 'imbench';\nimport { planKnobs } from 'imbench/env';\nimport { integrity } from 'imbench/scenario';\n" +
+		"export const plan = im.workload({ name: 'away', classes: [\n" +
+		"  { kind: 'pairs', pairs: 20, allOnline: true, away: [{ at: '2s', for: '3s', share: 0.5 }], rate: 2, duration: '8s' },\n" +
+		"], ...planKnobs(__ENV) });\nexport const options = { thresholds: { ...integrity } };\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tg := startTarget(t)
+	for _, proto := range []string{"openim", "wukongim", "wildfire"} {
+		t.Run(proto, func(t *testing.T) {
+			t.Parallel()
+			results := t.TempDir()
+			r := imbench(t, append(tg.env(), "IM_DRAIN_QUIET=1s"), "run", "-scenario", file, "-protocol", proto, "-results", results)
+			if r.code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			s, err := summary.Load(filepath.Join(results, "latest", "summary.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, d := s.Users, s.Deliveries
+			if u.Logouts != 10 || u.LoginsBack != 10 || u.Disconnects != 0 || d.Received != d.Expected || d.Lost != 0 || d.ByPull+d.ByGapPull == 0 {
+				t.Fatalf("logouts %d back %d disconnects %d; expected %d received %d lost %d pulled %d+%d",
+					u.Logouts, u.LoginsBack, u.Disconnects, d.Expected, d.Received, d.Lost, d.ByPull, d.ByGapPull)
+			}
+		})
+	}
+}

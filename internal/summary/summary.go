@@ -65,10 +65,14 @@ type UsersSummary struct {
 	PlannedOnline   int `json:"planned_immediate"`
 	PlannedLate     int `json:"planned_late"`
 	// PlannedTimed log in at a time after sending begins (loginAt).
-	PlannedTimed  int   `json:"planned_timed"`
-	OnlinePeak    int64 `json:"online_peak"`
-	Logins        int64 `json:"logins"`
-	LateLogins    int64 `json:"late_logins"`
+	PlannedTimed int   `json:"planned_timed"`
+	OnlinePeak   int64 `json:"online_peak"`
+	Logins       int64 `json:"logins"`
+	LateLogins   int64 `json:"late_logins"`
+	// Logouts are users logging out for a spell away (a class's away), and
+	// LoginsBack their logins after it, each pulling what it missed.
+	Logouts       int64 `json:"logouts"`
+	LoginsBack    int64 `json:"logins_back"`
 	ConnectErrors int64 `json:"connect_errors"`
 	Disconnects   int64 `json:"disconnects"`
 	// DisconnectCauses splits Disconnects by why each connection ended:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -93,34 +92,6 @@ func (s *Session) Login(phase plan.Login) LoginResult {
 		s.sh.SetPhase("login")
 	}
 	return s.loginWhere(func(u *User) bool { return s.sh.Plan.Login[u.idx] == phase })
-}
-
-// LoginTimed logs in the session's users of a timed login, each group at
-// its time after start (the plan's LoginAt), as Login does; it returns
-// once all have, or when the session ends.
-func (s *Session) LoginTimed(start time.Time) LoginResult {
-	p := s.sh.Plan
-	var at []time.Duration
-	for _, u := range s.users {
-		if p.Login[u.idx] == plan.Timed {
-			at = append(at, p.LoginAt[u.idx])
-		}
-	}
-	slices.Sort(at)
-	var res LoginResult
-	for _, d := range slices.Compact(at) {
-		select {
-		case <-time.After(time.Until(start.Add(d))):
-		case <-s.ctx.Done():
-			return res
-		}
-		r := s.loginWhere(func(u *User) bool { return p.Login[u.idx] == plan.Timed && p.LoginAt[u.idx] == d })
-		res.Attempted, res.Online, res.Failed, res.Retried = res.Attempted+r.Attempted, res.Online+r.Online, res.Failed+r.Failed, res.Retried+r.Retried
-		if res.FirstErr == nil {
-			res.FirstErr = r.FirstErr
-		}
-	}
-	return res
 }
 
 // loginWhere logs in the session's users that which selects.

@@ -38,6 +38,7 @@ type User struct {
 	gapTimer  bool
 	gapConvs  map[uint32]struct{}
 	reconnect bool
+	away      bool // logged out for a spell: no reconnect until it ends
 }
 
 type sendItem struct {
@@ -316,6 +317,13 @@ func (u *User) relogin() {
 			return
 		}
 		if s.closing.Load() {
+			return
+		}
+		u.mu.Lock()
+		away := u.away
+		u.mu.Unlock()
+		if away { // logged out on purpose meanwhile: the spell's end logs it in
+			setFlag(false)
 			return
 		}
 		if last != nil {

@@ -59,6 +59,9 @@ func (h *Hubs) check() error {
 		errs = append(errs, fmt.Errorf("%d conversations are too many (at most 10,000,000)", h.convs()))
 	}
 	errs = append(errs, h.Presence.check(h.partners()), h.Pace.check())
+	if h.partnersWrite() && len(h.Away) > 0 {
+		errs = append(errs, errors.New("the partners write (direction both or toHubs): away spells are for partners who only read (direction toPartners)"))
+	}
 	if h.partnersWrite() {
 		on, late := h.counts(h.partners())
 		switch {

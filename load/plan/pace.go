@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -196,6 +197,32 @@ type Presence struct {
 	AllOnline    bool    `json:"allOnline,omitempty"`
 	LoginAt      string  `json:"loginAt,omitempty"`
 	LoginAtShare float64 `json:"loginAtShare,omitempty"`
+	Away         []Away  `json:"away,omitempty"`
+}
+
+// Away is a spell logged out: the receivers online from the start (Share
+// of them, all where not given) log out At after sending begins and log
+// in again For later, pulling what they missed.
+type Away struct {
+	At    string  `json:"at"`
+	For   string  `json:"for"`
+	Share float64 `json:"share,omitempty"`
+}
+
+// spell is an Away parsed.
+func (a Away) spell() (at, dur time.Duration, err error) {
+	at, err = time.ParseDuration(a.At)
+	if err != nil || at <= 0 {
+		return 0, 0, fmt.Errorf("away: at %q is not a positive duration (the time after sending begins at which they log out)", a.At)
+	}
+	dur, err = time.ParseDuration(a.For)
+	if err != nil || dur <= 0 {
+		return 0, 0, fmt.Errorf("away: for %q is not a positive duration (how long they stay logged out)", a.For)
+	}
+	if a.Share < 0 || a.Share > 1 {
+		return 0, 0, fmt.Errorf("away: share must be within 0..1, got %g", a.Share)
+	}
+	return at, dur, nil
 }
 
 func (p *Presence) check(receivers int) error {
@@ -214,6 +241,11 @@ func (p *Presence) check(receivers int) error {
 	}
 	if p.LoginAtShare > 0 && p.LoginAt == "" {
 		errs = append(errs, errors.New("loginAtShare goes with loginAt"))
+	}
+	for _, a := range p.Away {
+		if _, _, err := a.spell(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -261,6 +293,14 @@ func (p *Presence) assign(b *builder, rs []uint32) {
 	online, late := p.counts(len(rs))
 	timed := p.timedCount(online)
 	at, _ := p.loginAt()
+	for _, a := range p.Away {
+		from, dur, _ := a.spell()
+		n := online - timed
+		if a.Share > 0 {
+			n = int(math.Round(a.Share * float64(n)))
+		}
+		b.p.Spells = append(b.p.Spells, Spell{At: from, For: dur, Users: slices.Clone(rs[:n])})
+	}
 	for i, u := range rs {
 		switch {
 		case i < online-timed:

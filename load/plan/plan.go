@@ -46,6 +46,13 @@ const (
 	Timed                  // logs in at its LoginAt after sending begins, pulling what it missed
 )
 
+// Spell is a time users spend logged out: they log out At after sending
+// begins and log in again For later, pulling what they missed.
+type Spell struct {
+	At, For time.Duration
+	Users   []uint32
+}
+
 // Conv is a conversation: two friends, a group, or a chatroom.
 type Conv struct {
 	Kind  ConvKind
@@ -90,6 +97,7 @@ type Plan struct {
 	Users    int
 	Login    []Login
 	LoginAt  []time.Duration // per user: a Timed login's time after sending begins (nil: none timed)
+	Spells   []Spell         // times some users spend logged out during the run
 	Friends  [][2]uint32
 	Groups   []GroupSpec
 	Rooms    []RoomSpec

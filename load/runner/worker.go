@@ -84,13 +84,14 @@ func (w *worker) do(hold time.Duration) (err error) {
 	return w.failed()
 }
 
-// loginTimed logs in, in the background, the users whose login the plan
-// puts at a time after start; the channel closes when all have.
+// loginTimed runs the plan's timeline from start in the background: the
+// users whose login it puts at a time, and its spells logged out; the
+// channel closes when the last event is done.
 func (w *worker) loginTimed(start time.Time) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		w.s.LoginTimed(start)
+		w.s.Timeline(start)
 	}()
 	return done
 }
