@@ -92,3 +92,18 @@ func TestPlannedTextSaysTheShapeOfTheLoad(t *testing.T) {
 		}
 	}
 }
+
+// The rate row says how far the sends fell behind the plan's own seconds.
+func TestPaceTextSaysHowFarBehindThePlan(t *testing.T) {
+	m := MessagesSummary{PerSecond: []int64{10, 4, 6, 10}, PlannedPerSecond: []int64{10, 10, 10, 0}}
+	if most, at := m.BehindPlan(); most != 10 || at != 2 {
+		t.Fatalf("behind %d at %d", most, at)
+	}
+	if got := PaceText(m); got != ", up to 10 messages behind the plan (second 3)" {
+		t.Fatalf("%q", got)
+	}
+	m.PerSecond = []int64{9, 11, 10}
+	if got := PaceText(m); got != "" {
+		t.Fatalf("a message behind said: %q", got)
+	}
+}

@@ -537,12 +537,35 @@ func (m MessagesSummary) Pace() (float64, bool) {
 }
 
 // PaceText is ", sent at 82 % of the plan's pace" where the run fell
-// behind it by more than a percent, else "".
+// behind it by more than a percent, and how far behind the plan's own
+// seconds the sends fell at worst where that was more than a message,
+// else "".
 func PaceText(m MessagesSummary) string {
+	var t string
 	if p, ok := m.Pace(); ok && p < 0.99 {
-		return fmt.Sprintf(", sent at %.0f %% of the plan's pace", 100*p)
+		t = fmt.Sprintf(", sent at %.0f %% of the plan's pace", 100*p)
 	}
-	return ""
+	if most, at := m.BehindPlan(); most > 1 {
+		t += fmt.Sprintf(", up to %d messages behind the plan (second %d)", most, at+1)
+	}
+	return t
+}
+
+// BehindPlan is the most messages the sends were behind what the plan
+// had due (planned_per_second, summed from the start) at the end of a
+// second, and that second (from 0).
+func (m MessagesSummary) BehindPlan() (most int64, at int) {
+	var planned, sent int64
+	for i := range m.PlannedPerSecond {
+		planned += m.PlannedPerSecond[i]
+		if i < len(m.PerSecond) {
+			sent += m.PerSecond[i]
+		}
+		if planned-sent > most {
+			most, at = planned-sent, i
+		}
+	}
+	return most, at
 }
 
 // PlannedText says what rate was planned, and how it was paced.
