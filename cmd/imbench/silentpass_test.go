@@ -91,6 +91,10 @@ export const plan = im.workload({
 		if r.code != 99 || !ok || pace > 0.75 || !strings.Contains(last, "crossed: send_pace value>=0.9") || s.Deliveries.Lost != 0 {
 			t.Errorf("%s: exit %d, pace %.2f (%v), lost %d, verdict %q\n%s", proto, r.code, pace, ok, s.Deliveries.Lost, last, r.stdout)
 		}
+		most, _ := s.Messages.BehindPlan()
+		if want := fmt.Sprintf("up to %d messages behind the plan", most); most < 20 || !strings.Contains(r.stdout, want) {
+			t.Errorf("%s: behind the plan by %d at worst, %q not in the table:\n%s", proto, most, want, r.stdout)
+		}
 		if want := fmt.Sprintf("sent at %.0f %% of the plan's pace", 100*pace); !strings.Contains(r.stdout, want) {
 			t.Errorf("%s: no %q in the table:\n%s", proto, want, r.stdout)
 		}
