@@ -53,7 +53,7 @@ GO_SOURCES := go.mod go.sum $(shell find . -name '*.go' -not -name '*_test.go' -
 PROTOC_GEN_GO_VERSION := v1.36.11
 PROMETHEUS_VERSION    := 3.10.0
 
-.PHONY: help up down status scenarios run-scenario limit soak report compare clean-target bench bench-page test fuzz chaos tools stack-tools apt proto check-proto fmt-check generate promtool-test apt-test apt-install typecheck
+.PHONY: help up down status scenarios run-scenario limit soak report compare clean-target bench bench-page test fuzz chaos tools stack-tools apt proto check-proto fmt-check generate promtool-test apt-test apt-install typecheck compare-servers
 
 help:
 	@sed -n '/^$$/q;p' Makefile | sed 's/^# \{0,1\}//'
@@ -156,6 +156,16 @@ limit: tools
 	  $(if $(SLO),-slo '$(SLO)') $(if $(DIMENSION),-dimension '$(DIMENSION)') $(if $(START),-start '$(START)') \
 	  $(if $(RESOLUTION),-resolution '$(RESOLUTION)') $(if $(MAX),-max '$(MAX)') $(if $(STEP),-step '$(STEP)') \
 	  $(if $(SCALE),-scale '$(SCALE)') $(if $(PROTOCOL),-protocol '$(PROTOCOL)') $(if $(RUN_ID),-run-id '$(RUN_ID)') $(if $(QUIET),-q)
+
+# One workload on several servers, each alone in turn, side by side
+# (runbooks/compare-servers.md): a fixed load and a limit search on each;
+# results/<id>/comparison.{json,md,html}.
+SERVERS ?= runbooks/compare-servers.yaml
+compare-servers: tools
+	@$(if $(LIMIT_CPUS),taskset -c '$(LIMIT_CPUS)') $(BIN)/imbench compare-servers -scenario '$(if $(filter command line,$(origin SCENARIO)),$(SCENARIO),compare/pairs-groups)' -servers '$(SERVERS)' \
+	  $(if $(RATE),-rate '$(RATE)') $(if $(DURATION),-duration '$(DURATION)') $(if $(SCALE),-scale '$(SCALE)') $(if $(SLO),-slo '$(SLO)') \
+	  $(if $(START),-start '$(START)') $(if $(STEP),-step '$(STEP)') $(if $(RESOLUTION),-resolution '$(RESOLUTION)') $(if $(MAX),-max '$(MAX)') \
+	  $(if $(NO_LIMIT),-no-limit) $(if $(RUN_ID),-run-id '$(RUN_ID)') $(if $(QUIET),-q)
 
 generate:
 	go run ./cmd/imbench generate

@@ -79,10 +79,12 @@ func runHere(rc *runConfig) (int, error) {
 		stopLive = live.Start(rc.runID, rc.target.Name, rc.about(), started, targetComponents(rc.target))
 	}
 	stopProfile := cpuProfile(os.Getenv("IMBENCH_CPUPROFILE"))
+	measured := measureTarget(rc)
 	code := prep.Execute(ctx)
 	stopProfile()
 	stopLive()
 	dir := filepath.Join(rc.resultsDir, rc.runID)
+	measured(dir)
 	if rc.segment.Split() {
 		return code, nil
 	}

@@ -28,6 +28,7 @@ const usage = `usage: imbench <command> [flags]
   report    write results/<run>/report.md and report.html: imbench report [-run ID] [-refresh]
   merge     merge a split run's parts: imbench merge -run ID -segments N [-results results]
   compare   compare two runs: imbench compare -a ID -b ID [-threshold 10]; exit 3 if B is worse
+  compare-servers  one workload on several servers side by side: imbench compare-servers -scenario S -servers servers.yaml [-rate R]
   clean-target  remove a run's users, groups and chatrooms from its target: imbench clean-target -run ID
   bench     measure the generator: imbench bench [-only density,baseline,delivery,distributed,flat]
   bench-page  docs/benchmark.md from a bench's JSON: imbench bench-page [-in results/bench/<time>.json]
@@ -68,6 +69,8 @@ func main() {
 		err = cmdReport(os.Args[2:])
 	case "merge":
 		code, err = cmdMerge(os.Args[2:])
+	case "compare-servers":
+		code, err = cmdCompareServers(os.Args[2:])
 	case "compare":
 		err = cmdCompare(os.Args[2:])
 	case "clean-target":

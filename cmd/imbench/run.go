@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"github.com/imbench/imbench/internal/console"
 	"maps"
 	"net"
@@ -41,6 +42,7 @@ type runConfig struct {
 	target           profile.Profile
 	protocol         string
 	endpoints        profile.Endpoints // by name, each overridable by IM_<NAME>_URL
+	checkOnly        bool              // -check-only: stop after the checks, before any load
 	secret           string
 	admin            string
 	allowRemote      bool
@@ -69,6 +71,10 @@ func cmdRun(args []string) (int, error) {
 	if err := preflight(rc); err != nil {
 		return 0, err
 	}
+	if rc.checkOnly {
+		fmt.Printf("imbench: %s on %s (%s): the scenario, its settings and the target answer as they should\n", rc.scenario, rc.target.Name, rc.where())
+		return 0, nil
+	}
 	return execute(rc)
 }
 
@@ -84,23 +90,24 @@ func checkScenario(rc *runConfig) error {
 func parseRun(args []string) (*runConfig, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var (
-		scenario = fs.String("scenario", "", "scenario: <system>/<test> under load/scenarios, or a .js file of your own (required)")
-		target   = fs.String("target", "reference", "target profile under targets/")
-		scale    = fs.String("scale", "", "scales users and messages; 1 is the seed's size")
-		rate     = fs.String("rate", "", "messages per second, overriding the scenario's pacing")
-		duration = fs.String("duration", "", "send for this long instead of the scenario's message counts (workload scenarios)")
-		vus      = fs.String("vus", "", "workers sharing the users in one process")
-		segments = fs.Int("segments", 1, "processes on this machine, each running one segment of the users")
-		seg      = fs.String("segment", "", "run only segment i/n of the users (0-based; a Kubernetes Indexed Job passes $(JOB_COMPLETION_INDEX)/<completions>)")
-		setup    = fs.Bool("setup-only", false, "set the target up (users, groups) and stop: the first step of a run split over machines")
-		startAt  = fs.Int64("start-at", 0, "unix ms every segment of a split run keeps time from")
-		noThr    = fs.Bool("no-thresholds", false, "do not fail the run on the scenario's thresholds")
-		promRW   = fs.String("prometheus-rw-url", os.Getenv("IM_PROMETHEUS_RW_URL"), "remote-write the metrics here instead of the native stack's Prometheus")
-		logPush  = fs.String("log-push-url", os.Getenv("IM_LOG_PUSH_URL"), "push the log here (Loki push protocol) instead of the native stack's log store")
-		runID    = fs.String("run-id", "", "run id (default: generated)")
-		results  = fs.String("results", "results", "results folder")
-		protocol = fs.String("protocol", "", "the protocol to speak, where the target speaks several (default: the target's system)")
-		quiet    = fs.Bool("q", false, "no progress lines while the run goes (IM_PROGRESS=off)")
+		scenario  = fs.String("scenario", "", "scenario: <system>/<test> under load/scenarios, or a .js file of your own (required)")
+		target    = fs.String("target", "reference", "target profile under targets/")
+		scale     = fs.String("scale", "", "scales users and messages; 1 is the seed's size")
+		rate      = fs.String("rate", "", "messages per second, overriding the scenario's pacing")
+		duration  = fs.String("duration", "", "send for this long instead of the scenario's message counts (workload scenarios)")
+		vus       = fs.String("vus", "", "workers sharing the users in one process")
+		segments  = fs.Int("segments", 1, "processes on this machine, each running one segment of the users")
+		seg       = fs.String("segment", "", "run only segment i/n of the users (0-based; a Kubernetes Indexed Job passes $(JOB_COMPLETION_INDEX)/<completions>)")
+		setup     = fs.Bool("setup-only", false, "set the target up (users, groups) and stop: the first step of a run split over machines")
+		startAt   = fs.Int64("start-at", 0, "unix ms every segment of a split run keeps time from")
+		noThr     = fs.Bool("no-thresholds", false, "do not fail the run on the scenario's thresholds")
+		promRW    = fs.String("prometheus-rw-url", os.Getenv("IM_PROMETHEUS_RW_URL"), "remote-write the metrics here instead of the native stack's Prometheus")
+		logPush   = fs.String("log-push-url", os.Getenv("IM_LOG_PUSH_URL"), "push the log here (Loki push protocol) instead of the native stack's log store")
+		runID     = fs.String("run-id", "", "run id (default: generated)")
+		results   = fs.String("results", "results", "results folder")
+		protocol  = fs.String("protocol", "", "the protocol to speak, where the target speaks several (default: the target's system)")
+		quiet     = fs.Bool("q", false, "no progress lines while the run goes (IM_PROGRESS=off)")
+		checkOnly = fs.Bool("check-only", false, "check the scenario, the settings and the target (its API and gateways), and stop before any user is registered")
 	)
 	if err := fs.Parse(args); err != nil {
 		return nil, badinput.Wrap(err)
@@ -113,7 +120,7 @@ func parseRun(args []string) (*runConfig, error) {
 		return nil, badinput.Errorf("unexpected arguments %q (flags go before them; imbench run -h lists them)", fs.Args())
 	}
 	rc := &runConfig{scenario: *scenario, resultsDir: *results, segments: *segments, segment: segment.Whole,
-		setupOnly: *setup, noThresholds: *noThr, promWrite: *promRW, logPush: *logPush}
+		setupOnly: *setup, checkOnly: *checkOnly, noThresholds: *noThr, promWrite: *promRW, logPush: *logPush}
 	if rc.segments < 1 || rc.segments > 64 {
 		return nil, badinput.Errorf("SEGMENTS must be within 1..64, got %d", rc.segments)
 	}

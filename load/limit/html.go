@@ -355,3 +355,19 @@ func tableHTML(r Result) string {
 	b.WriteString("</table>")
 	return b.String()
 }
+
+// Latency is the step's latency figure name (e2e_p99, ack_avg, …), in ms.
+func (s Step) Latency(name string) float64 { return figure(name)(s) }
+
+// ObjectiveLatency is the latency the objective names first (e2e_p99 where
+// it names none): what a chart of latency against load draws.
+func ObjectiveLatency(objective string) string {
+	if l := latencyNamed(objective); l != "" {
+		return l
+	}
+	return "e2e_p99"
+}
+
+// ObjectiveBound is the objective's upper bound on a latency (name, in
+// ms), 0 where it sets none.
+func ObjectiveBound(objective, name string) float64 { return objectiveLine(objective, name) }

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/imbench/imbench/internal/summary"
+	"github.com/imbench/imbench/report"
+)
+
+// Three "servers", reference targets of 100, 200 and 400 msg/s, each over
+// a protocol of its own: the comparison's limits come out in that order,
+// each within ±10 %, and every row is the server's own summary's.
+func TestCompareServersSideBySide(t *testing.T) {
+	var servers strings.Builder
+	servers.WriteString("servers:\n")
+	capacities := []float64{100, 200, 400}
+	for i, proto := range []string{"openim", "wukongim", "wildfire"} {
+		tg := startTarget(t, "-fault-capacity", fmt.Sprint(capacities[i]))
+		fmt.Fprintf(&servers, "  - name: s%g\n    target: reference\n    protocol: %s\n    notes: [\"capacity %g msg/s\"]\n    env:\n", capacities[i], proto, capacities[i])
+		for _, kv := range tg.env() {
+			k, v, _ := strings.Cut(kv, "=")
+			if k == "IM_SECRET" {
+				t.Setenv(fmt.Sprintf("SECRET_%d", i), v)
+				v = fmt.Sprintf("${SECRET_%d}", i) // a secret stays out of the file
+			}
+			fmt.Fprintf(&servers, "      %s: %q\n", k, v)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "servers.yaml")
+	if err := os.WriteFile(file, []byte(servers.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	results := t.TempDir()
+	r := imbench(t, []string{"IMBENCH_NO_OBSERVE=1", "SECRET_0=" + os.Getenv("SECRET_0"), "SECRET_1=" + os.Getenv("SECRET_1"), "SECRET_2=" + os.Getenv("SECRET_2")},
+		"compare-servers", "-scenario", mustAbs(t, "testdata/limit-pairs.js"), "-servers", file, "-rate", "50", "-duration", "5s",
+		"-start", "50", "-step", "8s", "-resolution", "0.1", "-slo", "e2e_p99<100,lost==0", "-run-id", "cmp", "-q", "-results", results)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	raw, err := os.ReadFile(filepath.Join(results, "cmp", "comparison.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c report.Comparison
+	if err := json.Unmarshal(raw, &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Servers) != 3 {
+		t.Fatalf("%d servers", len(c.Servers))
+	}
+	for i, col := range c.Servers {
+		if col.Limit < 0.9*capacities[i] || col.Limit > 1.1*capacities[i] || col.GaveOut != "imbench-target" {
+			t.Errorf("%s: limit %g (capacity %g), gave out first %q", col.Name, col.Limit, capacities[i], col.GaveOut)
+		}
+		s, err := summary.Load(filepath.Join(results, col.RunID, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := s.Deliveries
+		if col.Expected != d.Expected || col.Received != d.Received || col.Lost != d.Lost || col.Sent != s.Messages.Sent || col.E2E != s.Latency.E2E ||
+			col.Ack != s.Latency.Ack || col.Integrity == nil || *col.Integrity != s.Integrity || col.Exit != 0 || !strings.Contains(col.Verdict, "passed") {
+			t.Errorf("%s: the column is not its summary's:\n%+v", col.Name, col)
+		}
+		if tot := col.CPUPerKDeliveries["total"]; tot <= 0 || math.IsInf(tot, 0) || col.MemoryPerUser <= 0 {
+			t.Errorf("%s: CPU per 1,000 deliveries %v, memory per user %g", col.Name, col.CPUPerKDeliveries, col.MemoryPerUser)
+		}
+	}
+	for _, want := range []string{"capacity 400 msg/s", "reference target speaking wukongim"} {
+		if !strings.Contains(strings.Join(c.Fairness, "\n"), want) {
+			t.Errorf("fairness lacks %q: %v", want, c.Fairness)
+		}
+	}
+	page, err := os.ReadFile(filepath.Join(results, "cmp", "comparison.html"))
+	if err != nil || !strings.Contains(string(page), `data-servers="3"`) || !strings.Contains(string(page), "../cmp_2l/limit.html") {
+		t.Fatalf("comparison.html (%v)", err)
+	}
+}
+
+// A mistake in the last server's settings is said before the first server
+// is loaded.
+func TestCompareServersChecksEveryServerFirst(t *testing.T) {
+	tg := startTarget(t)
+	file := filepath.Join(t.TempDir(), "servers.yaml")
+	var b strings.Builder
+	b.WriteString("servers:\n  - name: good\n    target: reference\n    protocol: openim\n    env:\n")
+	for _, kv := range tg.env() {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(&b, "      %s: %q\n", k, v)
+	}
+	b.WriteString("  - name: bad\n    target: reference\n    protocol: wukongim\n    env:\n      IM_SECRET: wrong\n")
+	for _, kv := range tg.env() {
+		if k, v, _ := strings.Cut(kv, "="); k != "IM_SECRET" {
+			fmt.Fprintf(&b, "      %s: %q\n", k, v)
+		}
+	}
+	os.WriteFile(file, []byte(b.String()), 0o644)
+	for _, c := range []struct{ servers, want string }{
+		{file, "server bad: "},
+		{"/nonexistent.yaml", "servers file /nonexistent.yaml: no such file"},
+	} {
+		results := t.TempDir()
+		r := imbench(t, nil, "compare-servers", "-scenario", mustAbs(t, "testdata/limit-pairs.js"), "-servers", c.servers, "-results", results)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("exit %d, stderr %q; want one line with %q", r.code, r.stderr, c.want)
+		}
+		if n := tg.counter(t, `imbench_target_ws_logins_total{result="ok"}`); n != 0 {
+			t.Errorf("%d logins before the checks ended", n)
+		}
+		if entries, _ := os.ReadDir(results); len(entries) != 0 {
+			t.Errorf("left results behind: %v", entries)
+		}
+	}
+}
