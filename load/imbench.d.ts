@@ -583,6 +583,8 @@ declare module 'imbench' {
     planned_timed: number;
     reconnects: number;
     registered: number;
+    /** TimedLogins logged in at their time during sending (loginAt), in Logins as the late ones are. */
+    timed_logins: number;
   }
   export interface WatchersSummary {
     expected: number;

@@ -72,8 +72,8 @@ func (r *Report) resultsTable() table {
 	}
 	add("Stress Load", fmt.Sprintf("%s users online at peak, %s msg/s sent on average (peak %s msg/s)",
 		num(float64(u.OnlinePeak)), dec(m.AvgPerSecond, 1), num(float64(m.PeakPerSecond))))
-	add("User Count", fmt.Sprintf("%s users, %s logged in at once, %s logged in later",
-		num(float64(u.Registered)), num(float64(u.Logins-u.LateLogins)), num(float64(u.LateLogins))))
+	add("User Count", fmt.Sprintf("%s users, %s logged in at once%s, %s logged in later",
+		num(float64(u.Registered)), num(float64(u.Logins-u.LateLogins-u.TimedLogins)), summary.TimedText(u), num(float64(u.LateLogins))))
 	add("Group Count & Size", groupsText(s.Groups))
 	add("Message Rate", fmt.Sprintf("Peak %s msg/s, average %s msg/s (%s)",
 		num(float64(m.PeakPerSecond)), dec(m.AvgPerSecond, 1), summary.PlannedText(m)+summary.PaceText(m)))

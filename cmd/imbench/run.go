@@ -282,12 +282,13 @@ func (rc *runConfig) where() string {
 // preflight proves the target answers and accepts the secret, before any
 // load: the target's protocol driver checks it.
 func preflight(rc *runConfig) error {
-	opts := map[string]any{"secret": rc.secret}
-	if spec, err := engine.Lookup(rc.protocol); err == nil && spec.AdminUser {
-		opts["admin"] = rc.admin
+	// The protocol's options as the run will have them (IM_TRANSPORT, …):
+	// the check speaks to the gateways the run will use.
+	t, err := runner.TargetFromEnv(rc.runnerConfig(observe.Observation{}).Env, nil)
+	if err != nil {
+		return badinput.Errorf("%v", err)
 	}
-	t := engine.Target{Name: rc.target.Name, System: rc.protocol, AllowRemote: rc.allowRemote,
-		Endpoints: rc.endpoints, Options: opts}
+	t.Name, t.System, t.AllowRemote, t.Endpoints = rc.target.Name, rc.protocol, rc.allowRemote, rc.endpoints
 	_, proto, err := t.Open()
 	if err != nil {
 		return badinput.Errorf("%v", err)

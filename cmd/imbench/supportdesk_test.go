@@ -37,7 +37,7 @@ func TestTheSupportDeskRunsAsMeant(t *testing.T) {
 				t.Fatal(err)
 			}
 			u, m, d := s.Users, s.Messages, s.Deliveries
-			if u.PlannedTimed != 200 || u.Logins != 40+200+30+1 || d.Lost+d.Late+d.Unchecked != 0 || d.Received != d.Expected || d.ByPull == 0 {
+			if u.PlannedTimed != 200 || u.TimedLogins != 200 || u.Logins != 40+200+30+1 || d.Lost+d.Late+d.Unchecked != 0 || d.Received != d.Expected || d.ByPull == 0 {
 				t.Fatalf("timed %d logins %d expected %d received %d lost %d pulled %d", u.PlannedTimed, u.Logins, d.Expected, d.Received, d.Lost, d.ByPull)
 			}
 			if len(m.PlannedPerSecond) != len(m.PerSecond) || len(m.PerSecond) < 60 {

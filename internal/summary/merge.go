@@ -80,6 +80,7 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 		u.OnlinePeak += p.Users.OnlinePeak // the processes' peaks fall in the same phase
 		u.Logins += p.Users.Logins
 		u.LateLogins += p.Users.LateLogins
+		u.TimedLogins += p.Users.TimedLogins
 		u.Logouts += p.Users.Logouts
 		u.LoginsBack += p.Users.LoginsBack
 		u.ConnectErrors += p.Users.ConnectErrors

@@ -69,6 +69,9 @@ type UsersSummary struct {
 	OnlinePeak   int64 `json:"online_peak"`
 	Logins       int64 `json:"logins"`
 	LateLogins   int64 `json:"late_logins"`
+	// TimedLogins logged in at their time during sending (loginAt), in
+	// Logins as the late ones are.
+	TimedLogins int64 `json:"timed_logins"`
 	// Logouts are users logging out for a spell away (a class's away), and
 	// LoginsBack their logins after it, each pulling what it missed.
 	Logouts       int64 `json:"logouts"`
@@ -447,6 +450,15 @@ type GeneratorSummary struct {
 	Goroutines             []int32 `json:"goroutines"`
 }
 
+// TimedText is ", 200 at their time during sending" where users logged
+// in on the run's timeline (loginAt), else "".
+func TimedText(u UsersSummary) string {
+	if u.TimedLogins == 0 && u.PlannedTimed == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d at their time during sending", u.TimedLogins)
+}
+
 // Table renders the seed's result table.
 func (s Summary) Table() string {
 	var b strings.Builder
@@ -458,8 +470,8 @@ func (s Summary) Table() string {
 		row("Test Purpose", s.Purpose)
 	}
 	u := s.Users
-	row("User Count", fmt.Sprintf("%d users, %d logged in at once (peak online %d), %d logged in late",
-		u.Registered, u.Logins-u.LateLogins, u.OnlinePeak, u.LateLogins))
+	row("User Count", fmt.Sprintf("%d users, %d logged in at once (peak online %d)%s, %d logged in late",
+		u.Registered, u.Logins-u.LateLogins-u.TimedLogins, u.OnlinePeak, TimedText(u), u.LateLogins))
 	var sizes []string
 	for size, n := range s.Groups.BySize {
 		sizes = append(sizes, fmt.Sprintf("%d of %s members", n, size))

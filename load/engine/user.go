@@ -91,9 +91,12 @@ func (u *User) login(ctx context.Context, recover bool) error {
 		return nil
 	}
 	if first {
-		if s.sh.Plan.Login[u.idx] == plan.Late {
+		switch s.sh.Plan.Login[u.idx] {
+		case plan.Late:
 			s.Tally.LoginsLate.Add(1)
-		} else {
+		case plan.Timed:
+			s.Tally.LoginsTimed.Add(1)
+		default:
 			s.Tally.LoginsImmediate.Add(1)
 		}
 	}

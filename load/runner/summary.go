@@ -29,7 +29,7 @@ func (r *Run) BuildSummary() summary.Summary {
 	s.Setup.WritesRedone = int64(r.Setup.WritesRedone)
 	s.Users = summary.UsersSummary{Registered: p.Users, NewlyRegistered: r.Setup.Registered,
 		PlannedOnline: p.Count(plan.Immediate), PlannedLate: p.Count(plan.Late), PlannedTimed: p.Count(plan.Timed), OnlinePeak: r.Shared.Peak(),
-		Logins: t.LoginsImmediate + t.LoginsLate, LateLogins: t.LoginsLate, Logouts: t.Logouts, LoginsBack: t.LoginsBack, ConnectErrors: t.ConnectErrors,
+		Logins: t.LoginsImmediate + t.LoginsLate + t.LoginsTimed, LateLogins: t.LoginsLate, TimedLogins: t.LoginsTimed, Logouts: t.Logouts, LoginsBack: t.LoginsBack, ConnectErrors: t.ConnectErrors,
 		Disconnects: t.Disconnects, Reconnects: t.Reconnects, Kicks: t.Kicks}
 	for i, v := range t.Dropped {
 		if v > 0 {

@@ -65,7 +65,7 @@ type Tally struct {
 	WatchExpected                           atomic.Int64 // deliveries owed to watchers (what they received: Reconciliation.WatchMatched)
 	ConnectErrors, Disconnects, Kicks       atomic.Int64
 	Reconnects, LoginsImmediate, LoginsLate atomic.Int64
-	Logouts, LoginsBack                     atomic.Int64 // spells away: logged out, and in again
+	Logouts, LoginsBack, LoginsTimed        atomic.Int64 // spells away: logged out, and in again; logins at their time during sending
 	PullRequests, HeartbeatsSent            atomic.Int64
 	GapPullRequests                         atomic.Int64 // the part of PullRequests made for a seq gap
 	HeartbeatsSkipped                       atomic.Int64 // not needed: the connection had written
@@ -137,7 +137,7 @@ type Totals struct {
 	WatchExpected                           int64
 	ConnectErrors, Disconnects, Kicks       int64
 	Reconnects, LoginsImmediate, LoginsLate int64
-	Logouts, LoginsBack                     int64
+	Logouts, LoginsBack, LoginsTimed        int64
 	PullRequests, HeartbeatsSent            int64
 	GapPullRequests                         int64
 	HeartbeatsSkipped                       int64
@@ -197,6 +197,7 @@ func (t *Totals) Add(x *Tally) {
 	t.LoginsLate += x.LoginsLate.Load()
 	t.Logouts += x.Logouts.Load()
 	t.LoginsBack += x.LoginsBack.Load()
+	t.LoginsTimed += x.LoginsTimed.Load()
 	t.PullRequests += x.PullRequests.Load()
 	t.GapPullRequests += x.GapPullRequests.Load()
 	t.HeartbeatsSent += x.HeartbeatsSent.Load()

@@ -19,6 +19,9 @@ import (
 // registers nothing and needs no user.
 const managerUID = "____manager"
 
+// errDropped is a connection the server closed before any answer.
+var errDropped = errors.New("closed before any answer")
+
 // connackFrom logs in at gw as the manager, with the managerToken (any
 // token where the server has none), and reads its answer: a WuKongIM
 // answers a CONNACK within 5 s, where a port serving something else
@@ -99,7 +102,7 @@ func connackFrom(ctx context.Context, gw *url.URL, cfg Config) error {
 			if errors.As(err, &ne) && ne.Timeout() {
 				return errors.New("no CONNACK to the manager's CONNECT within 5 s")
 			}
-			return fmt.Errorf("no CONNACK to the manager's CONNECT (%v)", err)
+			return fmt.Errorf("no CONNACK to the manager's CONNECT (%v): %w", err, errDropped)
 		}
 	}
 }

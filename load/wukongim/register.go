@@ -2,6 +2,7 @@ package wukongim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -86,7 +87,7 @@ func (p *protocol) Preflight(ctx context.Context) error {
 		if err := engine.Reach(ctx, hostPort(u)); err != nil {
 			return fmt.Errorf("WuKongIM %s endpoint at %s is not reachable: %w", p.cfg.Transport, g, err)
 		}
-		if err := connackFrom(ctx, u, p.cfg); err != nil {
+		if err := connackRetried(ctx, u, p.cfg); err != nil {
 			return fmt.Errorf("WuKongIM %s endpoint at %s answers, but not as WuKongIM: %w (check IM_WUKONGIM_%s_URL)", p.cfg.Transport, g, err, strings.ToUpper(p.cfg.Transport))
 		}
 	}
@@ -98,6 +99,21 @@ func (p *protocol) Driver(pl *plan.Plan, readTimeout time.Duration) (engine.Driv
 	cfg := p.cfg
 	cfg.ReadTimeout = readTimeout
 	return New(cfg, pl)
+}
+
+// connackRetried is connackFrom, tried again (four attempts in all)
+// where the server closed the connection at once, before any CONNACK: a
+// real WuKongIM drops a few logins so, and a retry gets through (§13).
+func connackRetried(ctx context.Context, u *url.URL, cfg Config) error {
+	var err error
+	for attempt := 1; attempt <= 4; attempt++ {
+		began := time.Now()
+		if err = connackFrom(ctx, u, cfg); err == nil || !errors.Is(err, errDropped) || time.Since(began) > silenceLimit {
+			return err
+		}
+		time.Sleep(time.Duration(attempt) * 500 * time.Millisecond)
+	}
+	return err
 }
 
 func hostPort(u *url.URL) string {
