@@ -295,7 +295,11 @@ func preflight(rc *runConfig) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if err := proto.Preflight(ctx); err != nil {
+	err = proto.Preflight(ctx)
+	if gc, ok := proto.(engine.GatewayChecker); ok && err == nil {
+		err = gc.CheckGateways(ctx)
+	}
+	if err != nil {
 		hint := ""
 		var op *net.OpError
 		if rc.target.Name == "reference" && errors.As(err, &op) {

@@ -42,6 +42,14 @@ type Protocol interface {
 	Driver(p *plan.Plan, readTimeout time.Duration) (Driver, error)
 }
 
+// GatewayChecker is a protocol that can tell whether its gateways speak
+// it: a handshake no login passes, or the manager's. A command checks so
+// once before any load (not every run of a limit search: a server just
+// loaded to its limit may drop such a login).
+type GatewayChecker interface {
+	CheckGateways(ctx context.Context) error
+}
+
 // StockLogins is what a protocol may offer the bench's baseline, stock k6
 // (k6/websockets, no extension) holding its users online: n users set up
 // on the target, and for each the WebSocket URL that logs it in.

@@ -79,9 +79,8 @@ func (o Options) config(api, ws string) (Config, error) {
 	return cfg, cfg.Validate()
 }
 
-// Preflight gets an admin token (the API answers and accepts the secret),
-// then asks every gateway for a WebSocket upgrade no login can pass: each
-// must answer as msggateway does.
+// Preflight gets an admin token (the API answers and accepts the secret)
+// and opens a TCP connection to every gateway.
 func (p *protocol) Preflight(ctx context.Context) error {
 	if _, err := adminToken(ctx, newAPI(p.cfg), p.cfg); err != nil {
 		return err
@@ -94,6 +93,14 @@ func (p *protocol) Preflight(ctx context.Context) error {
 		if err := engine.Reach(ctx, hostPort(u)); err != nil {
 			return fmt.Errorf("OpenIM gateway at %s is not reachable: %w", ws, err)
 		}
+	}
+	return nil
+}
+
+// CheckGateways asks every gateway for a WebSocket upgrade no login can
+// pass: each must answer as msggateway does.
+func (p *protocol) CheckGateways(ctx context.Context) error {
+	for _, ws := range strings.Split(p.cfg.WSURL, ",") {
 		if err := gatewayAnswers(ctx, ws, p.cfg.Platform); err != nil {
 			return fmt.Errorf("OpenIM gateway at %s answers, but not as msggateway: %w (check IM_WS_URL)", ws, err)
 		}

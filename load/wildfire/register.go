@@ -63,11 +63,8 @@ func open(t engine.Target) (engine.Protocol, error) {
 }
 
 // Preflight asks for the server's health (unsigned) and its online count
-// (signed: a wrong admin secret is refused with 244), then sends every MQTT
-// endpoint a CONNECT of a client id no server knows: Wildfire answers a
-// CONNACK refusing it (7, session not exist), where a port serving
-// something else answers otherwise or not at all. It changes nothing on
-// the server.
+// (signed: a wrong admin secret is refused with 244), and opens a TCP
+// connection to every MQTT endpoint. It changes nothing on the server.
 func (p *protocol) Preflight(ctx context.Context) error {
 	a := newAdmin(p.cfg)
 	if err := a.Health(ctx); err != nil {
@@ -84,6 +81,16 @@ func (p *protocol) Preflight(ctx context.Context) error {
 		if err := engine.Reach(ctx, g); err != nil {
 			return fmt.Errorf("Wildfire MQTT endpoint at tcp://%s is not reachable: %w", g, err)
 		}
+	}
+	return nil
+}
+
+// CheckGateways sends every MQTT endpoint a CONNECT of a client id no
+// server knows: Wildfire answers a CONNACK refusing it (7, session not
+// exist), where a port serving something else answers otherwise or not
+// at all. It changes nothing on the server.
+func (p *protocol) CheckGateways(ctx context.Context) error {
+	for _, g := range p.cfg.gateways() {
 		if err := connackFrom(ctx, g); err != nil {
 			return fmt.Errorf("Wildfire MQTT endpoint at tcp://%s answers, but not as Wildfire's MQTT: %w (check IM_WILDFIRE_MQTT_URL)", g, err)
 		}

@@ -72,9 +72,8 @@ func open(t engine.Target) (engine.Protocol, error) {
 	return &protocol{cfg: cfg}, nil
 }
 
-// Preflight asks the API for its health (a wrong manager token gets 401),
-// then logs in at every gateway of the transport as the manager: each
-// must answer a CONNACK.
+// Preflight asks the API for its health (a wrong manager token gets 401)
+// and opens a TCP connection to every gateway of the transport.
 func (p *protocol) Preflight(ctx context.Context) error {
 	if err := newAPI(p.cfg).Health(ctx); err != nil {
 		return err
@@ -87,9 +86,6 @@ func (p *protocol) Preflight(ctx context.Context) error {
 		if err := engine.Reach(ctx, hostPort(u)); err != nil {
 			return fmt.Errorf("WuKongIM %s endpoint at %s is not reachable: %w", p.cfg.Transport, g, err)
 		}
-		if err := connackRetried(ctx, u, p.cfg); err != nil {
-			return fmt.Errorf("WuKongIM %s endpoint at %s answers, but not as WuKongIM: %w (check IM_WUKONGIM_%s_URL)", p.cfg.Transport, g, err, strings.ToUpper(p.cfg.Transport))
-		}
 	}
 	return nil
 }
@@ -99,6 +95,21 @@ func (p *protocol) Driver(pl *plan.Plan, readTimeout time.Duration) (engine.Driv
 	cfg := p.cfg
 	cfg.ReadTimeout = readTimeout
 	return New(cfg, pl)
+}
+
+// CheckGateways logs in at every gateway of the transport as the manager:
+// each must answer a CONNACK.
+func (p *protocol) CheckGateways(ctx context.Context) error {
+	for _, g := range p.cfg.gateways() {
+		u, err := url.Parse(g)
+		if err != nil {
+			return err
+		}
+		if err := connackRetried(ctx, u, p.cfg); err != nil {
+			return fmt.Errorf("WuKongIM %s endpoint at %s answers, but not as WuKongIM: %w (check IM_WUKONGIM_%s_URL)", p.cfg.Transport, g, err, strings.ToUpper(p.cfg.Transport))
+		}
+	}
+	return nil
 }
 
 // connackRetried is connackFrom, tried again (four attempts in all)
