@@ -165,6 +165,9 @@ type Spread struct {
 	AchievedMax float64 `json:"achieved_max"`
 	E2EP99Min   float64 `json:"e2e_p99_min_ms"`
 	E2EP99Max   float64 `json:"e2e_p99_max_ms"`
+	// The answer time's, for a search whose steps owed no delivery.
+	AckP99Min float64 `json:"ack_p99_min_ms,omitempty"`
+	AckP99Max float64 `json:"ack_p99_max_ms,omitempty"`
 }
 
 // spreadAt is the spread of the steps at a load (nil: none).
@@ -175,7 +178,7 @@ func (r *Result) spreadAt(load float64) *Spread {
 			continue
 		}
 		if sp == nil {
-			sp = &Spread{AchievedMin: s.Achieved, AchievedMax: s.Achieved, E2EP99Min: s.E2EP99, E2EP99Max: s.E2EP99}
+			sp = &Spread{AchievedMin: s.Achieved, AchievedMax: s.Achieved, E2EP99Min: s.E2EP99, E2EP99Max: s.E2EP99, AckP99Min: s.AckP99, AckP99Max: s.AckP99}
 		}
 		sp.Runs++
 		if s.Held {
@@ -183,6 +186,7 @@ func (r *Result) spreadAt(load float64) *Spread {
 		}
 		sp.AchievedMin, sp.AchievedMax = min(sp.AchievedMin, s.Achieved), max(sp.AchievedMax, s.Achieved)
 		sp.E2EP99Min, sp.E2EP99Max = min(sp.E2EP99Min, s.E2EP99), max(sp.E2EP99Max, s.E2EP99)
+		sp.AckP99Min, sp.AckP99Max = min(sp.AckP99Min, s.AckP99), max(sp.AckP99Max, s.AckP99)
 	}
 	return sp
 }

@@ -133,8 +133,12 @@ func spreadText(r Result) string {
 	if !r.Confirmed {
 		what = "not confirmed"
 	}
-	return fmt.Sprintf("; %s: %d of %d runs at it held, %s–%s %s, e2e p99 %s–%s ms", what, sp.Held, sp.Runs,
-		num(sp.AchievedMin), num(sp.AchievedMax), unit, num(sp.E2EP99Min), num(sp.E2EP99Max))
+	lat, lo, hi := "e2e", sp.E2EP99Min, sp.E2EP99Max
+	if measureOf(r).name == "ack" { // no delivery owed: the answer time
+		lat, lo, hi = "ack", sp.AckP99Min, sp.AckP99Max
+	}
+	return fmt.Sprintf("; %s: %d of %d runs at it held, %s–%s %s, %s p99 %s–%s ms", what, sp.Held, sp.Runs,
+		num(sp.AchievedMin), num(sp.AchievedMax), unit, lat, num(lo), num(hi))
 }
 
 func (r Result) smallest() float64 {
