@@ -188,9 +188,8 @@ func kneeChart(r Result) string {
 			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" class="label" data-clipped="%d">▲ %s</text>`, px, py+16, s.N, tick(m.main(s), "ms"))
 		}
 		// The labels sit beside their points, the limit's to the left and
-		// the knee's to the right (the two are close), each above its
-		// point unless at the top; they say the load asked, the axis
-		// the load put out.
+		// the knee's to the right; they say the load asked, the axis the
+		// load put out.
 		mark := map[int]string{r.LimitStep: "limit", r.KneeStep: "knee"}[s.N]
 		if mark == "" || s.N == 0 {
 			continue
@@ -199,7 +198,12 @@ func kneeChart(r Result) string {
 		if mark == "limit" && px > cpl+140 || px > cw-cpr-140 {
 			dx, anchor = -8, "end"
 		}
+		// The knee's above its point, the limit's below it: the two are
+		// often close, and side by side their labels would overlap.
 		dy := -8.0
+		if mark == "limit" && py < ch-cpb-24 {
+			dy = 16
+		}
 		if py < cpt+20 {
 			dy = 16
 			if m.main(s) > ymax {

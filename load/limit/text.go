@@ -134,7 +134,7 @@ func spreadText(r Result) string {
 		what = "not confirmed"
 	}
 	lat, lo, hi := "e2e", sp.E2EP99Min, sp.E2EP99Max
-	if measureOf(r).name == "ack" { // no delivery owed: the answer time
+	if measureOf(r).name == "ack" && sp.AckP99Max > 0 { // the answer time, where the objective is on it (a limit.json of before has none)
 		lat, lo, hi = "ack", sp.AckP99Min, sp.AckP99Max
 	}
 	return fmt.Sprintf("; %s: %d of %d runs at it held, %s–%s %s, %s p99 %s–%s ms", what, sp.Held, sp.Runs,
