@@ -67,17 +67,7 @@ func tsInterface(b *strings.Builder, name string, s map[string]any, desc string)
 		fmt.Fprintf(b, "  /** %s */\n", tsComment(desc))
 	}
 	fmt.Fprintf(b, "  export interface %s {\n", name)
-	var required []string
-	if r, ok := s["required"].([]any); ok {
-		for _, x := range r {
-			required = append(required, x.(string))
-		}
-	}
-	fields := make([]string, 0, len(props))
-	for f := range props {
-		fields = append(fields, f)
-	}
-	sort.Strings(fields)
+	fields, required := tsFields(props, s["required"])
 	for _, f := range fields {
 		p, _ := props[f].(map[string]any)
 		if d, _ := p["description"].(string); d != "" {
@@ -151,17 +141,7 @@ func tsType(s map[string]any) string {
 
 // tsInline is an object type written in place: { ack: LatencySummary; … }.
 func tsInline(props map[string]any, req any) string {
-	var required []string
-	if r, ok := req.([]any); ok {
-		for _, x := range r {
-			required = append(required, x.(string))
-		}
-	}
-	fields := make([]string, 0, len(props))
-	for f := range props {
-		fields = append(fields, f)
-	}
-	sort.Strings(fields)
+	fields, required := tsFields(props, req)
 	var parts []string
 	for _, f := range fields {
 		opt := "?"
@@ -171,6 +151,20 @@ func tsInline(props map[string]any, req any) string {
 		parts = append(parts, f+opt+": "+tsType(props[f].(map[string]any)))
 	}
 	return "{ " + strings.Join(parts, "; ") + " }"
+}
+
+// tsFields are an object's property names, sorted, and those required.
+func tsFields(props map[string]any, req any) (fields, required []string) {
+	if r, ok := req.([]any); ok {
+		for _, x := range r {
+			required = append(required, x.(string))
+		}
+	}
+	for f := range props {
+		fields = append(fields, f)
+	}
+	sort.Strings(fields)
+	return fields, required
 }
 
 func tsComment(s string) string { return strings.ReplaceAll(s, "*/", "* /") }
