@@ -228,7 +228,7 @@ promtool-test: $(BIN)/promtool
 # -p 1: one test package at a time. Several of them measure latency; on two
 # cores, packages running side by side would measure each other.
 test: tools stack-tools apt-test fmt-check check-proto promtool-test typecheck
-	IMBENCH_TOOLS=$(abspath $(BIN)) go test -p 1 -count=1 -timeout 40m ./...
+	IMBENCH_TOOLS=$(abspath $(BIN)) go test -p 1 -count=1 -timeout 60m ./...
 
 # The stack's own failures, each an end-to-end test with exact accounting
 # (all of them are in `make test` too): a reconnect storm per protocol, a
