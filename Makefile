@@ -2,7 +2,7 @@
 #
 #   make up                          build the tools once (.tools/), start the native stack
 #   make run-scenario [SCENARIO=openim/test1] [TARGET=reference|openim|wukongim|wildfire] [SCALE=0.5] [RATE=] [DURATION=] [VUS=] [SEGMENTS=] [PROTOCOL=] [RUN_ID=] [QUIET=1]
-#   make limit [SCENARIO=] [TARGET=] [SLO='e2e_p99<1000,lost==0,late==0,unchecked==0'] [DIMENSION=rate|users] [START=] [RESOLUTION=0.05] [MAX=] [STEP=30s]   the most load held within SLO; what gave out first
+#   make limit [SCENARIO=] [TARGET=] [SLO='e2e_p99<1000,lost==0,late==0,unchecked==0'] [DIMENSION=rate|users] [START=] [RESOLUTION=0.05] [MAX=] [STEP=30s] [BEFORE_STEP='cmd']   the most load held within SLO; what gave out first
 #   make report [RUN=<run id>]       results/<run>/report.md and report.html (run-scenario writes them too)
 #   make compare A=<run id> B=<run id> [THRESHOLD=10] [TOLERANCE=0]   exit 3 when B is worse than A (any rise of an integrity count beyond TOLERANCE)
 #   make clean-target [RUN=<run id>] [TARGET=]   remove a run's users, groups and chatrooms from its target (a run does at its end unless IM_KEEP=1); without RUN, list the runs that may have left some
@@ -155,7 +155,8 @@ limit: tools
 	@$(if $(LIMIT_CPUS),taskset -c '$(LIMIT_CPUS)') $(BIN)/imbench limit -scenario '$(SCENARIO)' -target '$(TARGET)' \
 	  $(if $(SLO),-slo '$(SLO)') $(if $(DIMENSION),-dimension '$(DIMENSION)') $(if $(START),-start '$(START)') \
 	  $(if $(RESOLUTION),-resolution '$(RESOLUTION)') $(if $(MAX),-max '$(MAX)') $(if $(STEP),-step '$(STEP)') \
-	  $(if $(SCALE),-scale '$(SCALE)') $(if $(PROTOCOL),-protocol '$(PROTOCOL)') $(if $(RUN_ID),-run-id '$(RUN_ID)') $(if $(QUIET),-q)
+	  $(if $(SCALE),-scale '$(SCALE)') $(if $(PROTOCOL),-protocol '$(PROTOCOL)') $(if $(RUN_ID),-run-id '$(RUN_ID)') $(if $(QUIET),-q) \
+	  $(if $(BEFORE_STEP),-before-step '$(BEFORE_STEP)')
 
 # One workload on several servers, each alone in turn, side by side
 # (runbooks/compare-servers.md): a fixed load and a limit search on each;

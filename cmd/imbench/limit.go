@@ -9,6 +9,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"slices"
@@ -42,6 +43,9 @@ type limitConfig struct {
 	objective limit.Objective
 	step      time.Duration // sending per step (rate), holding (users)
 	quiet     bool
+	// beforeStep is a shell command run before each step (a server's
+	// restart, for one whose capacity falls as its store fills).
+	beforeStep string
 }
 
 func cmdLimit(args []string) (int, error) {
@@ -78,6 +82,7 @@ func parseLimit(args []string) (*limitConfig, error) {
 		runID      = fs.String("run-id", "", "the search's id (default: generated); step n is <id>_s<n>")
 		results    = fs.String("results", "results", "results folder")
 		quiet      = fs.Bool("q", false, "no progress lines within a step")
+		beforeStep = fs.String("before-step", "", "a shell command run before each step, e.g. one that restarts the server with an empty store; a step does not start unless it exits 0")
 	)
 	if err := fs.Parse(args); err != nil {
 		return nil, badinput.Wrap(err)
@@ -135,7 +140,7 @@ func parseLimit(args []string) (*limitConfig, error) {
 	if *step < 5*time.Second || *step > time.Hour {
 		return nil, badinput.Errorf("STEP must be within 5s..1h, got %s", *step)
 	}
-	lc := &limitConfig{rc: rc, step: *step, quiet: *quiet,
+	lc := &limitConfig{rc: rc, step: *step, quiet: *quiet, beforeStep: strings.TrimSpace(*beforeStep),
 		params: limit.Params{Dimension: *dimension, Start: *start, Factor: *factor, Resolution: *resolution, Max: *most, MaxSteps: *maxSteps, Retries: *retries}}
 	if !*confirm {
 		lc.params.Confirm = -1
@@ -257,6 +262,12 @@ func runLimit(lc *limitConfig) (int, error) {
 	defer view.Stop()
 	lo, hi := 0.0, 0.0
 	res, err := limit.Run(ctx, lc.params, lc.objective, machine, func(ctx context.Context, n int, asked float64) (limit.Step, error) {
+		if lc.beforeStep != "" {
+			if err := runBeforeStep(ctx, lc.beforeStep, filepath.Join(rc.resultsDir, fmt.Sprintf("%s_s%d", searchID, n)), n, asked); err != nil {
+				return limit.Step{}, err
+			}
+			sampler.Rediscover() // a restarted server has other PIDs
+		}
 		var settled time.Duration
 		if prev != nil && !prev.Held {
 			settled = settle(ctx, sampler, rc.target)
@@ -282,7 +293,10 @@ func runLimit(lc *limitConfig) (int, error) {
 		series.judged(st, lo, hi)
 		report(st)
 	})
-	res.SearchID, res.Scenario, res.Target = searchID, rc.scenario, rc.target.Name
+	if err != nil && len(res.Steps) == 0 {
+		return 0, err // nothing ran: no search to report
+	}
+	res.SearchID, res.Scenario, res.Target, res.BeforeStep = searchID, rc.scenario, rc.target.Name, lc.beforeStep
 	dir := filepath.Join(rc.resultsDir, searchID)
 	if werr := limit.Write(dir, res); werr != nil {
 		return 0, werr
@@ -301,6 +315,33 @@ func runLimit(lc *limitConfig) (int, error) {
 		return runner.ExitThresholds, nil // not even the smallest load held
 	}
 	return 0, nil
+}
+
+// runBeforeStep runs the -before-step command for step n, its output in
+// the step's folder (before-step.log); IMBENCH_STEP and IMBENCH_LOAD tell
+// it which step and load come next. Ten minutes at most.
+func runBeforeStep(ctx context.Context, command, dir string, n int, asked float64) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	logPath := filepath.Join(dir, "before-step.log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Env = append(os.Environ(), "IMBENCH_STEP="+strconv.Itoa(n), "IMBENCH_LOAD="+strconv.FormatFloat(asked, 'f', -1, 64))
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	fmt.Printf("imbench: step %d: before it, %s\n", n, command)
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("step %d: the before-step command failed (%v): see %s", n, err, logPath)
+	}
+	return nil
 }
 
 // settle waits, after a step that broke the objective, for the server to

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -306,4 +307,46 @@ func TestLimitBesideACPUHog(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d steps disturbed", disturbed, len(res.Steps))
+}
+
+// -before-step runs its command before every step, told which step and
+// load come next, and limit.md names it; a command that fails stops the
+// search before its step's load, and reports no search.
+func TestLimitRunsACommandBeforeEachStep(t *testing.T) {
+	tg := startTarget(t, "-fault-capacity", "300")
+	results, calls := t.TempDir(), filepath.Join(t.TempDir(), "calls")
+	hook := `echo "$IMBENCH_STEP $IMBENCH_LOAD" >> ` + calls
+	args := []string{"limit", "-scenario", mustAbs(t, "testdata/limit-pairs.js"), "-protocol", "wukongim", "-start", "100",
+		"-step", "5s", "-max-steps", "3", "-confirm=false", "-slo", "e2e_p99<100,lost==0", "-q", "-results", results}
+	r := imbench(t, append(tg.env(), "IMBENCH_NO_OBSERVE=1"), append(args, "-before-step", hook)...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	res := readResult(t, results, r.stdout)
+	raw, err := os.ReadFile(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	for _, st := range res.Steps {
+		fmt.Fprintf(&want, "%d %g\n", st.N, st.Asked)
+	}
+	if len(res.Steps) != 3 || string(raw) != want.String() {
+		t.Fatalf("the command ran as %q; the steps were %q", raw, want.String())
+	}
+	md, _ := os.ReadFile(filepath.Join(results, res.SearchID, "limit.md"))
+	page, _ := os.ReadFile(filepath.Join(results, res.SearchID, "limit.html"))
+	if res.BeforeStep != hook || !strings.Contains(string(md), "Before each step: `"+hook+"`") ||
+		!strings.Contains(string(page), "Before each step: <code>"+html.EscapeString(hook)+"</code>") {
+		t.Fatalf("before_step %q\n%s", res.BeforeStep, md)
+	}
+
+	failed := t.TempDir()
+	r = imbench(t, append(tg.env(), "IMBENCH_NO_OBSERVE=1"), append(args[:len(args)-1], failed, "-before-step", "echo down >&2; exit 3")...)
+	if r.code == 0 || !strings.Contains(r.stderr, "step 1: the before-step command failed (exit status 3)") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if found, _ := filepath.Glob(filepath.Join(failed, "*", "*.json")); len(found) != 0 {
+		t.Fatalf("a search that never ran a step left %v", found)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/imbench/imbench/internal/profile"
@@ -48,6 +49,9 @@ type Sampler struct {
 	owners   map[int]Owner // by PID, looked up every rediscoverEvery
 	ownedBy  map[string]bool
 	ownersAt time.Time
+	// rediscover: look the owners up at the next sample, however recent
+	// the last look.
+	rediscover atomic.Bool
 
 	mu      sync.Mutex
 	points  map[string][]point
@@ -127,7 +131,7 @@ func processes() iter.Seq2[int, string] {
 // lookOwners finds the ports' listening owners again when the last look
 // is old.
 func (s *Sampler) lookOwners(now time.Time) {
-	if len(s.ports) == 0 || !s.ownersAt.IsZero() && now.Sub(s.ownersAt) < rediscoverEvery {
+	if len(s.ports) == 0 || !s.rediscover.Swap(false) && !s.ownersAt.IsZero() && now.Sub(s.ownersAt) < rediscoverEvery {
 		return
 	}
 	s.ownersAt = now
@@ -363,6 +367,10 @@ func (s *Sampler) MachineBusy(from, to time.Time) float64 {
 	}
 	return (last.busy - first.busy) / (last.total - first.total)
 }
+
+// Rediscover looks the ports' listening owners up again at the next
+// sample: the server was just restarted.
+func (s *Sampler) Rediscover() { s.rediscover.Store(true) }
 
 // Owners are the listening owners of the ports at the last look.
 func (s *Sampler) Owners() []Owner {

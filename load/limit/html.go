@@ -24,6 +24,9 @@ svg text.label{paint-order:stroke;stroke:#fff;stroke-width:3px}</style></head><b
 	fmt.Fprintf(&b, "<h1>imbench limit search %s</h1>\n<p>%s on %s: %s rising from %s by ×%g to a resolution of %g %%; objective <code>%s</code>.</p>\n",
 		html.EscapeString(r.SearchID), html.EscapeString(r.Scenario), html.EscapeString(r.Target), r.Params.Dimension,
 		LoadText(r.Params.Start, r.Params.Dimension), r.Params.Factor, r.Params.Resolution*100, html.EscapeString(r.Objective))
+	if r.BeforeStep != "" {
+		fmt.Fprintf(&b, "<p>Before each step: <code>%s</code>.</p>\n", html.EscapeString(r.BeforeStep))
+	}
 	fmt.Fprintf(&b, "<p><b>Result.</b> %s.</p>\n", html.EscapeString(ResultLine(r)))
 	b.WriteString(`<div class="charts"><figure><figcaption>Latency against the load each step put out, a point a step (the limit and the knee marked)</figcaption>`)
 	b.WriteString(kneeChart(r))

@@ -154,6 +154,8 @@ type Result struct {
 	// held broke at a later step, or a lower one did ("" when not).
 	Drift   string `json:"drift,omitempty"`
 	Stopped string `json:"stopped,omitempty"` // why the search ended before its resolution
+	// BeforeStep is the command run before each step (-before-step).
+	BeforeStep string `json:"before_step,omitempty"`
 }
 
 // Spread is the runs at the limit's load: how many held, and the range of
@@ -235,7 +237,7 @@ func (r *Result) drift() string {
 	}
 	dim := r.Params.Dimension
 	return fmt.Sprintf("the server held less as the search went on: %s held at step %d, %s broke at step %d; its capacity fell while it ran "+
-		"(a store, a cache or a heap growing with what it was sent), so its limit depends on how long it has run: restart it before each search to compare searches",
+		"(a store, a cache or a heap growing with what it was sent), so its limit depends on how long it has run: restart it before each search to compare searches, or before each step (-before-step, BEFORE_STEP)",
 		LoadText(held.Asked, dim), held.N, LoadText(broke.Asked, dim), broke.N)
 }
 

@@ -26,10 +26,12 @@ import (
 //     the machine said; a part whose threads share the work (a Go
 //     program's) gives out so;
 //  4. a part whose memory was still growing through the step by more than
-//     a tenth: it is queueing what it cannot serve; unless the step fell
-//     short with the server answering as fast as at the lowest load (rule
-//     5's second case): a server that answers at once is not what held
-//     the senders back, and its memory grows with the load it is given;
+//     a tenth, and by more than twice as much as through the lowest load's
+//     step (a server just started grows at any load): it is queueing what
+//     it cannot serve; unless the step fell short with the server
+//     answering as fast as at the lowest load (rule 5's second case): a
+//     server that answers at once is not what held the senders back, and
+//     its memory grows with the load it is given;
 //  5. a step that sent less than asked, the generator's cores to spare:
 //     each sender waits for the answer to its message before the next, so
 //     the senders send at most their number over the answer time. Would
@@ -237,7 +239,7 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 		return waited(st, base, target, short)
 	}
 	for _, u := range target {
-		if u.RSSAvg > 0 && u.RSSGrowth > 0.1*u.RSSAvg {
+		if u.RSSAvg > 0 && u.RSSGrowth > 0.1*u.RSSAvg && u.RSSGrowth > 2*rssGrowth(base, u.Component) {
 			return Saturation{Rule: RuleServerMemory, Component: u.Component,
 				Why: fmt.Sprintf("%s's memory grew by %s through step %d: it queues what it does not serve", u.Component, mib(u.RSSGrowth), st.N)}
 		}
@@ -249,6 +251,18 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 		return Saturation{Rule: RuleUnseen, Why: "no resource figures for the step (no Prometheus, and the server's processes are not on this machine)"}
 	}
 	return Saturation{Rule: RuleUnseen, Why: "no part of the server reached a core, nor the machine its cores: the limit lies in what the resource table does not show (a lock, the disk, the network, a database elsewhere)"}
+}
+
+// rssGrowth is how much a part's memory grew through step st (the
+// lowest load's, to which a growth is compared: a server that was just
+// started grows as much at any load).
+func rssGrowth(st *Step, component string) float64 {
+	for _, u := range st.Usage {
+		if u.Component == component {
+			return u.RSSGrowth
+		}
+	}
+	return 0
 }
 
 // serverSlowed says whether the senders, answered as fast as at the

@@ -83,6 +83,7 @@ func Run(ctx context.Context, p Params, o Objective, m Machine, run StepFunc, ju
 	attempts := 0 // disturbed runs at this load
 	confirming := false
 	confirmed := map[float64]bool{}
+	carried := 0.0 // the rate the server carried when it last fell short
 steps:
 	for n := 1; n <= p.MaxSteps; n++ {
 		if err := ctx.Err(); err != nil {
@@ -144,6 +145,9 @@ steps:
 			return res, nil
 		case st.Held:
 			lo = math.Max(lo, st.Asked)
+			if carried > 0 && st.Asked >= round(carried/heldShare, p.Dimension) {
+				carried = 0 // it held more than it carried: no longer at it
+			}
 			if confirming {
 				confirmed[st.Asked] = true
 			}
@@ -153,9 +157,28 @@ steps:
 				// The limit did not hold again: it was not the limit.
 				lo = res.heldBelow(hi)
 			}
+			if c := serverCarried(&st, p.Dimension); c > 0 {
+				carried = c
+			}
 		}
 		attempts, confirming = 0, false
 		next, done := nextLoad(lo, hi, p)
+		if !done && carried > 0 {
+			// A server at its capacity carries about that rate whatever
+			// is asked above it: the next step asks what it carried (or,
+			// held, the most a step carrying it could hold) rather than
+			// the middle of a wide interval, so the search spends fewer
+			// steps over the server's capacity, each of which may grow a
+			// store that slows it.
+			// A server that carried no more than the load held already
+			// is at it: the step just over it decides the limit.
+			if carried > lo && carried < hi {
+				next = carried
+			} else if carried <= lo {
+				over := round(lo*(1+0.99*p.Resolution), p.Dimension)
+				next = math.Min(next, math.Max(round(carried/heldShare, p.Dimension), over))
+			}
+		}
 		if !done && round(next, p.Dimension) == round(asked, p.Dimension) {
 			done = true // the unit of the load is the resolution here
 		}
@@ -253,6 +276,19 @@ func round(v float64, dim string) float64 {
 	return math.Round(v*10) / 10
 }
 
+// serverCarried is the rate a step that broke carried when the server,
+// not the generator nor other processes, held its senders back (0 when
+// it did not fall short so).
+func serverCarried(st *Step, dim string) float64 {
+	if dim != "rate" || st.Disturbed != "" || st.GeneratorBound || st.Cause == nil || st.Cause.Generator || shortfall(st) == "" {
+		return 0
+	}
+	return round(st.Achieved, dim)
+}
+
+// heldShare is the share of the rate asked a step must send to hold it.
+const heldShare = 0.95
+
 // shortfall says how a rate step fell short of its load: messages still to
 // send when its sending ended, or a send rate more than 5 % under the one
 // asked ("" when it did not).
@@ -261,7 +297,7 @@ func shortfall(st *Step) string {
 		return fmt.Sprintf("%d messages still to send when step %d's sending ended (asked %g msg/s, sent %.1f msg/s)",
 			st.Summary.Messages.Unsent, st.N, st.Asked, st.Achieved)
 	}
-	if st.Achieved > 0 && st.Achieved < 0.95*st.Asked {
+	if st.Achieved > 0 && st.Achieved < heldShare*st.Asked {
 		return fmt.Sprintf("step %d sent %.1f msg/s of the %g asked", st.N, st.Achieved, st.Asked)
 	}
 	return ""

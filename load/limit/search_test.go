@@ -169,6 +169,12 @@ func TestShortfallNamesWhoSetThePace(t *testing.T) {
 	if s := saturationOf(&st, &base, Machine{Cores: 2, GeneratorCores: 2}); s.Component != "server" || !strings.Contains(s.Why, "memory grew") {
 		t.Fatalf("slower answers, the server's memory growing: %+v", s)
 	}
+	// A server just started grows as much at the lowest load: no queue.
+	base.Usage = []Usage{{Component: "server", Role: "target", RSSAvg: 60 << 20, RSSGrowth: 28 << 20}}
+	if s := saturationOf(&st, &base, Machine{Cores: 2, GeneratorCores: 2}); s.Rule != RuleServerPace {
+		t.Fatalf("memory growing as at the lowest load: %+v", s)
+	}
+	base.Usage = nil
 	st.Usage[0].RSSGrowth = 0
 	s = saturationOf(&st, &base, Machine{Cores: 2, GeneratorCores: 2})
 	if s.Component != "server" || s.Generator || !strings.Contains(s.Why, "slowed from 0.70 ms") {
@@ -387,5 +393,48 @@ func TestSearchNamesAServerAtItsPinnedCores(t *testing.T) {
 	if r.Undetermined || r.Saturated.Rule != RuleServerCores || r.Saturated.Component != "imbench-target" ||
 		!strings.Contains(r.Saturated.Why, "of the 1 core it may run on (its CPU affinity)") || r.Limit < 270 || r.Limit > 300 {
 		t.Fatalf("limit %g, undetermined %v, saturated %+v", r.Limit, r.Undetermined, r.Saturated)
+	}
+}
+
+// closedLoop is a server whose senders wait for each answer: above its
+// capacity it carries what it can (the senders fall short of the rate
+// asked) at a full pinned core, the answers still fast. Its capacity falls
+// by fall at every step it runs over it (a store growing).
+func closedLoop(capacity, fall float64, steps *int) StepFunc {
+	return func(_ context.Context, n int, asked float64) (Step, error) {
+		*steps++
+		sent, cpu := asked, 97*asked/capacity
+		if asked > capacity {
+			sent, cpu = capacity, 97
+			capacity *= 1 - fall
+		}
+		var s summary.Summary
+		s.Messages.Sent = int64(sent * 30)
+		return Step{N: n, Asked: asked, Achieved: sent, AckAvg: 1 + 10*cpu/97, Summary: s, GeneratorCores: 0.1,
+			Usage: []Usage{{Component: "wukongim", Role: "target", Processes: 1, CPUs: 1, CPUAvg: cpu, CPUBusiestThread: 30}}}, nil
+	}
+}
+
+// A server at its capacity carries about that rate whatever is asked
+// above it: the search asks next what it carried, so it finds the limit
+// in fewer steps over the capacity, and a server that slows with every
+// such step is found near where it started.
+func TestSearchAsksWhatTheServerCarried(t *testing.T) {
+	for _, c := range []struct {
+		capacity, fall float64
+		steps          int // at most
+	}{{3100, 0, 9}, {1234, 0, 9}, {3100, 0.01, 12}} {
+		steps := 0
+		r, err := Run(context.Background(), Params{Start: 400}, objective(t, "ack_avg<1000"), Machine{Cores: 2, GeneratorCores: 1}, closedLoop(c.capacity, c.fall, &steps), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Limit < 0.88*c.capacity || r.Limit > c.capacity/heldShare || !r.Confirmed || steps > c.steps || r.Saturated.Rule != RuleServerCores {
+			var asked []float64
+			for _, s := range r.Steps {
+				asked = append(asked, s.Asked)
+			}
+			t.Errorf("capacity %g falling %g a step: limit %g confirmed %v in %d steps %v (at most %d); %s", c.capacity, c.fall, r.Limit, r.Confirmed, steps, asked, c.steps, r.Saturated.Rule)
+		}
 	}
 }

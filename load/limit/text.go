@@ -284,6 +284,9 @@ func Markdown(r Result) string {
 	fmt.Fprintf(&b, "# imbench limit search %s\n\n%s on %s: %s rising from %s by ×%g to a resolution of %g %%; objective %s.\n\n",
 		r.SearchID, r.Scenario, r.Target, r.Params.Dimension, LoadText(r.Params.Start, r.Params.Dimension), r.Params.Factor,
 		r.Params.Resolution*100, r.Objective)
+	if r.BeforeStep != "" {
+		fmt.Fprintf(&b, "Before each step: `%s`.\n\n", r.BeforeStep)
+	}
 	fmt.Fprintf(&b, "**Result.** %s.\n\n", ResultLine(r))
 	if r.Saturated.Advice != "" {
 		fmt.Fprintf(&b, "**What to do.** %s.\n\n", r.Saturated.Advice)
