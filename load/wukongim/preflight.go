@@ -27,12 +27,22 @@ var errDropped = errors.New("closed before any answer")
 // answers a CONNACK within 5 s, where a port serving something else
 // answers otherwise, or not at all. The connection is closed at once.
 func connackFrom(ctx context.Context, gw *url.URL, cfg Config) error {
+	_, err := connectAs(ctx, gw, cfg, managerUID, cfg.Token)
+	return err
+}
+
+// connectAs logs uid in at gw with token and returns its CONNACK's reason.
+func connectAs(ctx context.Context, gw *url.URL, cfg Config, uid, token string) (wire.ReasonCode, error) {
+	who := "a user's"
+	if uid == managerUID {
+		who = "the manager's"
+	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "tcp", hostPort(gw))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer nc.Close()
 	deadline, _ := ctx.Deadline()
@@ -40,7 +50,7 @@ func connackFrom(ctx context.Context, gw *url.URL, cfg Config) error {
 	if gw.Scheme == "wss" {
 		tc := tls.Client(nc, &tls.Config{ServerName: gw.Hostname()})
 		if err := tc.HandshakeContext(ctx); err != nil {
-			return err
+			return 0, err
 		}
 		nc = tc
 	}
@@ -48,25 +58,25 @@ func connackFrom(ctx context.Context, gw *url.URL, cfg Config) error {
 	var buf []byte
 	if isWS {
 		if buf, err = ws.Handshake(ctx, nc, gw, 5*time.Second); err != nil {
-			return fmt.Errorf("no WebSocket upgrade: %w", err)
+			return 0, fmt.Errorf("no WebSocket upgrade: %w", err)
 		}
 	}
 	kp, err := wire.GenerateKey(nil)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	version := uint8(cfg.Version)
-	frame, err := wire.Connect{Version: version, DeviceFlag: uint8(cfg.DeviceFlag), UID: managerUID, Token: cfg.Token,
+	frame, err := wire.Connect{Version: version, DeviceFlag: uint8(cfg.DeviceFlag), UID: uid, Token: token,
 		DeviceID: "imbench-preflight-" + strconv.FormatInt(time.Now().UnixNano(), 36), ClientTimestamp: time.Now().UnixMilli(),
 		ClientKey: kp.PublicKeyBase64()}.Append(nil, version)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if isWS {
 		frame = ws.AppendFrame(nil, ws.OpBinary, frame)
 	}
 	if _, err := nc.Write(frame); err != nil {
-		return err
+		return 0, err
 	}
 	chunk := make([]byte, 4096)
 	for {
@@ -75,9 +85,9 @@ func connackFrom(ctx context.Context, gw *url.URL, cfg Config) error {
 			op, body, _, ok, err := ws.FirstMessage(buf)
 			switch {
 			case err != nil:
-				return fmt.Errorf("a CONNECT was answered with no WebSocket frame (%v)", err)
+				return 0, fmt.Errorf("a CONNECT was answered with no WebSocket frame (%v)", err)
 			case ok && op != ws.OpBinary:
-				return fmt.Errorf("a CONNECT was answered with a WebSocket message of op %d, not a CONNACK", op)
+				return 0, fmt.Errorf("a CONNECT was answered with a WebSocket message of op %d, not a CONNACK", op)
 			}
 			stream = body
 		}
@@ -85,14 +95,15 @@ func connackFrom(ctx context.Context, gw *url.URL, cfg Config) error {
 			t, flags, body, n, err := wire.SplitFrame(stream)
 			switch {
 			case err != nil:
-				return fmt.Errorf("a CONNECT was answered with bytes that are no WuKongIM frame (%v)", err)
+				return 0, fmt.Errorf("a CONNECT was answered with bytes that are no WuKongIM frame (%v)", err)
 			case n > 0 && t != wire.TypeConnack:
-				return fmt.Errorf("a CONNECT was answered with a %s, not a CONNACK", t)
+				return 0, fmt.Errorf("a CONNECT was answered with a %s, not a CONNACK", t)
 			case n > 0:
-				if _, err := wire.DecodeConnack(flags, body, version); err != nil {
-					return fmt.Errorf("a CONNECT was answered with a CONNACK that does not decode (%v)", err)
+				ack, err := wire.DecodeConnack(flags, body, version)
+				if err != nil {
+					return 0, fmt.Errorf("a CONNECT was answered with a CONNACK that does not decode (%v)", err)
 				}
-				return nil
+				return ack.ReasonCode, nil
 			}
 		}
 		n, err := nc.Read(chunk)
@@ -100,9 +111,9 @@ func connackFrom(ctx context.Context, gw *url.URL, cfg Config) error {
 		if err != nil {
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
-				return errors.New("no CONNACK to the manager's CONNECT within 5 s")
+				return 0, fmt.Errorf("no CONNACK to %s CONNECT within 5 s", who)
 			}
-			return fmt.Errorf("no CONNACK to the manager's CONNECT (%v): %w", err, errDropped)
+			return 0, fmt.Errorf("no CONNACK to %s CONNECT (%v): %w", who, err, errDropped)
 		}
 	}
 }

@@ -39,6 +39,7 @@ type WKOptions struct {
 	KickDelay      time.Duration // kick's DISCONNECT to close
 	RetryInterval  time.Duration // un-acked RECVs sent again this often
 	RetryMax       int           // at most this many times
+	Open           bool          // no managerToken, tokenAuthOn false (FrontEnd.Open)
 }
 
 // StartWuKongIM serves a fresh WuKongIM target until the test ends;
@@ -94,7 +95,7 @@ func StartWuKongIMWith(t testing.TB, faults core.Faults, o WKOptions) *WKTarget 
 
 func (o WKOptions) frontEnd(m *core.Metrics) *wukongim.FrontEnd {
 	f := wukongim.New(m, slog.New(slog.DiscardHandler))
-	f.Encryption = !o.NoEncryption
+	f.Encryption, f.Open = !o.NoEncryption, o.Open
 	set := func(dst *time.Duration, v time.Duration) {
 		if v > 0 {
 			*dst = v

@@ -31,8 +31,7 @@ func (g *gateway) serve(t transport) {
 		g.manager(t, &cp)
 		return
 	}
-	burst := g.f.noteConnect()
-	c, ack, reason, drop := g.login(t, &cp, burst)
+	c, ack, reason, drop := g.login(t, &cp)
 	if drop != keep {
 		g.dropLogin(t, drop)
 		return
@@ -64,8 +63,9 @@ func (g *gateway) serve(t transport) {
 
 // login checks the token and attaches the connection to the core; a nil
 // conn is a refusal, or a drop the login-drop fault chose for a login that
-// would have succeeded (burst: it came in a burst).
-func (g *gateway) login(t transport, cp *wire.Connect, burst bool) (*conn, []byte, wire.ReasonCode, dropHow) {
+// would have succeeded and came in a burst of such logins (a refused one
+// is not counted: imbench's token check is one).
+func (g *gateway) login(t transport, cp *wire.Connect) (*conn, []byte, wire.ReasonCode, dropHow) {
 	level := wire.DeviceLevelSlave
 	switch {
 	case g.f.Open:
@@ -78,7 +78,7 @@ func (g *gateway) login(t transport, cp *wire.Connect, burst bool) (*conn, []byt
 			return nil, nil, wire.ReasonAuthFail, keep
 		}
 	}
-	if drop := g.f.loginDrop(burst); drop != keep {
+	if drop := g.f.loginDrop(g.f.noteConnect()); drop != keep {
 		return nil, nil, 0, drop
 	}
 	version, connackFlags := wire.Negotiate(cp.Version)

@@ -21,8 +21,9 @@ import (
 type LoginDrops struct {
 	Close  float64
 	Silent float64
-	// Burst: a login is in a burst when at least this many other CONNECTs
-	// reached this front end within Window before it (0: every login is).
+	// Burst: a login is in a burst when at least this many other logins
+	// its token let in reached this front end within Window before it (0:
+	// every login is).
 	Burst  int
 	Window time.Duration // 0: a second
 	Seed   uint64        // 0: from the clock
@@ -82,8 +83,8 @@ const (
 	dropSilent
 )
 
-// noteConnect records a CONNECT that just arrived and reports whether it
-// is in a burst.
+// noteConnect records a login its token let in and reports whether it is
+// in a burst.
 func (f *FrontEnd) noteConnect() bool {
 	s := f.drops.Load()
 	if s == nil || !s.cfg.Active() {
