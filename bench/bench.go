@@ -258,6 +258,14 @@ func (b *bench) runScenario(bt *benchTarget, scenario, protocol string, segments
 	return r, nil
 }
 
+// floorSetupText is the bare client's setup cost beside the generator's.
+func floorSetupText(f *floorResult) string {
+	if f == nil || f.TargetSetupCPU <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the bare client's %.2f ms per user", f.TargetSetupMsPerUser)
+}
+
 // writeTable writes r's figures as a markdown table, a row a measurement.
 func writeTable(w io.Writer, r *benchResult) {
 	fmt.Fprintln(w, "| measurement | figure |")
@@ -267,11 +275,15 @@ func writeTable(w io.Writer, r *benchResult) {
 			proto, d.UsersHeld, d.RSSPerUserBytes, d.CPUPer1000UsersPerSec)
 	}
 	delivery := func(d *deliveryResult) {
-		fmt.Fprintf(w, "| generator CPU per verified delivery, %s | %.2f µs (%d deliveries at %.0f msg/s × %d members: %.0f a second, e2e p50/p99 %.1f/%.1f ms, target %.2f µs each); profile %s |\n",
-			d.Protocol, d.CPUMicrosPerDeliv, d.Deliveries, d.Rate, d.Users-1, d.DeliveriesPerSec, d.P50Ms, d.P99Ms, d.TargetMicrosPerDl, d.CPUProfile)
+		fmt.Fprintf(w, "| generator CPU per verified delivery, %s | %.2f µs (%d deliveries at %.0f msg/s × %d members: %.0f a second, e2e p50/p99 %.1f/%.1f ms, target %.2f µs each); profile `%s` |\n",
+			d.Protocol, d.CPUMicrosPerDeliv, d.Deliveries, d.Rate, d.Users-1, d.DeliveriesPerSec, d.P50Ms, d.P99Ms, d.TargetMicrosPerDl, filepath.Base(d.CPUProfile))
 		if f := d.Floor; f != nil {
 			fmt.Fprintf(w, "| floor: bare client CPU per delivery, %s | %.2f µs (%d deliveries at %.0f msg/s%s; read %d of %d pushes); generator ÷ floor %.1f× |\n",
 				d.Protocol, f.CPUMicrosPerDeliv, f.Deliveries, f.Rate, floorPace(d), f.PushesRead, f.PushesWritten, d.OverFloor)
+		}
+		if d.TargetSetupCPU > 0 {
+			fmt.Fprintf(w, "| server's CPU to set up, %s | %.2f ms per user (%.2f s for %d users: accounts, the group, tokens, logins)%s |\n",
+				d.Protocol, d.TargetSetupMsPerUser, d.TargetSetupCPU, d.Users, floorSetupText(d.Floor))
 		}
 	}
 	if d := r.Density; d != nil {

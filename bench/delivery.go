@@ -26,11 +26,15 @@ type deliveryResult struct {
 	Duplicates        int64   `json:"duplicates"`
 	Corrupted         int64   `json:"corrupted"`
 	Integrity         float64 `json:"integrity"`
-	CPUProfile        string  `json:"cpu_profile"` // the generator's, for go tool pprof
+	CPUProfile        string  `json:"cpu_profile"` // the generator's, for go tool pprof; beside the bench's JSON
 	// Over the same window: the rate of verified deliveries, and the
 	// reference target's CPU per delivery (the other half of this machine).
 	DeliveriesPerSec  float64 `json:"verified_deliveries_per_second"`
 	TargetMicrosPerDl float64 `json:"target_cpu_us_per_delivery"`
+	// The target's CPU from the run's start to its first push: the users,
+	// the group, their tokens and logins; per user in milliseconds.
+	TargetSetupCPU       float64 `json:"target_setup_cpu_seconds"`
+	TargetSetupMsPerUser float64 `json:"target_setup_cpu_ms_per_user"`
 	// End-to-end latency over the whole run, from its summary.
 	P50Ms float64 `json:"e2e_p50_ms"`
 	P99Ms float64 `json:"e2e_p99_ms"`
@@ -108,7 +112,7 @@ func (b *bench) generatorDelivery(rate float64, protocol string, msgs int) (*del
 	if err != nil {
 		return nil, err
 	}
-	res := &deliveryResult{Protocol: protocol, Users: users, Rate: rate, CPUProfile: profile}
+	res := &deliveryResult{Protocol: protocol, Users: users, Rate: rate, CPUProfile: filepath.Base(profile)}
 	w, werr := deliveryWindow(bt, run.pids, run.done)
 	rerr := <-run.done
 	if werr != nil {
@@ -118,6 +122,7 @@ func (b *bench) generatorDelivery(rate float64, protocol string, msgs int) (*del
 		return nil, werr
 	}
 	res.Deliveries, res.CPUSeconds = w.deliveries, w.cpu
+	res.TargetSetupCPU, res.TargetSetupMsPerUser = w.setupCPU, setupPerUser(w.setupCPU, users)
 	if res.Deliveries > 0 {
 		res.CPUMicrosPerDeliv = round2(res.CPUSeconds * 1e6 / float64(res.Deliveries))
 		res.TargetMicrosPerDl = round2(w.targetCPU * 1e6 / float64(res.Deliveries))
@@ -142,10 +147,13 @@ var errNoMessage = errors.New("no message was pushed")
 // 5 s, then measures the CPU of pids over 30 s and the deliveries the
 // target pushed meanwhile: every push but the sender's own copy. A push,
 // not a stored message, starts it: OpenIM's group creation stores a
-// notification while the users are still logging in.
+// notification while the users are still logging in. The target's CPU
+// until that push is the setup's (called as the run starts).
 func deliveryWindow(bt *benchTarget, pids func() []int, done chan error) (w window, err error) {
 	const sentName, pushedName = "imbench_target_messages_stored_total", "imbench_target_pushes_total"
 	pushed := func() float64 { return metric(bt.metrics, pushedName) }
+	target := bt.pids()
+	before := sumSamples(sampleEach(target), nil, time.Now())
 	if !waitFor(5*time.Minute, func() bool {
 		select {
 		case err := <-done:
@@ -157,10 +165,10 @@ func deliveryWindow(bt *benchTarget, pids func() []int, done chan error) (w wind
 	}) || pushed() == 0 {
 		return w, errNoMessage
 	}
+	w.setupCPU = round6(sumSamples(sampleEach(target), nil, time.Now()).cpu - before.cpu)
 	time.Sleep(5 * time.Second)
 	var c [][]float64 // pushed and stored, at each sample
 	var t []procSample
-	target := bt.pids()
 	s1, s2, err := sampleWindow(pids(), 30*time.Second, func() {
 		c = append(c, metrics(bt.metrics, pushedName, sentName))
 		t = append(t, sumSamples(sampleEach(target), nil, time.Now()))
@@ -169,15 +177,25 @@ func deliveryWindow(bt *benchTarget, pids func() []int, done chan error) (w wind
 		return w, err
 	}
 	c1, c2 := c[0], c[1]
-	return window{deliveries: int64((c2[0] - c1[0]) - (c2[1] - c1[1])), stored: int64(c2[1] - c1[1]), cpu: round6(s2.cpu - s1.cpu),
-		targetCPU: round6(t[1].cpu - t[0].cpu), seconds: s2.at.Sub(s1.at).Seconds()}, nil
+	w.deliveries, w.stored, w.cpu = int64((c2[0]-c1[0])-(c2[1]-c1[1])), int64(c2[1]-c1[1]), round6(s2.cpu-s1.cpu)
+	w.targetCPU, w.seconds = round6(t[1].cpu-t[0].cpu), s2.at.Sub(s1.at).Seconds()
+	return w, nil
+}
+
+// setupPerUser is a setup's CPU seconds in milliseconds a user.
+func setupPerUser(cpu float64, users int) float64 {
+	if users <= 0 {
+		return 0
+	}
+	return round2(cpu * 1000 / float64(users))
 }
 
 // window is what deliveryWindow measured: deliveries, messages stored, the
-// sampled processes' CPU seconds and the target's over the same wall seconds.
+// sampled processes' CPU seconds and the target's over the same wall
+// seconds, and the target's over the setup before them.
 type window struct {
-	deliveries     int64
-	stored         int64
-	cpu, targetCPU float64
-	seconds        float64
+	deliveries               int64
+	stored                   int64
+	cpu, targetCPU, setupCPU float64
+	seconds                  float64
 }

@@ -26,7 +26,11 @@ type floorResult struct {
 	PushesWritten int64  `json:"pushes_written"`
 	Pulled        int64  `json:"messages_pulled,omitempty"`
 	Reader        string `json:"reader"`
-	CPUProfile    string `json:"cpu_profile"` // as the generator's is taken, for go tool pprof
+	CPUProfile    string `json:"cpu_profile"` // as the generator's is taken, for go tool pprof; beside the bench's JSON
+	// The target's CPU for the bare client's setup, as the generator's
+	// is measured: what the setup must cost the server at least.
+	TargetSetupCPU       float64 `json:"target_setup_cpu_seconds"`
+	TargetSetupMsPerUser float64 `json:"target_setup_cpu_ms_per_user"`
 }
 
 // measureFloor runs `imbench bench-floor` in a process of its own against
@@ -93,7 +97,8 @@ func (b *bench) measureFloor(protocol string, rate float64, messages int) (*floo
 		return nil, fmt.Errorf("bench-floor's report: %w", err)
 	}
 	res := &floorResult{Rate: rate, Deliveries: w.deliveries, CPUSeconds: w.cpu, PushesRead: rep.Pushes, Pulled: rep.Pulled, Reader: rep.Reader,
-		CPUProfile: profile, PushesWritten: int64(metric(bt.metrics, "imbench_target_pushes_total"))}
+		CPUProfile: filepath.Base(profile), PushesWritten: int64(metric(bt.metrics, "imbench_target_pushes_total")),
+		TargetSetupCPU: w.setupCPU, TargetSetupMsPerUser: setupPerUser(w.setupCPU, deliveryUsers)}
 	if res.Deliveries > 0 {
 		res.CPUMicrosPerDeliv = round2(res.CPUSeconds * 1e6 / float64(res.Deliveries))
 	}
