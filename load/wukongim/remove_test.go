@@ -29,17 +29,7 @@ func TestRemoveDeletesChannelsKeepsUsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tgt := engine.Target{Name: "reference", System: "wukongim",
-		Endpoints: map[string]string{"wukongim_api": tg.APIURL, "wukongim_tcp": tg.TCPAddr, "wukongim_ws": tg.WSURL},
-		Options:   map[string]any{"secret": tg.Secret}}
-	_, proto, err := tgt.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := proto.Driver(p, 30*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	proto, d := driverFor(t, tg, tg.Secret, p)
 	if _, err := d.Setup(ctx, func(string) {}); err != nil {
 		t.Fatal(err)
 	}

@@ -30,17 +30,7 @@ func TestSetupSetsNoTokenWhereTheServerChecksNone(t *testing.T) {
 		if open {
 			secret = ""
 		}
-		tgt := engine.Target{Name: "reference", System: "wukongim",
-			Endpoints: map[string]string{"wukongim_api": tg.APIURL, "wukongim_tcp": tg.TCPAddr, "wukongim_ws": tg.WSURL},
-			Options:   map[string]any{"secret": secret}}
-		_, proto, err := tgt.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := proto.Driver(p, 30*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, d := driverFor(t, tg, secret, p)
 		var said []string
 		began := time.Now()
 		rep, err := d.Setup(ctx, func(s string) { said = append(said, s) })
@@ -57,4 +47,21 @@ func TestSetupSetsNoTokenWhereTheServerChecksNone(t *testing.T) {
 			t.Errorf("setup took %v", time.Since(began))
 		}
 	}
+}
+
+// driverFor opens the reference target tg with secret and makes p's driver.
+func driverFor(t *testing.T, tg *reftest.WKTarget, secret string, p *plan.Plan) (engine.Protocol, engine.Driver) {
+	t.Helper()
+	tgt := engine.Target{Name: "reference", System: "wukongim",
+		Endpoints: map[string]string{"wukongim_api": tg.APIURL, "wukongim_tcp": tg.TCPAddr, "wukongim_ws": tg.WSURL},
+		Options:   map[string]any{"secret": secret}}
+	_, proto, err := tgt.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := proto.Driver(p, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return proto, d
 }
