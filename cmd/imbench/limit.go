@@ -196,7 +196,7 @@ func runLimit(lc *limitConfig) (int, error) {
 
 	stepFn := func(ctx context.Context, n int, asked float64) (limit.Step, error) {
 		src := *rc
-		src.runID = fmt.Sprintf("%s_s%d", searchID, n)
+		src.runID = stepID(searchID, n)
 		src.env = append(append([]string(nil), rc.env...), lc.stepEnv(asked)...)
 		src.env = append(src.env, "IM_RUN_ID="+src.runID)
 		dir := filepath.Join(rc.resultsDir, src.runID)
@@ -263,7 +263,7 @@ func runLimit(lc *limitConfig) (int, error) {
 	lo, hi := 0.0, 0.0
 	res, err := limit.Run(ctx, lc.params, lc.objective, machine, func(ctx context.Context, n int, asked float64) (limit.Step, error) {
 		if lc.beforeStep != "" {
-			if err := runBeforeStep(ctx, lc.beforeStep, filepath.Join(rc.resultsDir, fmt.Sprintf("%s_s%d", searchID, n)), n, asked); err != nil {
+			if err := runBeforeStep(ctx, lc.beforeStep, filepath.Join(rc.resultsDir, stepID(searchID, n)), n, asked); err != nil {
 				return limit.Step{}, err
 			}
 			sampler.Rediscover() // a restarted server has other PIDs
@@ -277,7 +277,7 @@ func runLimit(lc *limitConfig) (int, error) {
 		}
 		fmt.Printf("imbench: step %d: %s\n", n, limit.LoadText(asked, lc.params.Dimension))
 		series.starting(n, asked)
-		view.ShowStep(searchID, fmt.Sprintf("%s_s%d", searchID, n), fmt.Sprintf("limit search %s, step %d: %s asked (%s); held so far %s, broken %s; objective %s",
+		view.ShowStep(searchID, stepID(searchID, n), fmt.Sprintf("limit search %s, step %d: %s asked (%s); held so far %s, broken %s; objective %s",
 			searchID, n, limit.LoadText(asked, lc.params.Dimension), rc.scenario+" on "+rc.target.Name,
 			limit.LoadText(lo, lc.params.Dimension), limit.LoadText(hi, lc.params.Dimension), lc.objective.Text), time.Now())
 		st, err := stepFn(ctx, n, asked)
@@ -316,6 +316,9 @@ func runLimit(lc *limitConfig) (int, error) {
 	}
 	return 0, nil
 }
+
+// stepID is step n's run id: <search id>_s<n>.
+func stepID(searchID string, n int) string { return fmt.Sprintf("%s_s%d", searchID, n) }
 
 // runBeforeStep runs the -before-step command for step n, its output in
 // the step's folder (before-step.log); IMBENCH_STEP and IMBENCH_LOAD tell

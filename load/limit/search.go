@@ -169,9 +169,8 @@ steps:
 			// held, the most a step carrying it could hold) rather than
 			// the middle of a wide interval, so the search spends fewer
 			// steps over the server's capacity, each of which may grow a
-			// store that slows it.
-			// A server that carried no more than the load held already
-			// is at it: the step just over it decides the limit.
+			// store that slows it. A server that carried no more than the
+			// load held already is at it: the step just over it decides.
 			if carried > lo && carried < hi {
 				next = carried
 			} else if carried <= lo {

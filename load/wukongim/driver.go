@@ -35,9 +35,6 @@ type Driver struct {
 	dialer   *engine.SourceDialer
 	gateways []string
 	conns    atomic.Uint64 // deviceIDs: one per connection
-	// tokenFree: the server logs in any token (tokenAuthOn false), so
-	// setup registered none.
-	tokenFree atomic.Bool
 }
 
 var _ engine.Driver = (*Driver)(nil)
@@ -119,19 +116,16 @@ func (d *Driver) Setup(ctx context.Context, progress func(string)) (engine.Setup
 	progress(fmt.Sprintf("registering %d users", p.Users))
 	// Asked beside the first tokens: a server that checks none answers at
 	// once and the rest are not set; one that checks them answers nothing.
+	var tokenFree atomic.Bool // the server logs in any token (tokenAuthOn false)
 	probe, stopProbe := context.WithTimeout(ctx, 2*time.Second)
 	defer stopProbe()
-	go func() {
-		if !d.tokensChecked(probe) {
-			d.tokenFree.Store(true)
-		}
-	}()
+	go func() { tokenFree.Store(!d.tokensChecked(probe)) }()
 	var n atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(d.cfg.Parallel)
 	for u := range d.users {
 		g.Go(func() error {
-			if d.tokenFree.Load() {
+			if tokenFree.Load() {
 				return nil
 			}
 			if err := d.api.SetToken(gctx, d.users[u], d.token(uint32(u)), uint8(d.cfg.DeviceFlag)); err != nil {
@@ -147,7 +141,7 @@ func (d *Driver) Setup(ctx context.Context, progress func(string)) (engine.Setup
 	if err != nil {
 		return rep, fmt.Errorf("register users: %w", err)
 	}
-	if d.tokenFree.Load() {
+	if tokenFree.Load() {
 		progress(fmt.Sprintf("the server checks no token (tokenAuthOn false): %d of %d users were given one before it said so", rep.Registered, p.Users))
 	}
 	progress(fmt.Sprintf("creating %d groups", len(p.Groups)))

@@ -45,6 +45,7 @@ func connectAs(ctx context.Context, gw *url.URL, cfg Config, uid, token string) 
 		return 0, err
 	}
 	defer nc.Close()
+	defer context.AfterFunc(ctx, func() { nc.SetDeadline(time.Now()) })() // a cancel ends the wait
 	deadline, _ := ctx.Deadline()
 	nc.SetDeadline(deadline)
 	if gw.Scheme == "wss" {
