@@ -78,7 +78,7 @@ func parseLimit(args []string) (*limitConfig, error) {
 		step       = fs.Duration("step", 30*time.Second, "how long each step sends (rate) or holds (users)")
 		maxSteps   = fs.Int("max-steps", 20, "the most steps the search makes")
 		retries    = fs.Int("retries", 2, "how many times a step that broke while other processes took the machine's cores runs again at its load before the search is undetermined on this machine (-1: none)")
-		confirm    = fs.Bool("confirm", true, "run the limit found once more before reporting it")
+		confirm    = fs.Bool("confirm", true, "run the knee and the limit found once more before reporting them")
 		runID      = fs.String("run-id", "", "the search's id (default: generated); step n is <id>_s<n>")
 		results    = fs.String("results", "results", "results folder")
 		quiet      = fs.Bool("q", false, "no progress lines within a step")

@@ -151,7 +151,11 @@ func kneeChart(r Result) string {
 		ymax = math.Max(ymax, bound) // the bound in sight where the steps come near it
 	}
 	xs, xmax := chartscale.Ticks(xmax)
+	// A figure over clip was cut by the ceiling and is written out; one
+	// just over the top tick (Ticks leaves 1 %) is drawn at the top.
+	clip := ymax
 	ys, ymax := chartscale.Ticks(ymax)
+	clip = math.Max(clip, ymax)
 	x := func(v float64) float64 { return cpl + v/xmax*(cw-cpl-cpr) }
 	y := func(v float64) float64 { return cpt + (1-math.Min(v, ymax)/ymax)*(ch-cpt-cpb) }
 	var b strings.Builder
@@ -187,7 +191,7 @@ func kneeChart(r Result) string {
 		px, py := x(m.x(s)), y(m.main(s))
 		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s" stroke="%s" stroke-width="1.5"><title>step %d%s: %s asked, %s %s, %s %s ms</title></circle>`,
 			px, py, fill, color, s.N, what, LoadText(s.Asked, dim), m.xLabel, num(m.x(s)), m.mainName, num(m.main(s)))
-		if m.main(s) > ymax {
+		if m.main(s) > clip {
 			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" class="label" data-clipped="%d">▲ %s</text>`, px, py+16, s.N, tick(m.main(s), "ms"))
 		}
 		// The labels sit beside their points, the limit's to the left and
@@ -209,7 +213,7 @@ func kneeChart(r Result) string {
 		}
 		if py < cpt+20 {
 			dy = 16
-			if m.main(s) > ymax {
+			if m.main(s) > clip {
 				dy = 30
 			}
 		}

@@ -54,7 +54,9 @@ type Step struct {
 	// cores; it is no knee, and the search ran its load again.
 	Disturbed string `json:"disturbed,omitempty"`
 	// Confirm: the step ran the limit found again, to confirm it.
-	Confirm        bool   `json:"confirm,omitempty"`
+	Confirm bool `json:"confirm,omitempty"`
+	// Recheck: the step ran the knee found again, to confirm it.
+	Recheck        bool   `json:"recheck,omitempty"`
 	GeneratorBound bool   `json:"generator_bound,omitempty"`
 	GeneratorWhy   string `json:"generator_why,omitempty"`
 	// Settled is how long the search waited, before this step, for the
@@ -143,6 +145,8 @@ type Result struct {
 	GeneratorLimited bool       `json:"generator_limited,omitempty"`
 	// Confirmed: the limit held again when the search ran it once more.
 	Confirmed bool `json:"confirmed,omitempty"`
+	// KneeConfirmed: the knee broke again when the search ran it once more.
+	KneeConfirmed bool `json:"knee_confirmed,omitempty"`
 	// Spread is what the steps at the limit's load measured, run to run.
 	Spread *Spread `json:"spread,omitempty"`
 	// Undetermined: the machine's other processes kept taking its cores

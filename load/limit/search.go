@@ -21,8 +21,8 @@ type Params struct {
 	// Retries: how many times a step disturbed by other processes runs
 	// again at its load before the search is undetermined (default 2).
 	Retries int
-	// Confirm: the limit found runs once more before it is reported
-	// (default); -1 reports it unconfirmed.
+	// Confirm: the limit found, and the knee above it, run once more
+	// before they are reported (default); -1 reports them unconfirmed.
 	Confirm int
 }
 
@@ -66,8 +66,8 @@ func (p Params) Validate() error {
 type StepFunc func(ctx context.Context, n int, asked float64) (Step, error)
 
 // Run searches: it steps up until a step breaks the objective, then halves
-// the interval down to the resolution, then runs the limit found once more
-// to confirm it. A step that broke while other processes took the
+// the interval down to the resolution, then runs the knee and the limit
+// found once more to confirm them. A step that broke while other processes took the
 // machine's cores is no knee: its load runs again, Retries times at most,
 // after which the search is undetermined on this machine. A step whose
 // load the generator could not put out while the server had room ends the
@@ -81,9 +81,10 @@ func Run(ctx context.Context, p Params, o Objective, m Machine, run StepFunc, ju
 	lo, hi := 0.0, math.Inf(1)
 	asked := p.Start
 	attempts := 0 // disturbed runs at this load
-	confirming := false
+	confirming, rechecking := false, false
 	confirmed := map[float64]bool{}
-	carried := 0.0 // the rate the server carried when it last fell short
+	rechecked := map[float64]bool{} // knees that broke again
+	carried := 0.0                  // the rate the server carried when it last fell short
 steps:
 	for n := 1; n <= p.MaxSteps; n++ {
 		if err := ctx.Err(); err != nil {
@@ -108,7 +109,7 @@ steps:
 			st.Held = false
 			st.Broken = append(st.Broken, short)
 		}
-		st.Confirm = confirming
+		st.Confirm, st.Recheck = confirming, rechecking
 		sat := saturationOf(&st, res.lowest(st), m)
 		if !st.Held {
 			st.Cause = &sat
@@ -148,11 +149,20 @@ steps:
 			if carried > 0 && st.Asked >= round(carried/heldShare, p.Dimension) {
 				carried = 0 // it held more than it carried: no longer at it
 			}
-			if confirming {
-				confirmed[st.Asked] = true
+			if confirming || rechecking && res.heldAt(st.Asked) > 1 {
+				confirmed[st.Asked] = true // a load held twice (of three, where it broke between)
+			}
+			if rechecking {
+				// The knee held when run again: the server carries more
+				// now than when it broke there (a JVM done compiling, a
+				// heap touched once): the search goes on above it.
+				hi = res.brokeAbove(lo)
 			}
 		default:
 			hi = math.Min(hi, st.Asked)
+			if rechecking {
+				rechecked[st.Asked] = true
+			}
 			if confirming {
 				// The limit did not hold again: it was not the limit.
 				lo = res.heldBelow(hi)
@@ -161,7 +171,7 @@ steps:
 				carried = c
 			}
 		}
-		attempts, confirming = 0, false
+		attempts, confirming, rechecking = 0, false, false
 		next, done := nextLoad(lo, hi, p)
 		if !done && carried > 0 {
 			// A server at its capacity carries about that rate whatever
@@ -182,19 +192,29 @@ steps:
 			done = true // the unit of the load is the resolution here
 		}
 		if done {
-			if lo == 0 || confirmed[lo] || p.Confirm < 0 {
-				break
+			switch {
+			case lo == 0 || p.Confirm < 0:
+				break steps
+			case !math.IsInf(hi, 1) && !rechecked[hi]:
+				// The knee first: held now, it moves the interval up,
+				// and a limit confirmed below it would be no limit.
+				next, rechecking = hi, true
+			case !confirmed[lo]:
+				next, confirming = lo, true
+			default:
+				break steps
 			}
-			next, confirming = lo, true
 		}
 		asked = next
 	}
 	if res.Stopped == "" && len(res.Steps) >= p.MaxSteps {
-		if _, done := nextLoad(lo, hi, p); !done || lo > 0 && !confirmed[lo] && p.Confirm >= 0 {
+		unconfirmed := lo > 0 && p.Confirm >= 0 && (!confirmed[lo] || !math.IsInf(hi, 1) && !rechecked[hi])
+		if _, done := nextLoad(lo, hi, p); !done || unconfirmed {
 			res.Stopped = fmt.Sprintf("%d steps, the most a search makes", p.MaxSteps)
 		}
 	}
 	res.Confirmed = lo > 0 && confirmed[lo]
+	res.KneeConfirmed = !math.IsInf(hi, 1) && rechecked[hi]
 	res.finish(lo, hi)
 	return res, nil
 }
@@ -205,6 +225,28 @@ func (r *Result) heldBelow(load float64) float64 {
 	for _, s := range r.Steps {
 		if s.Held && s.Asked < load && s.Asked > best && !r.brokeAt(s.Asked) {
 			best = s.Asked
+		}
+	}
+	return best
+}
+
+// heldAt is how many steps held at a load.
+func (r *Result) heldAt(load float64) int {
+	n := 0
+	for _, s := range r.Steps {
+		if s.Held && s.Asked == load {
+			n++
+		}
+	}
+	return n
+}
+
+// brokeAbove is the lowest load over load that broke, +Inf if none.
+func (r *Result) brokeAbove(load float64) float64 {
+	best := math.Inf(1)
+	for _, s := range r.Steps {
+		if !s.Held && s.Disturbed == "" && s.Asked > load {
+			best = math.Min(best, s.Asked)
 		}
 	}
 	return best

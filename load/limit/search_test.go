@@ -234,6 +234,14 @@ func TestKneeChartDrawsTheObjective(t *testing.T) {
 			t.Fatalf("%s not in the knee chart:\n%s", want, page)
 		}
 	}
+	// A figure within Ticks' 1 % over the top tick is drawn at the top,
+	// not written out as cut (a label over the knee's).
+	near := Result{Params: Params{Dimension: "rate"}, Objective: "ack_p99<1000", LimitStep: 1, KneeStep: 2, Steps: []Step{
+		{N: 1, Asked: 1800, Acked: 1790, AckP50: 9, AckP99: 54, Held: true},
+		{N: 2, Asked: 1900, Acked: 1594, AckP50: 10, AckP99: 60.5}}}
+	if c := kneeChart(near); strings.Contains(c, "data-clipped") || !strings.Contains(c, `data-ymax="60"`) {
+		t.Fatalf("a figure 1 %% over the top written out as cut:\n%s", c)
+	}
 	// The line joins steps 1, 3 and 4: three points, not back to step 2's.
 	if i := strings.Index(page, `<polyline`); strings.Count(strings.SplitN(page[i:], `points="`, 2)[1][:strings.Index(strings.SplitN(page[i:], `points="`, 2)[1], `"`)], ",") != 3 {
 		t.Fatalf("the line is not through one point a load:\n%s", page)
@@ -423,7 +431,7 @@ func TestSearchAsksWhatTheServerCarried(t *testing.T) {
 	for _, c := range []struct {
 		capacity, fall float64
 		steps          int // at most
-	}{{3100, 0, 9}, {1234, 0, 9}, {3100, 0.01, 12}} {
+	}{{3100, 0, 10}, {1234, 0, 10}, {3100, 0.01, 13}} {
 		steps := 0
 		r, err := Run(context.Background(), Params{Start: 400}, objective(t, "ack_avg<1000"), Machine{Cores: 2, GeneratorCores: 1}, closedLoop(c.capacity, c.fall, &steps), nil)
 		if err != nil {
@@ -436,5 +444,73 @@ func TestSearchAsksWhatTheServerCarried(t *testing.T) {
 			}
 			t.Errorf("capacity %g falling %g a step: limit %g confirmed %v in %d steps %v (at most %d); %s", c.capacity, c.fall, r.Limit, r.Confirmed, steps, asked, c.steps, r.Saturated.Rule)
 		}
+	}
+}
+
+// A server that carries more once warm (a JVM compiling its hot paths
+// through its first loaded step) breaks a load it holds later: the knee
+// runs again, holds, and the search goes on above it to the warm capacity.
+func TestSearchRunsTheKneeAgain(t *testing.T) {
+	steps := 0
+	warming := func(ctx context.Context, n int, asked float64) (Step, error) {
+		capacity := 2000.0
+		if asked > 1000 && steps < 4 {
+			capacity = 1350 // cold: its first step over 1,000 msg/s
+		}
+		steps++
+		return closedLoop(capacity, 0, new(int))(ctx, n, asked)
+	}
+	r, err := Run(context.Background(), Params{Start: 200}, objective(t, "ack_avg<1000"), Machine{Cores: 2, GeneratorCores: 1}, warming, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held *Step
+	for i := range r.Steps {
+		if s := &r.Steps[i]; s.Recheck && s.Held {
+			held = s
+		}
+	}
+	if held == nil || held.Asked != 1600 || r.Limit < 0.9*2000 || r.Limit > 2000/heldShare || !r.Confirmed || !r.KneeConfirmed {
+		t.Fatalf("limit %g knee %g confirmed %v/%v, knee held again: %+v", r.Limit, r.Knee, r.Confirmed, r.KneeConfirmed, held)
+	}
+	if line := StepLine(*held, "rate"); !strings.HasSuffix(line, "held where it broke before: the server carries more now, the search goes on above it") {
+		t.Fatal(line)
+	}
+	if line := ResultLine(r); !strings.Contains(line, "broke it twice") {
+		t.Fatal(line)
+	}
+	// A steady server: its knee breaks again, and the search ends there.
+	r, err = Run(context.Background(), Params{Start: 200}, objective(t, "ack_avg<1000"), Machine{Cores: 2, GeneratorCores: 1}, closedLoop(2000, 0, new(int)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := r.Steps[len(r.Steps)-2]
+	if !r.KneeConfirmed || !k.Recheck || k.Held || k.Asked != r.Knee {
+		t.Fatalf("knee %g confirmed %v, its run again %+v", r.Knee, r.KneeConfirmed, k)
+	}
+}
+
+// A limit that broke once between two runs that held (a server noisy at
+// its edge): run a third time as the knee, it held two of three, and the
+// search reports it confirmed with that spread.
+func TestSearchLimitHeldTwoOfThree(t *testing.T) {
+	seen := map[float64]int{}
+	noisy := func(ctx context.Context, n int, asked float64) (Step, error) {
+		seen[asked]++
+		capacity := 2000.0
+		if seen[asked] == 2 {
+			capacity = 1700 // every load's second run meets a slower server
+		}
+		return closedLoop(capacity, 0, new(int))(ctx, n, asked)
+	}
+	r, err := Run(context.Background(), Params{Start: 200}, objective(t, "ack_avg<1000"), Machine{Cores: 2, GeneratorCores: 1}, noisy, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Confirmed || r.Spread == nil || r.Spread.Runs != 3 || r.Spread.Held != 2 || r.Limit < 1900 || r.Limit > 2000/heldShare {
+		t.Fatalf("limit %g knee %g confirmed %v spread %+v stopped %q", r.Limit, r.Knee, r.Confirmed, r.Spread, r.Stopped)
+	}
+	if line := ResultLine(r); !strings.Contains(line, "; confirmed: 2 of 3 runs at it held") {
+		t.Fatal(line)
 	}
 }

@@ -20,10 +20,14 @@ func LoadText(v float64, dim string) string {
 // StepLine is one step's result in a line.
 func StepLine(st Step, dim string) string {
 	verdict := "held"
-	if st.Confirm {
+	switch {
+	case st.Confirm && st.Held:
 		verdict = "held again: the limit is confirmed"
-	}
-	if !st.Held {
+	case st.Recheck && st.Held:
+		verdict = "held where it broke before: the server carries more now, the search goes on above it"
+	case st.Recheck:
+		verdict = "broke again: the knee is confirmed; " + strings.Join(st.Broken, ", ") + decided(st)
+	case !st.Held:
 		verdict = "broke " + strings.Join(st.Broken, ", ") + decided(st)
 	}
 	if dim == "users" {
@@ -97,6 +101,9 @@ func ResultLine(r Result) string {
 		b.WriteString(spreadText(r))
 		if r.Knee > 0 {
 			fmt.Fprintf(&b, "; %s broke it", LoadText(r.Knee, dim))
+			if r.KneeConfirmed {
+				b.WriteString(" twice")
+			}
 			if k := r.Step(r.KneeStep); k != nil {
 				fmt.Fprintf(&b, " (%s)", strings.Join(k.Broken, ", "))
 			}
@@ -183,10 +190,14 @@ func Table(r Result) string {
 			mark = " (knee)"
 		}
 		verdict, rule := "held", "objective met"
-		if s.Confirm && s.Held {
+		switch {
+		case s.Confirm && s.Held:
 			rule = "objective met again: confirms the limit"
-		}
-		if !s.Held {
+		case s.Recheck && s.Held:
+			rule = "objective met where it broke before: the server carries more now"
+		case s.Recheck:
+			verdict = "broke again, confirms the knee: " + strings.Join(s.Broken, ", ")
+		case !s.Held:
 			verdict = "broke: " + strings.Join(s.Broken, ", ")
 		}
 		switch {
