@@ -67,8 +67,8 @@ type StepFunc func(ctx context.Context, n int, asked float64) (Step, error)
 
 // Run searches: it steps up until a step breaks the objective, then halves
 // the interval down to the resolution, then runs the knee and the limit
-// found once more to confirm them. A step that broke while other processes took the
-// machine's cores is no knee: its load runs again, Retries times at most,
+// found once more to confirm them. A step that broke while other processes
+// took the machine's cores is no knee: its load runs again, Retries times at most,
 // after which the search is undetermined on this machine. A step whose
 // load the generator could not put out while the server had room ends the
 // search: its limit is imbench's, not the server's.
