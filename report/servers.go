@@ -24,6 +24,7 @@ type ServerInput struct {
 	LimitDir               string // results/<search id>; "" where no search ran
 	LimitExit              int
 	Notes                  []string // the servers file's own, on what differs
+	Before                 string   // the command run before its turn
 	Usage                  []limit.Usage
 	UsageSeconds           float64 // the sending window the usage covers
 }
@@ -96,6 +97,10 @@ type ServerColumn struct {
 	Cannot []string `json:"cannot_carry,omitempty"`
 	Left   []string `json:"left_on_server,omitempty"`
 	Notes  []string `json:"notes,omitempty"`
+	// Before is the command run before the server's turn, BeforeStep the
+	// one its search ran before each step (its limit.json's).
+	Before     string `json:"before,omitempty"`
+	BeforeStep string `json:"before_step,omitempty"`
 }
 
 // LimitPoint is one step of a search, for the chart of latency against load.
@@ -129,7 +134,7 @@ func serverColumn(si ServerInput, latency string) (ServerColumn, error) {
 		Exit: si.RunExit, Verdict: si.Verdict, Expected: d.Expected, Received: d.Received, Lost: d.Lost,
 		LostNeverStored: d.LostNeverStored, Late: d.Late, Unchecked: d.Unchecked, Unanswered: m.Unanswered, Duplicates: d.Duplicates,
 		OutOfOrder: d.OutOfOrder, Sent: m.Sent, SentPerSecond: m.AvgPerSecond, E2E: s.Latency.E2E, Ack: s.Latency.Ack,
-		OnlinePeak: s.Users.OnlinePeak, Notes: si.Notes}
+		OnlinePeak: s.Users.OnlinePeak, Notes: si.Notes, Before: si.Before}
 	if d.Expected > 0 {
 		v := s.Integrity
 		col.Integrity = &v
@@ -148,7 +153,7 @@ func serverColumn(si ServerInput, latency string) (ServerColumn, error) {
 			return col, fmt.Errorf("its limit search left no limit.json: %w", err)
 		}
 		col.LimitID, col.Limit, col.Knee, col.LimitLine = r.SearchID, r.Limit, r.Knee, limit.ResultLine(r)
-		col.Generator, col.Undetermined = r.GeneratorLimited, r.Undetermined
+		col.Generator, col.Undetermined, col.BeforeStep = r.GeneratorLimited, r.Undetermined, r.BeforeStep
 		col.GaveOut = r.Saturated.Component
 		if r.Saturated.Generator {
 			col.GaveOut = "the generator (" + r.Saturated.Component + ")"
@@ -249,6 +254,12 @@ func fairness(cols []ServerColumn) []string {
 			cores += fmt.Sprintf(", its processes allowed %d of them", c.CPUs)
 		}
 		out = append(out, cores+".")
+		if c.Before != "" {
+			out = append(out, fmt.Sprintf("%s: before its turn, `%s`.", c.Name, c.Before))
+		}
+		if c.BeforeStep != "" {
+			out = append(out, fmt.Sprintf("%s: before each step of its search, `%s`.", c.Name, c.BeforeStep))
+		}
 		for _, n := range c.Notes {
 			out = append(out, c.Name+": "+n)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -28,13 +29,17 @@ type serversFile struct {
 
 // serverSpec is one server: a target profile, the protocol to speak, the
 // settings of its profile (${VAR} taken from the environment: secrets
-// stay out of the file) and what the report should say differs.
+// stay out of the file), what the report should say differs, and the
+// shell commands run before its turn (e.g. one that starts it afresh and
+// leaves it alone on its cores) and before each step of its search.
 type serverSpec struct {
-	Name     string            `yaml:"name"`
-	Target   string            `yaml:"target"`
-	Protocol string            `yaml:"protocol"`
-	Env      map[string]string `yaml:"env"`
-	Notes    []string          `yaml:"notes"`
+	Name       string            `yaml:"name"`
+	Target     string            `yaml:"target"`
+	Protocol   string            `yaml:"protocol"`
+	Env        map[string]string `yaml:"env"`
+	Notes      []string          `yaml:"notes"`
+	Before     string            `yaml:"before"`
+	BeforeStep string            `yaml:"before_step"`
 }
 
 var serverName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,23}$`)
@@ -113,7 +118,7 @@ func parseCompareServers(args []string) (*compareConfig, error) {
 	fs := flag.NewFlagSet("compare-servers", flag.ContinueOnError)
 	var (
 		scenario   = fs.String("scenario", "", "the workload every server runs: a catalog scenario or a .js file (required)")
-		servers    = fs.String("servers", "", "the servers, in order: a YAML file of name, target, protocol, env (required; runbooks/compare-servers.md)")
+		servers    = fs.String("servers", "", "the servers, in order: a YAML file of name, target, protocol, env, notes, before, before_step (required; runbooks/compare-servers.md)")
 		rate       = fs.String("rate", "", "the fixed load's messages a second, the same on every server")
 		duration   = fs.String("duration", "30s", "how long the fixed load sends")
 		scale      = fs.String("scale", "", "scales the scenario's users, the same on every server")
@@ -199,7 +204,13 @@ func cmdCompareServers(args []string) (int, error) {
 		cc.id, cc.scenario, len(cc.servers), names(cc.servers), cc.load, cc.objective)
 	var in []report.ServerInput
 	for i, s := range cc.servers {
-		si := report.ServerInput{Name: s.Name, Target: s.Target, Protocol: s.Protocol, Notes: s.Notes}
+		si := report.ServerInput{Name: s.Name, Target: s.Target, Protocol: s.Protocol, Notes: s.Notes, Before: s.Before}
+		if s.Before != "" {
+			fmt.Printf("imbench: %s (%d of %d): before its turn, %s\n", s.Name, i+1, len(cc.servers), s.Before)
+			if err := runHook(context.Background(), s.Before, filepath.Join(dir, s.Name+"-before.log"), s.env(), "IMBENCH_SERVER="+s.Name); err != nil {
+				return 1, fmt.Errorf("server %s: the before command %w: the comparison stops here", s.Name, err)
+			}
+		}
 		runID := fmt.Sprintf("%s_%dr", cc.id, i+1)
 		fmt.Printf("imbench: %s (%d of %d): the fixed load, run %s\n", s.Name, i+1, len(cc.servers), runID)
 		args := append(append([]string{"run", "-target", s.Target, "-run-id", runID}, protoArg(s)...), cc.runArgs...)
@@ -215,6 +226,9 @@ func cmdCompareServers(args []string) (int, error) {
 			limitID := fmt.Sprintf("%s_%dl", cc.id, i+1)
 			fmt.Printf("imbench: %s (%d of %d): the limit search %s\n", s.Name, i+1, len(cc.servers), limitID)
 			args := append(append([]string{"limit", "-target", s.Target, "-run-id", limitID}, protoArg(s)...), cc.limitArgs...)
+			if s.BeforeStep != "" {
+				args = append(args, "-before-step", s.BeforeStep)
+			}
 			si.LimitExit = passSelf(self, s.env(), args)
 			if _, err := limit.Load(filepath.Join(cc.results, limitID)); err == nil {
 				si.LimitDir = filepath.Join(cc.results, limitID)

@@ -20,9 +20,14 @@ func TestCompareServersSideBySide(t *testing.T) {
 	var servers strings.Builder
 	servers.WriteString("servers:\n")
 	capacities := []float64{100, 200, 400}
+	hooks := t.TempDir()
 	for i, proto := range []string{"openim", "wukongim", "wildfire"} {
 		tg := startTarget(t, "-fault-capacity", fmt.Sprint(capacities[i]))
-		fmt.Fprintf(&servers, "  - name: s%g\n    target: reference\n    protocol: %s\n    notes: [\"capacity %g msg/s\"]\n    env:\n", capacities[i], proto, capacities[i])
+		fmt.Fprintf(&servers, "  - name: s%g\n    target: reference\n    protocol: %s\n    notes: [\"capacity %g msg/s\"]\n", capacities[i], proto, capacities[i])
+		if i == 1 { // the commands run before a server's turn and before each step of its search
+			fmt.Fprintf(&servers, "    before: echo $IMBENCH_SERVER > %s/before\n    before_step: echo $IMBENCH_STEP >> %s/steps\n", hooks, hooks)
+		}
+		servers.WriteString("    env:\n")
 		for _, kv := range tg.env() {
 			k, v, _ := strings.Cut(kv, "=")
 			if k == "IM_SECRET" {
@@ -71,7 +76,13 @@ func TestCompareServersSideBySide(t *testing.T) {
 			t.Errorf("%s: CPU per 1,000 deliveries %v, memory per user %g", col.Name, col.CPUPerKDeliveries, col.MemoryPerUser)
 		}
 	}
-	for _, want := range []string{"capacity 400 msg/s", "reference target speaking wukongim"} {
+	before, _ := os.ReadFile(filepath.Join(hooks, "before"))
+	steps, _ := os.ReadFile(filepath.Join(hooks, "steps"))
+	if string(before) != "s200\n" || strings.Count(string(steps), "\n") != len(c.Servers[1].Steps) || c.Servers[0].BeforeStep != "" {
+		t.Errorf("before %q; before each of %d steps %q; the others' %q", before, len(c.Servers[1].Steps), steps, c.Servers[0].BeforeStep)
+	}
+	for _, want := range []string{"capacity 400 msg/s", "reference target speaking wukongim", "s200: before its turn, `echo $IMBENCH_SERVER",
+		"s200: before each step of its search, `echo $IMBENCH_STEP"} {
 		if !strings.Contains(strings.Join(c.Fairness, "\n"), want) {
 			t.Errorf("fairness lacks %q: %v", want, c.Fairness)
 		}
@@ -115,5 +126,32 @@ func TestCompareServersChecksEveryServerFirst(t *testing.T) {
 		if entries, _ := os.ReadDir(results); len(entries) != 0 {
 			t.Errorf("left results behind: %v", entries)
 		}
+	}
+}
+
+// A server whose before command fails is not loaded, and the comparison
+// stops with the command's log named.
+func TestCompareServersStopsWhereItsBeforeFails(t *testing.T) {
+	tg := startTarget(t)
+	file := filepath.Join(t.TempDir(), "servers.yaml")
+	var b strings.Builder
+	b.WriteString("servers:\n  - name: one\n    target: reference\n    protocol: wukongim\n    before: echo cannot start it; exit 3\n    env:\n")
+	for _, kv := range tg.env() {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(&b, "      %s: %q\n", k, v)
+	}
+	os.WriteFile(file, []byte(b.String()), 0o644)
+	results := t.TempDir()
+	r := imbench(t, []string{"IMBENCH_NO_OBSERVE=1"}, "compare-servers", "-scenario", mustAbs(t, "testdata/limit-pairs.js"), "-servers", file,
+		"-run-id", "cmp", "-q", "-results", results)
+	log, _ := os.ReadFile(filepath.Join(results, "cmp", "one-before.log"))
+	if r.code == 0 || !strings.Contains(r.stderr, "server one: the before command failed (exit status 3)") || string(log) != "cannot start it\n" {
+		t.Errorf("exit %d, stderr %q, log %q", r.code, r.stderr, log)
+	}
+	if n := tg.counter(t, `imbench_target_ws_logins_total{result="ok"}`); n != 0 {
+		t.Errorf("%d logins after the before command failed", n)
+	}
+	if _, err := os.Stat(filepath.Join(results, "cmp", "comparison.json")); err == nil {
+		t.Error("a comparison of servers that did not run")
 	}
 }

@@ -322,12 +322,23 @@ func stepID(searchID string, n int) string { return fmt.Sprintf("%s_s%d", search
 
 // runBeforeStep runs the -before-step command for step n, its output in
 // the step's folder (before-step.log); IMBENCH_STEP and IMBENCH_LOAD tell
-// it which step and load come next. Ten minutes at most.
+// it which step and load come next.
 func runBeforeStep(ctx context.Context, command, dir string, n int, asked float64) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	fmt.Printf("imbench: step %d: before it, %s\n", n, command)
+	err := runHook(ctx, command, filepath.Join(dir, "before-step.log"), os.Environ(),
+		"IMBENCH_STEP="+strconv.Itoa(n), "IMBENCH_LOAD="+strconv.FormatFloat(asked, 'f', -1, 64))
+	if err != nil {
+		return fmt.Errorf("step %d: the before-step command %w", n, err)
+	}
+	return nil
+}
+
+// runHook runs a user's shell command (a before-step or a server's before)
+// in its own process group, its output in logPath. Ten minutes at most.
+func runHook(ctx context.Context, command, logPath string, env []string, extra ...string) error {
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
 		return err
 	}
-	logPath := filepath.Join(dir, "before-step.log")
 	logf, err := os.Create(logPath)
 	if err != nil {
 		return err
@@ -336,13 +347,12 @@ func runBeforeStep(ctx context.Context, command, dir string, n int, asked float6
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.Env = append(os.Environ(), "IMBENCH_STEP="+strconv.Itoa(n), "IMBENCH_LOAD="+strconv.FormatFloat(asked, 'f', -1, 64))
+	cmd.Env = append(slices.Clone(env), extra...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	fmt.Printf("imbench: step %d: before it, %s\n", n, command)
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("step %d: the before-step command failed (%v): see %s", n, err, logPath)
+		return fmt.Errorf("failed (%v): see %s", err, logPath)
 	}
 	return nil
 }
