@@ -432,6 +432,15 @@ func pinned(cpus int) int {
 	return cpus
 }
 
+// pinnedSet is a part's CPU list where it names fewer than the machine's
+// CPUs, else "".
+func pinnedSet(list string) string {
+	if pinned(procgroup.CountCPUs(list)) == 0 {
+		return ""
+	}
+	return list
+}
+
 // measuredLine says which processes the search measures as the target:
 // the owners of the run's ports, and how many of their name it leaves to
 // the machine ("" for a target not on this machine).
@@ -522,7 +531,7 @@ func stepUsage(ctx context.Context, prom *report.Prom, sampler *procgroup.Sample
 		}
 		local = local || role == "target"
 		out = append(out, limit.Usage{Component: u.Group, Role: role, Processes: u.Processes, PIDs: u.PIDs, Others: u.Others,
-			OpenFiles: u.FDPeak, OpenFilesLimit: u.FDLimit, CPUs: pinned(u.CPUs), CPUAvg: u.CPUAvg, CPUPeak: u.CPUPeak,
+			OpenFiles: u.FDPeak, OpenFilesLimit: u.FDLimit, CPUs: pinned(u.CPUs), CPUSet: pinnedSet(u.CPUSet), CPUAvg: u.CPUAvg, CPUPeak: u.CPUPeak,
 			CPUBusiest: u.CPUBusiest, CPUBusiestThread: u.CPUBusiestThread, RSSAvg: u.RSSAvg, RSSPeak: u.RSSPeak, RSSGrowth: u.RSSGrown})
 	}
 	if local || !prom.Ready(ctx) {

@@ -213,32 +213,41 @@ func openFiles(dir string) (n, limit int, ok bool) {
 
 // allowedCPUs counts the CPUs a process may run on: /proc/<pid>/status'
 // Cpus_allowed_list ("0-3,6"), 0 where unread.
-func allowedCPUs(dir string) int {
+func allowedCPUs(dir string) int { return CountCPUs(cpuList(dir)) }
+
+// cpuList is a process's Cpus_allowed_list ("0-3,6"), "" where unread.
+func cpuList(dir string) string {
 	raw, err := os.ReadFile(dir + "/status")
 	if err != nil {
-		return 0
+		return ""
 	}
 	for line := range strings.Lines(string(raw)) {
-		rest, ok := strings.CutPrefix(line, "Cpus_allowed_list:")
-		if !ok {
-			continue
+		if rest, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+			return strings.TrimSpace(rest)
 		}
-		n := 0
-		for _, part := range strings.Split(strings.TrimSpace(rest), ",") {
-			lo, hi, isRange := strings.Cut(part, "-")
-			a, err := strconv.Atoi(lo)
-			if err != nil {
+	}
+	return ""
+}
+
+// CountCPUs counts the CPUs of a list such as "0-3,6" (0 where it is not one).
+func CountCPUs(list string) int {
+	if list == "" {
+		return 0
+	}
+	n := 0
+	for _, part := range strings.Split(list, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			return 0
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil {
 				return 0
 			}
-			b := a
-			if isRange {
-				if b, err = strconv.Atoi(hi); err != nil {
-					return 0
-				}
-			}
-			n += b - a + 1
 		}
-		return n
+		n += b - a + 1
 	}
-	return 0
+	return n
 }

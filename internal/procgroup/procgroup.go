@@ -35,9 +35,13 @@ type point struct {
 	// fds and fdLimit: the open files of the process nearest its limit
 	// (sampled for the listening owners only: a count of each descriptor).
 	fds, fdLimit int
-	cpus         int // the CPUs the listening owners may run on, summed (their affinity; 0: not read)
-	others       int // processes of the group's name not measured: not the run's server
+	cpus         int    // the CPUs the listening owners may run on, summed (their affinity; 0: not read)
+	cpuSet       string // the CPUs every process of the group may run on ("0-3,6"); mixedSets where they differ
+	others       int    // processes of the group's name not measured: not the run's server
 }
+
+// mixedSets marks a group whose processes may run on different CPUs.
+const mixedSets = "mixed"
 
 // Sampler samples groups every interval until Stop.
 type Sampler struct {
@@ -175,11 +179,18 @@ func (s *Sampler) sample() {
 			p = &point{at: now, pids: map[int]float64{}, tids: map[int]float64{}}
 			cur[g] = p
 		}
+		set := cpuList(d)
 		if owner {
 			if n, limit, ok := openFiles(d); ok && (p.fdLimit == 0 || limit > 0 && float64(n)/float64(limit) > float64(p.fds)/float64(max(p.fdLimit, 1))) {
 				p.fds, p.fdLimit = n, limit
 			}
-			p.cpus += allowedCPUs(d)
+			p.cpus += CountCPUs(set)
+		}
+		switch {
+		case p.procs == 0:
+			p.cpuSet = set
+		case set != p.cpuSet:
+			p.cpuSet = mixedSets
 		}
 		p.pids[pid] = cpu
 		tasks, _ := filepath.Glob(d + "/task/[0-9]*")
@@ -235,10 +246,11 @@ func readProc(dir string) (cpu, rss float64, ok bool) {
 type Usage struct {
 	Group                     string
 	Processes                 float64
-	PIDs                      []int // the processes measured, at the window's end
-	Others                    int   // processes of the name left out: not the listening owners of the run's ports
-	FDPeak, FDLimit           int   // the listening owners' open files at their fullest, and that process's limit (0: not read)
-	CPUs                      int   // the CPUs its listening owners may run on (their affinity, taskset; 0: not read)
+	PIDs                      []int  // the processes measured, at the window's end
+	Others                    int    // processes of the name left out: not the listening owners of the run's ports
+	FDPeak, FDLimit           int    // the listening owners' open files at their fullest, and that process's limit (0: not read)
+	CPUs                      int    // the CPUs its listening owners may run on (their affinity, taskset; 0: not read)
+	CPUSet                    string // the CPUs all its processes may run on through the window ("0-3,6"; "" where they differ)
 	CPUAvg, CPUPeak           float64
 	CPUBusiest                float64 // the busiest process's average, % of one core
 	CPUBusiestThread          float64 // the busiest thread's average, % of one core
@@ -285,7 +297,11 @@ func (s *Sampler) Window(from, to time.Time) []Usage {
 		}
 		q := max(len(in)/4, 1)
 		var first, last float64
+		u.CPUSet = in[0].cpuSet
 		for i, p := range in {
+			if p.cpuSet != u.CPUSet {
+				u.CPUSet = mixedSets
+			}
 			u.RSSAvg += p.rss / float64(len(in))
 			u.RSSPeak = max(u.RSSPeak, p.rss)
 			u.Processes = max(u.Processes, float64(p.procs))
@@ -302,6 +318,9 @@ func (s *Sampler) Window(from, to time.Time) []Usage {
 			}
 		}
 		u.RSSGrown = last - first
+		if u.CPUSet == mixedSets {
+			u.CPUSet = ""
+		}
 		for pid := range in[len(in)-1].pids {
 			u.PIDs = append(u.PIDs, pid)
 		}

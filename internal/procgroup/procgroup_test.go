@@ -2,6 +2,7 @@ package procgroup
 
 import (
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
@@ -48,5 +49,42 @@ func TestBusiestThread(t *testing.T) {
 func TestMachineCores(t *testing.T) {
 	if n := MachineCores(); n < runtime.NumCPU() {
 		t.Fatalf("machine cores %d, fewer than the %d this process may use", n, runtime.NumCPU())
+	}
+}
+
+// A group's CPU set is the affinity all its processes share: "0" for two
+// processes under taskset -c 0, none where one of them may run anywhere.
+func TestGroupCPUSet(t *testing.T) {
+	if _, err := exec.LookPath("taskset"); err != nil || MachineCores() < 2 {
+		t.Skip("no taskset, or one core")
+	}
+	window := func(args ...[]string) Usage {
+		t.Helper()
+		for _, a := range args {
+			p := exec.Command(a[0], a[1:]...)
+			if err := p.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { p.Process.Kill(); p.Wait() }()
+		}
+		time.Sleep(100 * time.Millisecond) // taskset sets the affinity, then becomes sleep
+		s, err := Start([]profile.Process{{Group: "sleepers", Cmdline: []string{`^sleep 9\.7[12]`}}}, 50*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		from := time.Now()
+		time.Sleep(300 * time.Millisecond)
+		s.Stop()
+		u := s.Window(from, time.Now())
+		if len(u) != 1 || u[0].Processes != 2 {
+			t.Fatalf("usage %+v", u)
+		}
+		return u[0]
+	}
+	if u := window([]string{"taskset", "-c", "0", "sleep", "9.71"}, []string{"taskset", "-c", "0", "sleep", "9.72"}); u.CPUSet != "0" {
+		t.Fatalf("pinned together: CPU set %q", u.CPUSet)
+	}
+	if u := window([]string{"taskset", "-c", "0", "sleep", "9.71"}, []string{"sleep", "9.72"}); u.CPUSet != "" {
+		t.Fatalf("one pinned, one not: CPU set %q", u.CPUSet)
 	}
 }

@@ -87,7 +87,10 @@ type Usage struct {
 	OpenFilesLimit int `json:"open_files_limit,omitempty"`
 	// CPUs are the CPUs its listening owners may run on (their affinity:
 	// a server started under taskset), where fewer than the machine's.
-	CPUs    int     `json:"cpus_allowed,omitempty"`
+	CPUs int `json:"cpus_allowed,omitempty"`
+	// CPUSet is the CPUs all the part's processes may run on ("1", "2-3"),
+	// where fewer than the machine's: parts pinned together share them.
+	CPUSet  string  `json:"cpu_set,omitempty"`
 	CPUAvg  float64 `json:"cpu_avg_percent"`
 	CPUPeak float64 `json:"cpu_peak_percent"`
 	// CPUBusiest is the busiest process's average (sampled from /proc; 0

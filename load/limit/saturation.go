@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/imbench/imbench/internal/procgroup"
 )
 
 // Saturation rules, over the step at the knee (or the last one, where none
@@ -17,7 +19,8 @@ import (
 //  1. the generator: this process used nearly every core it may use
 //     (GOMAXPROCS, its affinity, its CPU quota, the machine's);
 //  2. a part of the server pinned to fewer cores than the machine's (its
-//     affinity) that used 90 % of them; or a part at one core: its busiest thread at 90 % of one
+//     affinity) that used 90 % of them, or parts pinned together to the
+//     same such cores that used 90 % of them between them; or a part at one core: its busiest thread at 90 % of one
 //     core or more (sampled from /proc; not known from Prometheus): its
 //     work runs on that thread, and a thread has one core at most (a
 //     single-threaded part, a serial stage), however busy the machine;
@@ -60,6 +63,7 @@ const (
 	RuleGeneratorCores     = "generator cores"
 	RuleServerThread       = "server thread at a core"
 	RuleServerCores        = "server at its pinned cores"
+	RuleServerSharedCores  = "server's parts at the cores they share"
 	RuleMachineGenerator   = "machine busy, generator largest"
 	RuleMachine            = "machine busy, other processes"
 	RuleServerMachine      = "machine busy, server largest"
@@ -77,7 +81,7 @@ const (
 // whose thread had its whole core all the same).
 func disturbedBy(st *Step, sat Saturation, m Machine) string {
 	switch sat.Rule {
-	case RuleGeneratorOpenFiles, RuleServerOpenFiles, RuleGeneratorQuota, RuleGeneratorCores, RuleServerThread, RuleServerCores:
+	case RuleGeneratorOpenFiles, RuleServerOpenFiles, RuleGeneratorQuota, RuleGeneratorCores, RuleServerThread, RuleServerCores, RuleServerSharedCores:
 		return ""
 	}
 	server, gen, others := shares(st, m)
@@ -204,6 +208,9 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 					u.Component, u.CPUBusiestThread, st.N, u.CPUAvg)}
 		}
 	}
+	if sat, ok := sharedCores(st, target, cores); ok {
+		return sat
+	}
 	if st.MachineBusy > 0 {
 		busy = 100 * st.MachineBusy * float64(cores)
 	}
@@ -251,6 +258,39 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 		return Saturation{Rule: RuleUnseen, Why: "no resource figures for the step (no Prometheus, and the server's processes are not on this machine)"}
 	}
 	return Saturation{Rule: RuleUnseen, Why: "no part of the server reached a core, nor the machine its cores: the limit lies in what the resource table does not show (a lock, the disk, the network, a database elsewhere)"}
+}
+
+// sharedCores is rule 2's last case: parts pinned together to fewer cores
+// than the machine's (a server of many processes under one taskset) that
+// used them all between them, though no part alone shows it. target is
+// sorted by CPU, the largest first.
+func sharedCores(st *Step, target []Usage, cores int) (Saturation, bool) {
+	seen := map[string]bool{}
+	for _, u := range target {
+		n := procgroup.CountCPUs(u.CPUSet)
+		if seen[u.CPUSet] || n == 0 || cores > 0 && n >= cores {
+			continue
+		}
+		seen[u.CPUSet] = true
+		var sum float64
+		var parts []string
+		for _, p := range target {
+			if p.CPUSet == u.CPUSet {
+				sum += p.CPUAvg
+				parts = append(parts, fmt.Sprintf("%s %.0f %%", p.Component, p.CPUAvg))
+			}
+		}
+		if sum < 90*float64(n) {
+			continue
+		}
+		if len(parts) > 4 {
+			parts = append(parts[:3], fmt.Sprintf("%d more", len(parts)-3))
+		}
+		return Saturation{Rule: RuleServerSharedCores, Component: u.Component,
+			Why: fmt.Sprintf("the server's parts pinned to CPU %s used %.0f %% of one core between them at step %d, of the %d %s they may run on (their CPU affinity): %s; those cores were full",
+				u.CPUSet, sum, st.N, n, map[bool]string{true: "core", false: "cores"}[n == 1], strings.Join(parts, ", "))}, true
+	}
+	return Saturation{}, false
 }
 
 // rssGrowth is how much a part's memory grew through step st (the

@@ -2,6 +2,8 @@ package limit
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -512,5 +514,43 @@ func TestSearchLimitHeldTwoOfThree(t *testing.T) {
 	}
 	if line := ResultLine(r); !strings.Contains(line, "; confirmed: 2 of 3 runs at it held") {
 		t.Fatal(line)
+	}
+}
+
+// A server of many processes pinned together to one core of two (the
+// real OpenIM stack under one taskset) is at its cores when its parts
+// used that core between them, though none alone is near it; parts on
+// every core, or on a core of their own each, are not.
+func TestSaturationNamesPartsThatShareTheirCores(t *testing.T) {
+	st := Step{N: 4, Asked: 200, Achieved: 200, Usage: []Usage{
+		{Component: "openim-msggateway", Role: "target", CPUAvg: 25, CPUSet: "1"},
+		{Component: "kafka", Role: "target", CPUAvg: 35, CPUSet: "1"},
+		{Component: "mongo", Role: "target", CPUAvg: 20, CPUSet: "1"},
+		{Component: "openim-push", Role: "target", CPUAvg: 9, CPUSet: "1"},
+		{Component: "openim-rpc-msg", Role: "target", CPUAvg: 6, CPUSet: "1"},
+		{Component: "imbench", Role: "generator", CPUAvg: 30},
+	}, GeneratorCores: 0.3, MachineBusy: 0.65}
+	m := Machine{Cores: 2, GeneratorCores: 1}
+	s := saturationOf(&st, nil, m)
+	if s.Rule != RuleServerSharedCores || s.Component != "kafka" || s.Generator ||
+		!strings.Contains(s.Why, "pinned to CPU 1 used 95 % of one core between them at step 4, of the 1 core they may run on (their CPU affinity): kafka 35 %, openim-msggateway 25 %, mongo 20 %, 2 more") {
+		t.Fatalf("%+v", s)
+	}
+	if disturbedBy(&st, s, m) != "" {
+		t.Fatal("a server at its own cores was disturbed")
+	}
+	for name, set := range map[string]func(i int) string{
+		"every core":       func(int) string { return "0-1" },
+		"a core each":      func(i int) string { return fmt.Sprint(i % 2) },
+		"affinity unknown": func(int) string { return "" },
+	} {
+		c := st
+		c.Usage = slices.Clone(st.Usage)
+		for i := range c.Usage[:5] {
+			c.Usage[i].CPUSet = set(i)
+		}
+		if s := saturationOf(&c, nil, m); s.Rule == RuleServerSharedCores {
+			t.Errorf("%s: %+v", name, s)
+		}
 	}
 }
