@@ -25,6 +25,7 @@ type ServerInput struct {
 	LimitExit              int
 	Notes                  []string // the servers file's own, on what differs
 	Before                 string   // the command run before its turn
+	Version                string   // the server's version, from the servers file
 	Usage                  []limit.Usage
 	UsageSeconds           float64 // the sending window the usage covers
 }
@@ -44,13 +45,15 @@ type Comparison struct {
 
 // ServerColumn is one server's column.
 type ServerColumn struct {
-	Name     string            `json:"name"`
-	Target   string            `json:"target"`
-	Protocol string            `json:"protocol"`
-	RunID    string            `json:"run_id"`
-	LimitID  string            `json:"limit_id,omitempty"`
-	Versions map[string]string `json:"versions"`
-	Cores    int               `json:"server_cores"`
+	Name     string `json:"name"`
+	Target   string `json:"target"`
+	Protocol string `json:"protocol"`
+	RunID    string `json:"run_id"`
+	LimitID  string `json:"limit_id,omitempty"`
+	// ServerVersion is the servers file's; Versions the generator's (imbench, go).
+	ServerVersion string            `json:"server_version,omitempty"`
+	Versions      map[string]string `json:"versions"`
+	Cores         int               `json:"server_cores"`
 	// CPUs is the cores the server's processes were allowed (taskset), 0
 	// where they could use every core or were not measured here.
 	CPUs int `json:"server_cpus_allowed,omitempty"`
@@ -134,7 +137,10 @@ func serverColumn(si ServerInput, latency string) (ServerColumn, error) {
 		Exit: si.RunExit, Verdict: si.Verdict, Expected: d.Expected, Received: d.Received, Lost: d.Lost,
 		LostNeverStored: d.LostNeverStored, Late: d.Late, Unchecked: d.Unchecked, Unanswered: m.Unanswered, Duplicates: d.Duplicates,
 		OutOfOrder: d.OutOfOrder, Sent: m.Sent, SentPerSecond: m.AvgPerSecond, E2E: s.Latency.E2E, Ack: s.Latency.Ack,
-		OnlinePeak: s.Users.OnlinePeak, Notes: si.Notes, Before: si.Before}
+		OnlinePeak: s.Users.OnlinePeak, Notes: si.Notes, Before: si.Before, ServerVersion: si.Version}
+	if col.Protocol == "" {
+		col.Protocol = s.System // the protocol the run spoke: its target's own
+	}
 	if d.Expected > 0 {
 		v := s.Integrity
 		col.Integrity = &v
@@ -155,6 +161,9 @@ func serverColumn(si ServerInput, latency string) (ServerColumn, error) {
 		col.LimitID, col.Limit, col.Knee, col.LimitLine = r.SearchID, r.Limit, r.Knee, limit.ResultLine(r)
 		col.Generator, col.Undetermined, col.BeforeStep = r.GeneratorLimited, r.Undetermined, r.BeforeStep
 		col.GaveOut = r.Saturated.Component
+		if r.Saturated.Rule == limit.RuleServerSharedCores {
+			col.GaveOut = "the cores its parts share (" + r.Saturated.Component + " the largest)"
+		}
 		if r.Saturated.Generator {
 			col.GaveOut = "the generator (" + r.Saturated.Component + ")"
 		}

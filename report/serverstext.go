@@ -26,7 +26,13 @@ func comparisonRows(c Comparison) [][]string {
 	count := func(v int64) string { return summary.Grouped(v) }
 	ms := func(v float64) string { return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64) }
 	row("target (protocol)", func(s ServerColumn) string { return s.Target + " (" + s.Protocol + ")" })
-	row("versions", func(s ServerColumn) string { return versionsText(s.Versions) })
+	row("server version", func(s ServerColumn) string {
+		if s.ServerVersion == "" {
+			return "not given (the servers file's version)"
+		}
+		return s.ServerVersion
+	})
+	row("generator versions", func(s ServerColumn) string { return versionsText(s.Versions) })
 	row("cores (allowed)", func(s ServerColumn) string {
 		if s.CPUs > 0 {
 			return fmt.Sprintf("%d (%d)", s.Cores, s.CPUs)
@@ -213,14 +219,13 @@ func latencyChart(c Comparison) string {
 	if bound > 0 {
 		ymax = math.Min(ymax, 2*bound)
 	}
-	xs, xmax := chartscale.Ticks(xmax)
 	ys, ymax := chartscale.Ticks(ymax)
 	top := spt + legendStep*len(c.Servers)
-	x := func(v float64) float64 { return spl + v/xmax*(scw-spl-spr) }
 	y := func(v float64) float64 { return float64(top) + (1-math.Min(v, ymax)/ymax)*float64(sch-top-spb) }
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="100%%" role="img" aria-label="latency against load" data-servers="%d">`, scw, sch, len(c.Servers))
-	grid(&b, xs, xmax, ys, ymax, x, y, "ms", "msg/s sent")
+	x := loadAxis(&b, c, xmax)
+	grid(&b, 0, 0, ys, ymax, x, y, "ms", "msg/s sent")
 	if bound > 0 && bound <= ymax {
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#c0392b" stroke-dasharray="4 3"/><text x="%d" y="%.1f" style="fill:#c0392b">objective %s ms</text>`,
 			spl, scw-spr, y(bound), y(bound), scw-spr-110, y(bound)-4, strconv.FormatFloat(bound, 'f', -1, 64))
@@ -258,9 +263,10 @@ func cpuBars(c Comparison) string {
 	}
 	ys, ymax := chartscale.Ticks(ymax)
 	top := spt + legendStep*len(c.Servers)
+	const labels = 80 // the parts' names, slanted below the bars
 	y := func(v float64) float64 { return float64(top) + (1-v/ymax)*float64(sch-top-spb) }
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="100%%" role="img" aria-label="CPU per delivery" data-bars="%d">`, scw, sch, len(comps)*len(c.Servers))
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="100%%" role="img" aria-label="CPU per delivery" data-bars="%d">`, scw, sch+labels, len(comps)*len(c.Servers))
 	for v := 0.0; v <= ymax+ys/2; v += ys {
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#e8ebf0"/><text x="%d" y="%.1f" text-anchor="end">%s s</text>`,
 			spl, scw-spr, y(v), y(v), spl-4, y(v)+4, strconv.FormatFloat(v, 'g', 3, 64))
@@ -274,7 +280,7 @@ func cpuBars(c Comparison) string {
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s, %s: %s s</title></rect>`,
 				x0+bar*float64(si), y(v), bar-1, y(0)-y(v), serverColors[si%len(serverColors)], html.EscapeString(s.Name), html.EscapeString(k), strconv.FormatFloat(v, 'g', 4, 64))
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`, x0+slot*0.4, sch-spb+16, html.EscapeString(k))
+		fmt.Fprintf(&b, `<text transform="translate(%.1f %d) rotate(-40)" text-anchor="end">%s</text>`, x0+slot*0.4, sch-spb+12, html.EscapeString(k))
 	}
 	for si, s := range c.Servers {
 		fmt.Fprintf(&b, `<text x="%d" y="%d" style="fill:%s">%s</text>`, legendX0, spt+legendStep*si, serverColors[si%len(serverColors)], html.EscapeString(s.Name))
@@ -283,13 +289,59 @@ func cpuBars(c Comparison) string {
 	return b.String()
 }
 
+// loadAxis draws the load axis's ticks and returns its scale: linear from
+// 0, or logarithmic where the servers' loads span more than ten times
+// (a server of 150 msg/s beside one of 2,000 would be a dot at the left).
+func loadAxis(b *strings.Builder, c Comparison, xmax float64) func(float64) float64 {
+	xmin := math.Inf(1)
+	for _, s := range c.Servers {
+		for _, p := range s.Steps {
+			if p.Sent > 0 {
+				xmin = math.Min(xmin, p.Sent)
+			}
+		}
+	}
+	width := float64(scw - spl - spr)
+	if xmax <= 0 || xmin*10 >= xmax {
+		xs, top := chartscale.Ticks(xmax)
+		x := func(v float64) float64 { return spl + v/top*width }
+		for v := 0.0; v <= top+xs/2; v += xs {
+			fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`, x(v), sch-spb+16, strconv.FormatFloat(v, 'g', 4, 64))
+		}
+		return x
+	}
+	// The axis runs between ticks of 1, 2 and 5 times a power of ten: from
+	// the largest at or below the least load to the smallest at or above
+	// the most.
+	var ticks []float64
+	for k := math.Floor(math.Log10(xmin)); k <= math.Ceil(math.Log10(xmax)); k++ {
+		for _, m := range []float64{1, 2, 5} {
+			v := m * math.Pow(10, k)
+			switch {
+			case v <= xmin:
+				ticks = ticks[:0]
+				ticks = append(ticks, v)
+			case len(ticks) == 0 || ticks[len(ticks)-1] < xmax:
+				ticks = append(ticks, v)
+			}
+		}
+	}
+	lo, hi := ticks[0], ticks[len(ticks)-1]
+	x := func(v float64) float64 { return spl + math.Log10(math.Max(v, lo)/lo)/math.Log10(hi/lo)*width }
+	for _, v := range ticks {
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`, x(v), sch-spb+16, strconv.FormatFloat(v, 'f', -1, 64))
+	}
+	fmt.Fprintf(b, `<text x="%d" y="%d">log scale</text>`, scw-spr-60, sch-6)
+	return x
+}
+
 // grid draws the axes' lines and ticks.
 func grid(b *strings.Builder, xs, xmax, ys, ymax float64, x, y func(float64) float64, yunit, xname string) {
 	for v := 0.0; v <= ymax+ys/2; v += ys {
 		fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#e8ebf0"/><text x="%d" y="%.1f" text-anchor="end">%s %s</text>`,
 			spl, scw-spr, y(v), y(v), spl-4, y(v)+4, strconv.FormatFloat(v, 'g', 4, 64), yunit)
 	}
-	for v := 0.0; v <= xmax+xs/2; v += xs {
+	for v := 0.0; xs > 0 && v <= xmax+xs/2; v += xs {
 		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`, x(v), sch-spb+16, strconv.FormatFloat(v, 'g', 4, 64))
 	}
 	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="middle">%s</text>`, (scw+spl)/2, sch-6, html.EscapeString(xname))

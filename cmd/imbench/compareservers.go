@@ -38,6 +38,7 @@ type serverSpec struct {
 	Protocol   string            `yaml:"protocol"`
 	Env        map[string]string `yaml:"env"`
 	Notes      []string          `yaml:"notes"`
+	Version    string            `yaml:"version"` // the server's, as its operator knows it: no protocol here says it
 	Before     string            `yaml:"before"`
 	BeforeStep string            `yaml:"before_step"`
 }
@@ -118,7 +119,7 @@ func parseCompareServers(args []string) (*compareConfig, error) {
 	fs := flag.NewFlagSet("compare-servers", flag.ContinueOnError)
 	var (
 		scenario   = fs.String("scenario", "", "the workload every server runs: a catalog scenario or a .js file (required)")
-		servers    = fs.String("servers", "", "the servers, in order: a YAML file of name, target, protocol, env, notes, before, before_step (required; runbooks/compare-servers.md)")
+		servers    = fs.String("servers", "", "the servers, in order: a YAML file of name, target, protocol, version, env, notes, before, before_step (required; runbooks/compare-servers.md)")
 		rate       = fs.String("rate", "", "the fixed load's messages a second, the same on every server")
 		duration   = fs.String("duration", "30s", "how long the fixed load sends")
 		scale      = fs.String("scale", "", "scales the scenario's users, the same on every server")
@@ -204,7 +205,7 @@ func cmdCompareServers(args []string) (int, error) {
 		cc.id, cc.scenario, len(cc.servers), names(cc.servers), cc.load, cc.objective)
 	var in []report.ServerInput
 	for i, s := range cc.servers {
-		si := report.ServerInput{Name: s.Name, Target: s.Target, Protocol: s.Protocol, Notes: s.Notes, Before: s.Before}
+		si := report.ServerInput{Name: s.Name, Target: s.Target, Protocol: s.Protocol, Notes: s.Notes, Before: s.Before, Version: s.Version}
 		if s.Before != "" {
 			fmt.Printf("imbench: %s (%d of %d): before its turn, %s\n", s.Name, i+1, len(cc.servers), s.Before)
 			if err := runHook(context.Background(), s.Before, filepath.Join(dir, s.Name+"-before.log"), s.env(), "IMBENCH_SERVER="+s.Name); err != nil {

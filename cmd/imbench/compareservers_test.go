@@ -25,7 +25,7 @@ func TestCompareServersSideBySide(t *testing.T) {
 		tg := startTarget(t, "-fault-capacity", fmt.Sprint(capacities[i]))
 		fmt.Fprintf(&servers, "  - name: s%g\n    target: reference\n    protocol: %s\n    notes: [\"capacity %g msg/s\"]\n", capacities[i], proto, capacities[i])
 		if i == 1 { // the commands run before a server's turn and before each step of its search
-			fmt.Fprintf(&servers, "    before: echo $IMBENCH_SERVER > %s/before\n    before_step: echo $IMBENCH_STEP >> %s/steps\n", hooks, hooks)
+			fmt.Fprintf(&servers, "    version: ref-200\n    before: echo $IMBENCH_SERVER > %s/before\n    before_step: echo $IMBENCH_STEP >> %s/steps\n", hooks, hooks)
 		}
 		servers.WriteString("    env:\n")
 		for _, kv := range tg.env() {
@@ -78,7 +78,7 @@ func TestCompareServersSideBySide(t *testing.T) {
 	}
 	before, _ := os.ReadFile(filepath.Join(hooks, "before"))
 	steps, _ := os.ReadFile(filepath.Join(hooks, "steps"))
-	if string(before) != "s200\n" || strings.Count(string(steps), "\n") != len(c.Servers[1].Steps) || c.Servers[0].BeforeStep != "" {
+	if string(before) != "s200\n" || strings.Count(string(steps), "\n") != len(c.Servers[1].Steps) || c.Servers[0].BeforeStep != "" || c.Servers[1].ServerVersion != "ref-200" {
 		t.Errorf("before %q; before each of %d steps %q; the others' %q", before, len(c.Servers[1].Steps), steps, c.Servers[0].BeforeStep)
 	}
 	for _, want := range []string{"capacity 400 msg/s", "reference target speaking wukongim", "s200: before its turn, `echo $IMBENCH_SERVER",

@@ -141,7 +141,8 @@ func parseLimit(args []string) (*limitConfig, error) {
 		return nil, badinput.Errorf("STEP must be within 5s..1h, got %s", *step)
 	}
 	lc := &limitConfig{rc: rc, step: *step, quiet: *quiet, beforeStep: strings.TrimSpace(*beforeStep),
-		params: limit.Params{Dimension: *dimension, Start: *start, Factor: *factor, Resolution: *resolution, Max: *most, MaxSteps: *maxSteps, Retries: *retries}}
+		params: limit.Params{Dimension: *dimension, Start: *start, Factor: *factor, Resolution: *resolution, Max: *most, MaxSteps: *maxSteps, Retries: *retries,
+			Restarted: strings.TrimSpace(*beforeStep) != ""}}
 	if !*confirm {
 		lc.params.Confirm = -1
 	}

@@ -5,12 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/imbench/imbench/internal/console"
 	"maps"
 	"net"
 	"os"
 	"os/exec"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -19,7 +17,10 @@ import (
 
 	"github.com/imbench/imbench/internal/badinput"
 	"github.com/imbench/imbench/internal/catalog"
+	"github.com/imbench/imbench/internal/console"
+	"github.com/imbench/imbench/internal/loopback"
 	"github.com/imbench/imbench/internal/observe"
+	"github.com/imbench/imbench/internal/procgroup"
 	"github.com/imbench/imbench/internal/profile"
 	"github.com/imbench/imbench/internal/runid"
 	"github.com/imbench/imbench/internal/stack"
@@ -251,7 +252,7 @@ func parseRun(args []string) (*runConfig, error) {
 	if v := os.Getenv("IM_KEEP"); v != "" {
 		env["IM_KEEP"] = v // the compose runner sees only what this passes
 	}
-	if cores := serverCores(p); cores > 0 {
+	if cores := serverCores(p, rc.endpoints); cores > 0 {
 		env["IM_SERVER_CORES"] = strconv.Itoa(cores)
 	}
 	env["IM_SECRET"], env["IM_ADMIN_USER"], env["IM_RUN_ID"] = rc.secret, rc.admin, rc.runID
@@ -321,16 +322,22 @@ func imbenchVersion() string {
 }
 
 // serverCores is the target machine's cores: IM_SERVER_CORES, the
-// profile's, or this machine's for the reference target, which runs here.
-func serverCores(p profile.Profile) int {
+// profile's, or this machine's where the target runs here (the reference
+// target; every endpoint on loopback). This machine's are all its CPUs,
+// not the few this process may be pinned to.
+func serverCores(p profile.Profile, endpoints profile.Endpoints) int {
 	if v, err := strconv.Atoi(os.Getenv("IM_SERVER_CORES")); err == nil && v > 0 {
 		return v
 	}
 	if p.Cores > 0 {
 		return p.Cores
 	}
-	if p.Name == "reference" {
-		return runtime.NumCPU()
+	local := len(endpoints) > 0
+	for _, e := range endpoints {
+		local = local && loopback.Require(e) == nil
+	}
+	if p.Name == "reference" || local {
+		return procgroup.MachineCores()
 	}
 	return 0
 }

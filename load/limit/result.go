@@ -243,6 +243,11 @@ func (r *Result) drift() string {
 		return ""
 	}
 	dim := r.Params.Dimension
+	if r.Params.Restarted {
+		return fmt.Sprintf("the server held less at a later step, though started afresh before each: %s held at step %d, %s broke at step %d; "+
+			"what it carries varies that much from one start to the next (the machine, its caches, its runtime's warm-up)",
+			LoadText(held.Asked, dim), held.N, LoadText(broke.Asked, dim), broke.N)
+	}
 	return fmt.Sprintf("the server held less as the search went on: %s held at step %d, %s broke at step %d; its capacity fell while it ran "+
 		"(a store, a cache or a heap growing with what it was sent), so its limit depends on how long it has run: restart it before each search to compare searches, or before each step (-before-step, BEFORE_STEP)",
 		LoadText(held.Asked, dim), held.N, LoadText(broke.Asked, dim), broke.N)

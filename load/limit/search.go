@@ -24,6 +24,8 @@ type Params struct {
 	// Confirm: the limit found, and the knee above it, run once more
 	// before they are reported (default); -1 reports them unconfirmed.
 	Confirm int
+	// Restarted: every step meets a server started afresh (-before-step).
+	Restarted bool
 }
 
 // Defaults fills unset parameters.

@@ -383,6 +383,12 @@ func TestSearchSaysTheServerHeldLessAsItRan(t *testing.T) {
 	if r, _ := Run(context.Background(), Params{Start: 50}, objective(t, "e2e_p99<1000"), Machine{Cores: 8, GeneratorCores: 8}, model(500, 1e9), nil); r.Drift != "" {
 		t.Fatalf("a steady server drifted: %q", r.Drift)
 	}
+	// A server restarted before each step did not fill up: its starts differ.
+	steps = 0
+	r, err = Run(context.Background(), Params{Start: 200, Resolution: 0.05, Restarted: true}, objective(t, "e2e_p99<1000"), Machine{Cores: 8, GeneratorCores: 8}, falling, nil)
+	if err != nil || !strings.HasPrefix(r.Drift, "the server held less at a later step, though started afresh before each: ") || strings.Contains(r.Drift, "before-step") {
+		t.Fatalf("restarted before each step: drift %q (%v)", r.Drift, err)
+	}
 }
 
 // A server pinned to one core of eight (taskset) that used it all is named
