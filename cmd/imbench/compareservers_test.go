@@ -99,11 +99,8 @@ func TestCompareServersChecksEveryServerFirst(t *testing.T) {
 	tg := startTarget(t)
 	file := filepath.Join(t.TempDir(), "servers.yaml")
 	var b strings.Builder
-	b.WriteString("servers:\n  - name: good\n    target: reference\n    protocol: openim\n    env:\n")
-	for _, kv := range tg.env() {
-		k, v, _ := strings.Cut(kv, "=")
-		fmt.Fprintf(&b, "      %s: %q\n", k, v)
-	}
+	b.WriteString("servers:\n")
+	serverEntry(&b, tg, "good", "protocol: openim")
 	b.WriteString("  - name: bad\n    target: reference\n    protocol: wukongim\n    env:\n      IM_SECRET: wrong\n")
 	for _, kv := range tg.env() {
 		if k, v, _ := strings.Cut(kv, "="); k != "IM_SECRET" {
@@ -135,11 +132,8 @@ func TestCompareServersStopsWhereItsBeforeFails(t *testing.T) {
 	tg := startTarget(t)
 	file := filepath.Join(t.TempDir(), "servers.yaml")
 	var b strings.Builder
-	b.WriteString("servers:\n  - name: one\n    target: reference\n    protocol: wukongim\n    before: echo cannot start it; exit 3\n    env:\n")
-	for _, kv := range tg.env() {
-		k, v, _ := strings.Cut(kv, "=")
-		fmt.Fprintf(&b, "      %s: %q\n", k, v)
-	}
+	b.WriteString("servers:\n")
+	serverEntry(&b, tg, "one", "protocol: wukongim", "before: echo cannot start it; exit 3")
 	os.WriteFile(file, []byte(b.String()), 0o644)
 	results := t.TempDir()
 	r := imbench(t, []string{"IMBENCH_NO_OBSERVE=1"}, "compare-servers", "-scenario", mustAbs(t, "testdata/limit-pairs.js"), "-servers", file,
@@ -153,5 +147,19 @@ func TestCompareServersStopsWhereItsBeforeFails(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(results, "cmp", "comparison.json")); err == nil {
 		t.Error("a comparison of servers that did not run")
+	}
+}
+
+// serverEntry writes a servers file's entry for the reference target tg:
+// its name, the lines given, and every setting of tg.
+func serverEntry(b *strings.Builder, tg target, name string, lines ...string) {
+	fmt.Fprintf(b, "  - name: %s\n    target: reference\n", name)
+	for _, l := range lines {
+		b.WriteString("    " + l + "\n")
+	}
+	b.WriteString("    env:\n")
+	for _, kv := range tg.env() {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(b, "      %s: %q\n", k, v)
 	}
 }
