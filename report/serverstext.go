@@ -225,7 +225,7 @@ func latencyChart(c Comparison) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="100%%" role="img" aria-label="latency against load" data-servers="%d">`, scw, sch, len(c.Servers))
 	x := loadAxis(&b, c, xmax)
-	grid(&b, 0, 0, ys, ymax, x, y, "ms", "msg/s sent")
+	grid(&b, ys, ymax, y, "ms", "msg/s sent")
 	if bound > 0 && bound <= ymax {
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#c0392b" stroke-dasharray="4 3"/><text x="%d" y="%.1f" style="fill:#c0392b">objective %s ms</text>`,
 			spl, scw-spr, y(bound), y(bound), scw-spr-110, y(bound)-4, strconv.FormatFloat(bound, 'f', -1, 64))
@@ -335,14 +335,12 @@ func loadAxis(b *strings.Builder, c Comparison, xmax float64) func(float64) floa
 	return x
 }
 
-// grid draws the axes' lines and ticks.
-func grid(b *strings.Builder, xs, xmax, ys, ymax float64, x, y func(float64) float64, yunit, xname string) {
+// grid draws the value axis's lines and ticks and names the load axis
+// (loadAxis draws its ticks).
+func grid(b *strings.Builder, ys, ymax float64, y func(float64) float64, yunit, xname string) {
 	for v := 0.0; v <= ymax+ys/2; v += ys {
 		fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#e8ebf0"/><text x="%d" y="%.1f" text-anchor="end">%s %s</text>`,
 			spl, scw-spr, y(v), y(v), spl-4, y(v)+4, strconv.FormatFloat(v, 'g', 4, 64), yunit)
-	}
-	for v := 0.0; xs > 0 && v <= xmax+xs/2; v += xs {
-		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`, x(v), sch-spb+16, strconv.FormatFloat(v, 'g', 4, 64))
 	}
 	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="middle">%s</text>`, (scw+spl)/2, sch-6, html.EscapeString(xname))
 }
