@@ -57,7 +57,7 @@ type floorReport struct {
 	Protocol    string  `json:"protocol"`
 	Users       int     `json:"users"`
 	Sent        int64   `json:"sent"`
-	Acked       int64   `json:"acked"`   // answers to those sends the sender read
+	Acked       int64   `json:"acked"`   // answers to those sends their senders read
 	Refused     int64   `json:"refused"` // of them, refusals
 	Pushes      int64   `json:"pushes_read"`
 	Pulled      int64   `json:"messages_pulled,omitempty"` // Wildfire: what the pulls brought
@@ -70,13 +70,13 @@ type floorReport struct {
 type floorProtocol interface {
 	// setup creates the users and their group over the admin API.
 	setup(ctx context.Context, users []string, group string) error
-	// login connects users[i]; the first user is the sender.
+	// login connects users[i].
 	login(ctx context.Context, i int) (floorConn, error)
 }
 
 // floorConn is one logged-in user.
 type floorConn interface {
-	send(n int, text []byte) error // message n into the group (the sender's, from one goroutine)
+	send(n int, text []byte) error // message n into the group (from the one sending goroutine)
 	ping() error
 	base() *floorBase
 }
@@ -155,7 +155,7 @@ func (f *floor) failed() error {
 	return nil
 }
 
-// answered counts one answer to the sender's sends.
+// answered counts one answer to a send.
 func (f *floor) answered(ok bool) {
 	f.acked.Add(1)
 	if !ok {
@@ -319,7 +319,6 @@ func (f *floor) sendAll() (int, error) {
 	text := []byte(strings.Repeat("x", f.o.Body))
 	interval := time.Duration(float64(time.Second) / f.o.Rate)
 	start := time.Now()
-	sender := f.conns[0]
 	inFlight := int64(f.o.Users)
 	for n := range f.o.Messages {
 		if wait := time.Until(start.Add(time.Duration(n) * interval)); wait > 0 {
@@ -337,7 +336,9 @@ func (f *floor) sendAll() (int, error) {
 		if err := f.failed(); err != nil {
 			return n, err
 		}
-		if err := sender.send(n, text); err != nil {
+		// Every user sends in turn, as the generator's workload does: the
+		// cost of a send lies also in which connection carries it.
+		if err := f.conns[n%len(f.conns)].send(n, text); err != nil {
 			return n, fmt.Errorf("send: %w", err)
 		}
 	}

@@ -35,7 +35,7 @@ type floorResult struct {
 
 // measureFloor runs `imbench bench-floor` in a process of its own against
 // a fresh target: the delivery run's group and rate over protocol's
-// sockets, messages in all, from one sender. Its CPU is sampled over the
+// sockets, messages in all, every user sending in turn. Its CPU is sampled over the
 // same window as the generator's, and it must have read every push the
 // target wrote.
 func (b *bench) measureFloor(protocol string, rate float64, messages int) (*floorResult, error) {

@@ -19,9 +19,9 @@ import (
 
 // OpenIM's floor: a WebSocket per user, logged in as the generator logs in
 // (gob envelope, compression=gzip), reading binary frames. A push needs no
-// answer, so a receiver does not even gunzip it: it counts the frame. The
-// sender, the only user that sends, also gets the answers to its sends
-// and decodes what it reads, to tell an answer (and a refusal) from a push.
+// answer, but every user sends in turn and gets the answers to its sends
+// on the same socket, so each decodes what it reads, to tell an answer (and
+// a refusal) from a push.
 // Heartbeats are WebSocket pings, and pings from the server are answered.
 type openimFloor struct {
 	f      *floor
@@ -88,7 +88,7 @@ func (p *openimFloor) login(ctx context.Context, i int) (floorConn, error) {
 		nc.Close()
 		return nil, err
 	}
-	c := &openimFloorConn{p: p, uid: uid, sender: i == 0}
+	c := &openimFloorConn{p: p, uid: uid}
 	c.f = p.f
 	c.rd.Max = floorMaxFrame
 	return c, c.attach(nc, c, rest)
@@ -96,11 +96,10 @@ func (p *openimFloor) login(ctx context.Context, i int) (floorConn, error) {
 
 type openimFloorConn struct {
 	floorBase
-	p      *openimFloor
-	uid    string
-	sender bool
-	rd     ws.Reader
-	resp   wire.Resp // the sender's, reused
+	p    *openimFloor
+	uid  string
+	rd   ws.Reader
+	resp wire.Resp // reused
 }
 
 // OnData implements netloop.Handler.
@@ -109,10 +108,6 @@ func (c *openimFloorConn) OnData(b []byte) error { return c.rd.Feed(b, c.onMessa
 func (c *openimFloorConn) onMessage(op ws.Op, p []byte) error {
 	switch op {
 	case ws.OpBinary:
-		if !c.sender {
-			c.pushes.Add(1)
-			return nil
-		}
 		if err := c.p.codec.DecodeResp(p, &c.resp); err != nil {
 			return err
 		}

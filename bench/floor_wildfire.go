@@ -22,7 +22,7 @@ import (
 // asks MP for everything after the newest number it holds, then reads the
 // answer's current and head (decrypting it: the next pull needs them)
 // without decoding its messages, and pulls again while the server has more
-// or more was notified meanwhile. The sender reads the PUBACKs of its MSes.
+// or more was notified meanwhile. A sender reads the PUBACKs of its MSes.
 type wildfireFloor struct {
 	f     *floor
 	admin *wildfire.Admin
@@ -134,7 +134,7 @@ type wildfireFloorConn struct {
 	pulling              bool
 	fields               [4]int64
 
-	nextID uint16 // the sender's MS packet ids
+	nextID uint16 // its MS packet ids
 }
 
 // OnData implements netloop.Handler: what one read calls for goes out in

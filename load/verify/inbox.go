@@ -65,7 +65,7 @@ type Inbox struct {
 type convIn struct {
 	seqs     seqSet
 	maxSeq   uint64
-	from     map[uint32]*senderIn
+	from     senders
 	joinedUs int64 // chatroom: when this user joined (µs), 0 before
 	// The sender of the last arrival: a group's messages mostly come from
 	// the same few senders in a row, so most arrivals skip the map.
@@ -77,14 +77,7 @@ func (cv *convIn) sender(u uint32) *senderIn {
 	if cv.lastS != nil && cv.lastFrom == u {
 		return cv.lastS
 	}
-	if cv.from == nil {
-		cv.from = map[uint32]*senderIn{}
-	}
-	s := cv.from[u]
-	if s == nil {
-		s = &senderIn{}
-		cv.from[u] = s
-	}
+	s := cv.from.add(u)
 	cv.lastFrom, cv.lastS = u, s
 	return s
 }
@@ -312,8 +305,9 @@ func (in *Inbox) Has(c, s uint32, n uint64) bool {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	cv := in.convs[c]
-	if cv == nil || cv.from[s] == nil {
+	if cv == nil {
 		return false
 	}
-	return cv.from[s].got.has(n)
+	si := cv.from.get(s)
+	return si != nil && si.got.has(n)
 }

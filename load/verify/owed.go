@@ -53,8 +53,10 @@ func ListOwed(p *plan.Plan, inboxes map[uint32]*Inbox, outboxes map[uint32]*Outb
 				}
 				in.mu.Lock()
 				var got *seqSet
-				if cv := in.convs[conv]; cv != nil && cv.from[s] != nil {
-					got = &cv.from[s].got
+				if cv := in.convs[conv]; cv != nil {
+					if si := cv.from.get(s); si != nil {
+						got = &si.got
+					}
 				}
 				if got == nil || got.intersect(acked) < acked.len() {
 					acked.each(func(n uint64) bool {

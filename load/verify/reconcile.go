@@ -67,7 +67,7 @@ func Reconcile(p *plan.Plan, expected [Kinds]int64, inboxes map[uint32]*Inbox, o
 				continue
 			}
 			k := KindIndex(p.Convs[c].Kind)
-			for s, si := range cv.from {
+			for s, si := range cv.from.all() {
 				got := si.got.len()
 				ob := outboxes[s]
 				if ob == nil {
