@@ -20,10 +20,12 @@ import (
 
 // WuKongIM's floor: a binary WKProto TCP connection per user, logged in
 // with the X25519 key exchange as the generator logs in. A receiver
-// decodes each RECV's header and answers it with a RECVACK of its
-// messageID and messageSeq (held up to the generator's ack delay
-// and written together, as the generator writes them); the payload stays
-// encrypted. The sender encrypts what it sends, as the server requires,
+// decodes each RECV's header, decrypts its payload into a reused buffer
+// (the least that gets a reader the message: each connection has keys of
+// its own, so no receiver's work serves another) without parsing it, and
+// answers it with a RECVACK of its messageID and messageSeq (held up to
+// the generator's ack delay and written together, as the generator
+// writes them). A sender encrypts what it sends, as the server requires,
 // and reads its SENDACKs. PONGs and anything else are skipped.
 type wukongimFloor struct {
 	f    *floor
@@ -127,6 +129,7 @@ type wukongimFloorConn struct {
 	group   string
 	version uint8
 	cipher  *wire.Cipher // nil: the server runs without encryption
+	plain   []byte       // the last RECV's plaintext, its buffer reused
 }
 
 // OnData implements netloop.Handler: the RECVACKs go out with the flush.
@@ -140,9 +143,14 @@ func (c *wukongimFloorConn) Frame(stream []byte) (int, error) {
 	}
 	switch t {
 	case wire.TypeRecv:
-		r, err := wire.DecodeRecv(flags, body, c.version)
+		r, err := wire.DecodeRecvView(flags, body, c.version)
 		if err != nil {
 			return 0, err
+		}
+		if c.cipher != nil {
+			if c.plain, err = c.cipher.AppendDecrypt(c.plain[:0], r.Payload); err != nil {
+				return 0, fmt.Errorf("a RECV's payload: %w", err)
+			}
 		}
 		c.pushes.Add(1)
 		c.out, err = wire.Recvack{Flags: r.Flags, MessageID: r.MessageID, MessageSeq: r.MessageSeq}.Append(c.out, c.version)
