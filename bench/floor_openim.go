@@ -1,13 +1,16 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/protobuf/proto"
 
@@ -20,14 +23,16 @@ import (
 // OpenIM's floor: a WebSocket per user, logged in as the generator logs in
 // (gob envelope, compression=gzip), reading binary frames. A push needs no
 // answer, but every user sends in turn and gets the answers to its sends
-// on the same socket, so each decodes what it reads, to tell an answer (and
-// a refusal) from a push.
+// on the same socket, so what it reads is decoded to tell an answer (and a
+// refusal) from a push: once per distinct frame, as the generator decodes
+// it, since a group's push reaches every member as the same bytes.
 // Heartbeats are WebSocket pings, and pings from the server are answered.
 type openimFloor struct {
 	f      *floor
 	api    *openim.API
 	codec  wire.Codec
 	tokens []string
+	pushes seenPushes
 }
 
 func newOpenIMFloor(f *floor) *openimFloor {
@@ -108,11 +113,17 @@ func (c *openimFloorConn) OnData(b []byte) error { return c.rd.Feed(b, c.onMessa
 func (c *openimFloorConn) onMessage(op ws.Op, p []byte) error {
 	switch op {
 	case ws.OpBinary:
+		key := xxhash.Sum64(p)
+		if c.p.pushes.seen(key, p) {
+			c.pushes.Add(1)
+			return nil
+		}
 		if err := c.p.codec.DecodeResp(p, &c.resp); err != nil {
 			return err
 		}
 		switch c.resp.ReqIdentifier {
 		case wire.PushMsg:
+			c.p.pushes.add(key, p)
 			c.pushes.Add(1)
 		case wire.ReqSendMsg:
 			c.f.answered(c.resp.ErrCode == 0)
@@ -143,4 +154,37 @@ func (c *openimFloorConn) send(n int, text []byte) error {
 		return err
 	}
 	return c.st.Write(ws.AppendFrame(nil, ws.OpBinary, frame), floorTimeout)
+}
+
+// seenPushes are the push frames decoded lately, by their hash: a frame
+// that is one of them is a push without decoding it again.
+type seenPushes struct {
+	mu   sync.Mutex
+	m    map[uint64][]byte
+	ring [64]uint64 // insertion order, for eviction
+	next int
+}
+
+func (s *seenPushes) seen(key uint64, frame []byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.m[key]
+	return ok && bytes.Equal(f, frame)
+}
+
+func (s *seenPushes) add(key uint64, frame []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = make(map[uint64][]byte, len(s.ring))
+	}
+	if _, ok := s.m[key]; ok {
+		return
+	}
+	if old := s.ring[s.next]; old != 0 {
+		delete(s.m, old)
+	}
+	s.m[key] = bytes.Clone(frame)
+	s.ring[s.next] = key
+	s.next = (s.next + 1) % len(s.ring)
 }
