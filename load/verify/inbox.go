@@ -83,8 +83,9 @@ func (cv *convIn) sender(u uint32) *senderIn {
 }
 
 type senderIn struct {
-	got  seqSet
-	maxN uint64
+	listed bool // an entry of senders, not one of its empty slots
+	got    seqSet
+	maxN   uint64
 	// The numbers whose first copy came by pull (one range for a late
 	// user's contiguous catch-up, one more per gap pull), and those of them
 	// a push has brought since: the first such push is the pull meeting a

@@ -9,9 +9,8 @@ import "iter"
 // member of a busy group gets.
 type senders struct {
 	base  uint32
-	dense []senderIn // sender base+i at i; used[i] says whether one arrived
-	used  []bool
-	nd    int // senders in dense
+	dense []senderIn // sender base+i at i; an empty slot's listed is false
+	nd    int        // senders in dense
 	far   map[uint32]*senderIn
 }
 
@@ -20,7 +19,7 @@ type senders struct {
 const denseSlack, denseMin = 2, 32
 
 func (ss *senders) get(u uint32) *senderIn {
-	if i := u - ss.base; i < uint32(len(ss.dense)) && ss.used[i] {
+	if i := u - ss.base; i < uint32(len(ss.dense)) && ss.dense[i].listed {
 		return &ss.dense[i]
 	}
 	return ss.far[u]
@@ -55,30 +54,28 @@ func (ss *senders) placeDense(u uint32) *senderIn {
 	switch {
 	case span <= uint64(len(ss.dense)):
 	case uint64(ss.base) == lo && span <= uint64(cap(ss.dense)):
-		ss.dense, ss.used = ss.dense[:span], ss.used[:span]
+		ss.dense = ss.dense[:span]
 	default:
 		// Room for as many again, so that senders arriving one by one
 		// do not copy the slice at every one.
 		room := min(2*span, uint64(max(denseMin, denseSlack*(ss.nd+1))))
-		dense, used := make([]senderIn, span, room), make([]bool, span, room)
+		dense := make([]senderIn, span, room)
 		if ss.dense != nil {
-			at := uint64(ss.base) - lo
-			copy(dense[at:], ss.dense)
-			copy(used[at:], ss.used)
+			copy(dense[uint64(ss.base)-lo:], ss.dense)
 		}
-		ss.base, ss.dense, ss.used = uint32(lo), dense, used
+		ss.base, ss.dense = uint32(lo), dense
 	}
-	i := u - ss.base
-	ss.used[i] = true
+	s := &ss.dense[u-ss.base]
+	s.listed = true
 	ss.nd++
-	return &ss.dense[i]
+	return s
 }
 
 // all is every sender with its entry.
 func (ss *senders) all() iter.Seq2[uint32, *senderIn] {
 	return func(yield func(uint32, *senderIn) bool) {
 		for i := range ss.dense {
-			if ss.used[i] && !yield(ss.base+uint32(i), &ss.dense[i]) {
+			if ss.dense[i].listed && !yield(ss.base+uint32(i), &ss.dense[i]) {
 				return
 			}
 		}
