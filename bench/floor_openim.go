@@ -1,19 +1,17 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
-	"sync"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/imbench/imbench/internal/framecache"
 	"github.com/imbench/imbench/load/openim"
 	"github.com/imbench/imbench/load/ws"
 	wire "github.com/imbench/imbench/wire/openim"
@@ -32,7 +30,7 @@ type openimFloor struct {
 	api    *openim.API
 	codec  wire.Codec
 	tokens []string
-	pushes seenPushes
+	pushes framecache.Cache[struct{}] // the push frames decoded lately
 }
 
 func newOpenIMFloor(f *floor) *openimFloor {
@@ -113,8 +111,8 @@ func (c *openimFloorConn) OnData(b []byte) error { return c.rd.Feed(b, c.onMessa
 func (c *openimFloorConn) onMessage(op ws.Op, p []byte) error {
 	switch op {
 	case ws.OpBinary:
-		key := xxhash.Sum64(p)
-		if c.p.pushes.seen(key, p) {
+		key := framecache.Key(p)
+		if _, seen := c.p.pushes.Get(key, p); seen {
 			c.pushes.Add(1)
 			return nil
 		}
@@ -123,7 +121,7 @@ func (c *openimFloorConn) onMessage(op ws.Op, p []byte) error {
 		}
 		switch c.resp.ReqIdentifier {
 		case wire.PushMsg:
-			c.p.pushes.add(key, p)
+			c.p.pushes.Put(key, p, struct{}{})
 			c.pushes.Add(1)
 		case wire.ReqSendMsg:
 			c.f.answered(c.resp.ErrCode == 0)
@@ -154,37 +152,4 @@ func (c *openimFloorConn) send(n int, text []byte) error {
 		return err
 	}
 	return c.st.Write(ws.AppendFrame(nil, ws.OpBinary, frame), floorTimeout)
-}
-
-// seenPushes are the push frames decoded lately, by their hash: a frame
-// that is one of them is a push without decoding it again.
-type seenPushes struct {
-	mu   sync.Mutex
-	m    map[uint64][]byte
-	ring [64]uint64 // insertion order, for eviction
-	next int
-}
-
-func (s *seenPushes) seen(key uint64, frame []byte) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, ok := s.m[key]
-	return ok && bytes.Equal(f, frame)
-}
-
-func (s *seenPushes) add(key uint64, frame []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.m == nil {
-		s.m = make(map[uint64][]byte, len(s.ring))
-	}
-	if _, ok := s.m[key]; ok {
-		return
-	}
-	if old := s.ring[s.next]; old != 0 {
-		delete(s.m, old)
-	}
-	s.m[key] = bytes.Clone(frame)
-	s.ring[s.next] = key
-	s.next = (s.next + 1) % len(s.ring)
 }

@@ -16,8 +16,10 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/imbench/imbench/internal/framecache"
 	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/plan"
+	"github.com/imbench/imbench/load/verify"
 )
 
 // Config is how to reach one OpenIM deployment and how to talk to it.
@@ -116,8 +118,8 @@ type Driver struct {
 	tokens map[uint32]string
 
 	dialer   *engine.SourceDialer
-	gateways []string // the WebSocket URLs users are spread over
-	frames   frameCache
+	gateways []string                           // the WebSocket URLs users are spread over
+	frames   framecache.Cache[[]verify.Arrival] // a push frame's arrivals, decoded once for every receiver of its bytes
 
 	// The SDK-faithful login's: the users' REST client, each user's local
 	// database (nil in the light login), and a test's record of requests.

@@ -5,16 +5,17 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/imbench/imbench/internal/framecache"
 	"github.com/imbench/imbench/load/verify"
 	wire "github.com/imbench/imbench/wire/openim"
 	"github.com/imbench/imbench/wire/openim/pb"
 )
 
 // handleFrame decodes one binary frame: a push (decoded once per process,
-// see frameCache), a kick, or the answer to a request.
+// see framecache), a kick, or the answer to a request.
 func (c *conn) handleFrame(frame []byte) error {
-	key := frameKey(frame)
-	if arrivals := c.d.frames.get(key, frame); arrivals != nil {
+	key := framecache.Key(frame)
+	if arrivals, _ := c.d.frames.Get(key, frame); arrivals != nil {
 		c.local.held(c.d, arrivals)
 		for _, a := range arrivals {
 			c.h.Arrive(a)
@@ -32,7 +33,7 @@ func (c *conn) handleFrame(frame []byte) error {
 			return fmt.Errorf("decode push: %w", err)
 		}
 		arrivals := c.arrivals(push.Msgs, false, false)
-		c.d.frames.put(key, frame, arrivals)
+		c.d.frames.Put(key, frame, arrivals)
 		c.local.held(c.d, arrivals)
 		for _, a := range arrivals {
 			c.h.Arrive(a)
