@@ -6,7 +6,7 @@
 #   make report [RUN=<run id>]       results/<run>/report.md and report.html (run-scenario writes them too)
 #   make compare A=<run id> B=<run id> [THRESHOLD=10] [TOLERANCE=0]   exit 3 when B is worse than A (any rise of an integrity count beyond TOLERANCE)
 #   make clean-target [RUN=<run id>] [TARGET=]   remove a run's users, groups and chatrooms from its target (a run does at its end unless IM_KEEP=1); without RUN, list the runs that may have left some
-#   make bench [ONLY=density,baseline,delivery,distributed,flat] [RATES=50,400,1100,2000] [FLAT=10m] [PROTOCOLS=wukongim,wildfire]   generator figures, results/bench/*.json
+#   make bench [ONLY=density,baseline,delivery,distributed,flat] [RATES=50,400,1100,2000] [ROUNDS=3] [FLAT=10m] [PROTOCOLS=wukongim,wildfire]   generator figures, results/bench/*.json
 #   make bench-page [IN=results/bench/<time>.json]   docs/benchmark.md from a bench's JSON (default: the newest)
 #   make scenarios                   every scenario, what it reproduces and its purpose
 #   make soak [SOAK=1h] [SOAK_RATE=400]   wukongim/stability for SOAK: generator RSS slope per hour
@@ -175,7 +175,7 @@ generate:
 # a baseline measured in the same run, and its memory over a long run at a
 # fixed rate (FLAT: how long). Soft limits go up to the hard ones.
 bench: tools
-	@ulimit -n $$(ulimit -Hn) && $(BIN)/imbench bench $(if $(ONLY),-only '$(ONLY)') $(if $(RATES),-rates '$(RATES)') $(if $(FLAT),-flat '$(FLAT)') \
+	@ulimit -n $$(ulimit -Hn) && $(BIN)/imbench bench $(if $(ONLY),-only '$(ONLY)') $(if $(RATES),-rates '$(RATES)') $(if $(ROUNDS),-rounds '$(ROUNDS)') $(if $(FLAT),-flat '$(FLAT)') \
 	  $(if $(PROTOCOLS),-protocols '$(PROTOCOLS)')
 
 bench-page: $(BIN)/imbench

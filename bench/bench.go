@@ -75,7 +75,8 @@ type Options struct {
 	Hold         time.Duration   // how long users are held online
 	Want         map[string]bool // the measurements: density, baseline, delivery, distributed, flat
 	Out          string          // where the JSON goes
-	Rates        []float64       // messages per second of the delivery runs, one run each
+	Rates        []float64       // messages per second of the delivery runs
+	Rounds       int             // delivery runs (generator and floor) at each rate; the median is kept
 	Flat         time.Duration   // how long the flat run sends
 	FlatRate     float64         // messages per second of its open classes
 	FlatScenario string          // its workload (IsFlatScenario)
@@ -106,7 +107,7 @@ func Run(o Options) error {
 	os.Setenv("IMBENCH_NO_OBSERVE", "1") // bench runs report to nobody: the stack's cost is not theirs
 	res := &benchResult{StartedAt: time.Now().UTC(), Commit: commit(), Options: o.String(), Machine: machineInfo(), Limits: limitsInfo(lim)}
 	fmt.Printf("imbench bench: open files %d (hard limit), ephemeral ports %s\n", lim.Max, res.Limits["net.ipv4.ip_local_port_range"])
-	b := &bench{hold: o.Hold, out: o.Out, resultsDir: filepath.Join(o.Out, "runs")}
+	b := &bench{hold: o.Hold, out: o.Out, resultsDir: filepath.Join(o.Out, "runs"), rounds: o.Rounds}
 	targetLogs = filepath.Join(o.Out, "targets") // why a target process failed, if one did
 	var err error
 	if o.Want["density"] && !o.SkipOpenIM {
@@ -202,6 +203,7 @@ type bench struct {
 	hold       time.Duration
 	out        string // where the JSON and the CPU profiles go
 	resultsDir string
+	rounds     int // delivery rounds at each rate
 }
 
 // benchRun is one generator run the bench started: `imbench run` as a
@@ -266,6 +268,15 @@ func floorSetupText(f *floorResult) string {
 	return fmt.Sprintf("; the bare client's %.2f ms per user", f.TargetSetupMsPerUser)
 }
 
+// roundsText says, where a delivery measurement ran several rounds, that
+// its figures are the median round's and every round's ratio.
+func roundsText(rs []deliveryRound) string {
+	if len(rs) < 2 {
+		return ""
+	}
+	return fmt.Sprintf(", the median of %d rounds (%s)", len(rs), roundRatios(rs))
+}
+
 // writeTable writes r's figures as a markdown table, a row a measurement.
 func writeTable(w io.Writer, r *benchResult) {
 	fmt.Fprintln(w, "| measurement | figure |")
@@ -278,8 +289,8 @@ func writeTable(w io.Writer, r *benchResult) {
 		fmt.Fprintf(w, "| generator CPU per verified delivery, %s | %.2f µs (%d deliveries at %.0f msg/s × %d members: %.0f a second, e2e p50/p99 %.1f/%.1f ms, target %.2f µs each); profile `%s` |\n",
 			d.Protocol, d.CPUMicrosPerDeliv, d.Deliveries, d.Rate, d.Users-1, d.DeliveriesPerSec, d.P50Ms, d.P99Ms, d.TargetMicrosPerDl, filepath.Base(d.CPUProfile))
 		if f := d.Floor; f != nil {
-			fmt.Fprintf(w, "| floor: bare client CPU per delivery, %s | %.2f µs (%d deliveries at %.0f msg/s%s; read %d of %d pushes); generator ÷ floor %.1f× |\n",
-				d.Protocol, f.CPUMicrosPerDeliv, f.Deliveries, f.Rate, floorPace(d), f.PushesRead, f.PushesWritten, d.OverFloor)
+			fmt.Fprintf(w, "| floor: bare client CPU per delivery, %s | %.2f µs (%d deliveries at %.0f msg/s%s; read %d of %d pushes); generator ÷ floor %.2f×%s |\n",
+				d.Protocol, f.CPUMicrosPerDeliv, f.Deliveries, f.Rate, floorPace(d), f.PushesRead, f.PushesWritten, d.OverFloor, roundsText(d.Rounds))
 		}
 		if d.TargetSetupCPU > 0 {
 			fmt.Fprintf(w, "| server's CPU to set up, %s | %.2f ms per user (%.2f s for %d users: accounts, the group, tokens, logins)%s |\n",

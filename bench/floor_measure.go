@@ -38,7 +38,7 @@ type floorResult struct {
 // sockets, messages in all, every user sending in turn. Its CPU is sampled over the
 // same window as the generator's, and it must have read every push the
 // target wrote.
-func (b *bench) measureFloor(protocol string, rate float64, messages int) (*floorResult, error) {
+func (b *bench) measureFloor(protocol string, rate float64, messages, round int) (*floorResult, error) {
 	fmt.Printf("imbench bench: floor: a bare %s client, %d users in one group, %.0f msg/s\n", protocol, deliveryUsers, rate)
 	bt, err := startTargets(0)
 	if err != nil {
@@ -57,7 +57,7 @@ func (b *bench) measureFloor(protocol string, rate float64, messages int) (*floo
 		return nil, fmt.Errorf("protocol %q has no floor client", protocol)
 	}
 	// Profiled as the generator is, so that both pay the same 1 %.
-	profile, err := filepath.Abs(filepath.Join(b.out, fmt.Sprintf("cpu-floor-%s-%g.pprof", protocol, rate)))
+	profile, err := filepath.Abs(filepath.Join(b.out, b.profileName("cpu-floor", protocol, rate, round)))
 	if err != nil {
 		return nil, err
 	}

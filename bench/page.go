@@ -68,6 +68,9 @@ func (o Options) String() string {
 	}
 	protos := slices.DeleteFunc(slices.Clone(o.Protocols), func(p string) bool { return strings.TrimSpace(p) == "" })
 	s := fmt.Sprintf("ONLY=%s RATES=%s PROTOCOLS=%s", strings.Join(want, ","), strings.Join(rates, ","), strings.Join(protos, ","))
+	if o.Want["delivery"] {
+		s += fmt.Sprintf(" ROUNDS=%d", max(o.Rounds, 1))
+	}
 	if o.Want["flat"] {
 		s += " FLAT=" + shortDuration(o.Flat)
 	}

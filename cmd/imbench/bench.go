@@ -23,7 +23,8 @@ func cmdBench(args []string) error {
 		hold   = fs.Duration("hold", 60*time.Second, "how long users are held online (above the 30 s read deadline)")
 		only   = fs.String("only", "density,baseline,delivery,distributed,flat", "which measurements (stock: the old name of baseline)")
 		out    = fs.String("out", "results/bench", "where the JSON goes")
-		rates  = fs.String("rates", "50,400,1100,2000", "messages per second of the delivery runs, one run each")
+		rates  = fs.String("rates", "50,400,1100,2000", "messages per second of the delivery runs")
+		rounds = fs.Int("rounds", 3, "delivery rounds (generator, then floor) at each rate, odd: the median round is kept")
 		flat   = fs.Duration("flat", 10*time.Minute, "how long the flat run sends (IM_DURATION)")
 		fRate  = fs.Float64("flat-rate", 400, "messages per second of the flat run's open classes (IM_RATE)")
 		fScen  = fs.String("flat-scenario", "openim/mix", "the flat run's workload: openim/mix or wukongim/stability")
@@ -40,6 +41,9 @@ func cmdBench(args []string) error {
 			return badinput.Errorf("rate %q is not a message rate in (0, 5000] per second", r)
 		}
 		rateList = append(rateList, v)
+	}
+	if *rounds < 1 || *rounds > 15 || *rounds%2 == 0 {
+		return badinput.Errorf("rounds %d: want an odd number in 1..15 (the median round is kept)", *rounds)
 	}
 	if *hold < 35*time.Second {
 		return badinput.Errorf("hold %s is too short to prove heartbeats beat the 30 s read deadline", *hold)
@@ -66,7 +70,7 @@ func cmdBench(args []string) error {
 		}
 	}
 	return bench.Run(bench.Options{Users: *users, Total: *total, Procs: *procs, Hold: *hold, Want: want, Out: *out,
-		Rates: rateList, Flat: *flat, FlatRate: *fRate, FlatScenario: *fScen, Protocols: strings.Split(*protos, ","), SkipOpenIM: !*openim})
+		Rates: rateList, Rounds: *rounds, Flat: *flat, FlatRate: *fRate, FlatScenario: *fScen, Protocols: strings.Split(*protos, ","), SkipOpenIM: !*openim})
 }
 
 // `imbench bench-baseline-hold`: the baseline the bench compares the
