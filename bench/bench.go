@@ -76,7 +76,7 @@ type Options struct {
 	Want         map[string]bool // the measurements: density, baseline, delivery, distributed, flat
 	Out          string          // where the JSON goes
 	Rates        []float64       // messages per second of the delivery runs
-	Rounds       int             // delivery runs (generator and floor) at each rate; the median is kept
+	Rounds       int             // delivery runs (generator and floor) at each rate; each side's median is kept
 	Flat         time.Duration   // how long the flat run sends
 	FlatRate     float64         // messages per second of its open classes
 	FlatScenario string          // its workload (IsFlatScenario)
@@ -269,12 +269,13 @@ func floorSetupText(f *floorResult) string {
 }
 
 // roundsText says, where a delivery measurement ran several rounds, that
-// its figures are the median round's and every round's ratio.
+// the ratio is of the two medians, with every round's figures.
 func roundsText(rs []deliveryRound) string {
 	if len(rs) < 2 {
 		return ""
 	}
-	return fmt.Sprintf(", the median of %d rounds (%s)", len(rs), roundRatios(rs))
+	return fmt.Sprintf(", of the medians of %d rounds (generator %s µs; floor %s µs)", len(rs),
+		roundFigures(rs, func(r deliveryRound) float64 { return r.Generator }), roundFigures(rs, func(r deliveryRound) float64 { return r.Floor }))
 }
 
 // writeTable writes r's figures as a markdown table, a row a measurement.

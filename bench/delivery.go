@@ -45,16 +45,17 @@ type deliveryResult struct {
 	// and the generator's CPU per delivery over it.
 	Floor     *floorResult `json:"floor,omitempty"`
 	OverFloor float64      `json:"generator_over_floor,omitempty"`
-	// Every round's figures, in the order they ran: the figures above are
-	// the round whose ratio is the median.
+	// Every round's figures, in the order they ran: the generator's figures
+	// above are its median round's, Floor the floor's median round, and
+	// OverFloor the ratio of the two.
 	Rounds []deliveryRound `json:"rounds,omitempty"`
 }
 
 // deliveryRound is one generator run and the floor run right after it. At
-// a low rate a run's cost per delivery moves by a fifth from one run to
+// a low rate a run's cost per delivery moves by up to a third from one run to
 // the next on this machine (where the scheduler puts the processes, how
 // reads batch), for the generator and the floor alike: one pair is a draw,
-// the median of several is the figure.
+// each side's median of several is the figure.
 type deliveryRound struct {
 	Generator float64 `json:"generator_cpu_us_per_delivery"`
 	Floor     float64 `json:"floor_cpu_us_per_delivery"`
@@ -71,8 +72,7 @@ const deliverySending, deliveryMeasured = 32 * time.Second, 20 * time.Second
 
 // delivery measures rounds of generator CPU per verified delivery and the
 // floor's per delivery over the same workload right after, each against a
-// fresh target, and keeps the round of the median ratio with every
-// round's figures.
+// fresh target, and keeps each side's median (medianRound).
 func (b *bench) delivery(rate float64, protocol string) (*deliveryResult, error) {
 	var runs []*deliveryResult
 	for i := range max(b.rounds, 1) {
@@ -84,33 +84,48 @@ func (b *bench) delivery(rate float64, protocol string) (*deliveryResult, error)
 	}
 	med := medianRound(runs)
 	if len(runs) > 1 {
-		fmt.Printf("imbench bench: %s at %g msg/s: generator ÷ floor %s over %d rounds, median %.2f\n", protocol, rate, roundRatios(med.Rounds), len(runs), med.OverFloor)
+		fmt.Printf("imbench bench: %s at %g msg/s over %d rounds: generator %s µs, floor %s µs per delivery; medians %.2f ÷ %.2f = %.2f\n",
+			protocol, rate, len(runs), roundFigures(med.Rounds, func(r deliveryRound) float64 { return r.Generator }),
+			roundFigures(med.Rounds, func(r deliveryRound) float64 { return r.Floor }), med.CPUMicrosPerDeliv, med.Floor.CPUMicrosPerDeliv, med.OverFloor)
 	}
 	return med, nil
 }
 
-// medianRound is the run of the median ratio (of an even count, the upper
-// one), carrying every run's figures in their order when there are several.
+// medianRound keeps, of several rounds, the generator's run of the median
+// cost per delivery and the floor's run of the median cost per delivery
+// (each side's median, as benchstat compares two sets of runs: one
+// round's draw on either side moves neither), their ratio, and every
+// round's figures in the order they ran. One round is kept as it is.
 func medianRound(runs []*deliveryResult) *deliveryResult {
-	med := slices.SortedStableFunc(slices.Values(runs), func(a, b *deliveryResult) int { return cmp.Compare(a.OverFloor, b.OverFloor) })[len(runs)/2]
-	if len(runs) > 1 {
-		med.Rounds = nil
-		for _, r := range runs {
-			var floor float64
-			if r.Floor != nil {
-				floor = r.Floor.CPUMicrosPerDeliv
-			}
-			med.Rounds = append(med.Rounds, deliveryRound{Generator: r.CPUMicrosPerDeliv, Floor: floor, Ratio: r.OverFloor})
-		}
+	if len(runs) == 1 {
+		return runs[0]
 	}
-	return med
+	floorOf := func(r *deliveryResult) float64 {
+		if r.Floor == nil {
+			return 0
+		}
+		return r.Floor.CPUMicrosPerDeliv
+	}
+	gen := slices.SortedStableFunc(slices.Values(runs), func(a, b *deliveryResult) int {
+		return cmp.Compare(a.CPUMicrosPerDeliv, b.CPUMicrosPerDeliv)
+	})[len(runs)/2]
+	floor := slices.SortedStableFunc(slices.Values(runs), func(a, b *deliveryResult) int { return cmp.Compare(floorOf(a), floorOf(b)) })[len(runs)/2]
+	med := *gen
+	med.Floor, med.OverFloor, med.Rounds = floor.Floor, 0, nil
+	if f := floorOf(floor); f > 0 {
+		med.OverFloor = round2(med.CPUMicrosPerDeliv / f)
+	}
+	for _, r := range runs {
+		med.Rounds = append(med.Rounds, deliveryRound{Generator: r.CPUMicrosPerDeliv, Floor: floorOf(r), Ratio: r.OverFloor})
+	}
+	return &med
 }
 
-// roundRatios is each round's ratio, in the order they ran.
-func roundRatios(rs []deliveryRound) string {
+// roundFigures is one figure of each round, in the order they ran.
+func roundFigures(rs []deliveryRound, figure func(deliveryRound) float64) string {
 	out := make([]string, len(rs))
 	for i, r := range rs {
-		out[i] = strconv.FormatFloat(r.Ratio, 'f', 2, 64)
+		out[i] = strconv.FormatFloat(figure(r), 'f', 2, 64)
 	}
 	return strings.Join(out, ", ")
 }

@@ -24,7 +24,7 @@ func cmdBench(args []string) error {
 		only   = fs.String("only", "density,baseline,delivery,distributed,flat", "which measurements (stock: the old name of baseline)")
 		out    = fs.String("out", "results/bench", "where the JSON goes")
 		rates  = fs.String("rates", "50,400,1100,2000", "messages per second of the delivery runs")
-		rounds = fs.Int("rounds", 3, "delivery rounds (generator, then floor) at each rate, odd: the median round is kept")
+		rounds = fs.Int("rounds", 3, "delivery rounds (generator, then floor) at each rate, odd: each side's median is kept")
 		flat   = fs.Duration("flat", 10*time.Minute, "how long the flat run sends (IM_DURATION)")
 		fRate  = fs.Float64("flat-rate", 400, "messages per second of the flat run's open classes (IM_RATE)")
 		fScen  = fs.String("flat-scenario", "openim/mix", "the flat run's workload: openim/mix or wukongim/stability")
@@ -43,7 +43,7 @@ func cmdBench(args []string) error {
 		rateList = append(rateList, v)
 	}
 	if *rounds < 1 || *rounds > 15 || *rounds%2 == 0 {
-		return badinput.Errorf("rounds %d: want an odd number in 1..15 (the median round is kept)", *rounds)
+		return badinput.Errorf("rounds %d: want an odd number in 1..15 (each side's median is kept)", *rounds)
 	}
 	if *hold < 35*time.Second {
 		return badinput.Errorf("hold %s is too short to prove heartbeats beat the 30 s read deadline", *hold)
