@@ -82,19 +82,42 @@ func (cv *convIn) sender(u uint32) *senderIn {
 	return s
 }
 
+// senderIn is what one receiver got of one sender in one conversation.
+// It is four words: a member of a busy group keeps one for every other
+// member, and each delivery reads one that has gone cold since that
+// sender's last message; the fewer bytes all of them take, the more of
+// them (and of everything else a delivery touches) stay in cache.
 type senderIn struct {
-	listed bool // an entry of senders, not one of its empty slots
-	got    seqSet
-	maxN   uint64
-	// The numbers whose first copy came by pull (one range for a late
-	// user's contiguous catch-up, one more per gap pull), and those of them
-	// a push has brought since: the first such push is the pull meeting a
-	// late push, a second one a duplicate. Only for protocols that number
-	// messages per conversation (Arrival.Seq): where each copy is an entry
-	// of its own (Wildfire's per-user feeds, Seq 0), a second copy is the
-	// server's second filing, a duplicate.
+	got  seqSet
+	maxN uint64
+	// pulls is nil in an empty slot of senders, noPulls in an entry
+	// whose messages all came by push.
+	pulls *senderPulls
+}
+
+// senderPulls is a sender's numbers whose first copy came by pull (one
+// range for a late user's contiguous catch-up, one more per gap pull), and
+// those of them a push has brought since: the first such push is the pull
+// meeting a late push, a second one a duplicate. Only for protocols that
+// number messages per conversation (Arrival.Seq): where each copy is an
+// entry of its own (Wildfire's per-user feeds, Seq 0), a second copy is
+// the server's second filing, a duplicate.
+type senderPulls struct {
 	pulled     rangeSet
 	pushedLate map[uint64]struct{}
+}
+
+// noPulls is the pulls of every entry that has had none; never written.
+var noPulls = &senderPulls{}
+
+func (s *senderIn) listed() bool { return s.pulls != nil }
+
+// ownPulls is s's pulls, made its own for writing.
+func (s *senderIn) ownPulls() *senderPulls {
+	if s.pulls == noPulls {
+		s.pulls = &senderPulls{}
+	}
+	return s.pulls
 }
 
 // NewInbox returns the inbox of user me.
@@ -186,12 +209,13 @@ func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *
 			t.Overlap.Add(1)
 			return Overlap
 		}
-		if a.Seq > 0 && s.pulled.has(n) {
-			if _, again := s.pushedLate[n]; !again {
-				if s.pushedLate == nil {
-					s.pushedLate = map[uint64]struct{}{}
+		if a.Seq > 0 && s.pulls.pulled.has(n) {
+			if _, again := s.pulls.pushedLate[n]; !again {
+				p := s.ownPulls()
+				if p.pushedLate == nil {
+					p.pushedLate = map[uint64]struct{}{}
 				}
-				s.pushedLate[n] = struct{}{}
+				p.pushedLate[n] = struct{}{}
 				t.PushedAfterPull[k].Add(1)
 				return PushedAfterPull
 			}
@@ -201,7 +225,7 @@ func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *
 		return Duplicate
 	}
 	if a.Pulled && a.Seq > 0 {
-		s.pulled.add(n)
+		s.ownPulls().pulled.add(n)
 	}
 	out := Delivered
 	if !a.Pulled && n < s.maxN {

@@ -9,7 +9,7 @@ import "iter"
 // member of a busy group gets.
 type senders struct {
 	base  uint32
-	dense []senderIn // sender base+i at i; an empty slot's listed is false
+	dense []senderIn // sender base+i at i; an empty slot is not listed
 	nd    int        // senders in dense
 	far   map[uint32]*senderIn
 }
@@ -19,7 +19,7 @@ type senders struct {
 const denseSlack, denseMin = 2, 32
 
 func (ss *senders) get(u uint32) *senderIn {
-	if i := u - ss.base; i < uint32(len(ss.dense)) && ss.dense[i].listed {
+	if i := u - ss.base; i < uint32(len(ss.dense)) && ss.dense[i].listed() {
 		return &ss.dense[i]
 	}
 	return ss.far[u]
@@ -37,7 +37,7 @@ func (ss *senders) add(u uint32) *senderIn {
 	if ss.far == nil {
 		ss.far = map[uint32]*senderIn{}
 	}
-	s := &senderIn{}
+	s := &senderIn{pulls: noPulls}
 	ss.far[u] = s
 	return s
 }
@@ -66,7 +66,7 @@ func (ss *senders) placeDense(u uint32) *senderIn {
 		ss.base, ss.dense = uint32(lo), dense
 	}
 	s := &ss.dense[u-ss.base]
-	s.listed = true
+	s.pulls = noPulls
 	ss.nd++
 	return s
 }
@@ -75,7 +75,7 @@ func (ss *senders) placeDense(u uint32) *senderIn {
 func (ss *senders) all() iter.Seq2[uint32, *senderIn] {
 	return func(yield func(uint32, *senderIn) bool) {
 		for i := range ss.dense {
-			if ss.dense[i].listed && !yield(ss.base+uint32(i), &ss.dense[i]) {
+			if ss.dense[i].listed() && !yield(ss.base+uint32(i), &ss.dense[i]) {
 				return
 			}
 		}

@@ -3,6 +3,7 @@ package verify
 import (
 	"maps"
 	"testing"
+	"unsafe"
 )
 
 func TestSendersFindEveryOneWhereverItLies(t *testing.T) {
@@ -37,5 +38,13 @@ func TestSendersFindEveryOneWhereverItLies(t *testing.T) {
 	}
 	if ss.nd+len(ss.far) != len(order) || ss.nd < 8 || len(ss.dense) > max(denseMin, denseSlack*ss.nd) {
 		t.Errorf("dense holds %d senders in %d slots", ss.nd, len(ss.dense))
+	}
+}
+
+func TestASenderEntryIsFourWords(t *testing.T) {
+	// A busy group's member keeps one per other member and reads a cold
+	// one at every delivery: what is rare goes behind the pointer.
+	if n := unsafe.Sizeof(senderIn{}); n != 32 {
+		t.Fatalf("a sender entry takes %d bytes, want 32", n)
 	}
 }
