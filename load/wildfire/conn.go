@@ -7,12 +7,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/netloop"
 	wire "github.com/imbench/imbench/wire/wildfire"
-	"github.com/imbench/imbench/wire/wildfire/pb"
 )
 
 // ErrKicked ends a connection the server replaced (ROFL "1", §14).
@@ -38,6 +35,10 @@ type conn struct {
 	amu    sync.Mutex
 	acks   map[uint16]*await // requests waiting for their PUBACK, by packet id
 	nextID uint16
+	// One timer for all of them, armed for the first one due while any
+	// waits: a timer per request was made and stopped at every pull.
+	overdue *time.Timer
+	armed   bool
 
 	fmu    sync.Mutex
 	feeds  [2]feed // by pull type
@@ -54,7 +55,8 @@ type conn struct {
 
 type await struct {
 	done  func(wire.Puback, error)
-	timer *time.Timer
+	topic string
+	due   time.Time
 }
 
 var bufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
@@ -62,7 +64,7 @@ var bufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 // request sends plain as an encrypted QoS 1 PUBLISH on topic; done gets
 // its PUBACK, or the failure.
 func (c *conn) request(topic string, plain []byte, done func(wire.Puback, error)) error {
-	w := &await{done: done}
+	w := &await{done: done, topic: topic, due: time.Now().Add(c.d.cfg.Timeout)}
 	c.amu.Lock()
 	if c.acks == nil {
 		c.amu.Unlock()
@@ -77,11 +79,14 @@ func (c *conn) request(topic string, plain []byte, done func(wire.Puback, error)
 	}
 	c.nextID = id
 	c.acks[id] = w
-	w.timer = time.AfterFunc(c.d.cfg.Timeout, func() {
-		if c.take(id) == w {
-			done(wire.Puback{}, fmt.Errorf("%w: no PUBACK to %s within %s", engine.ErrUnanswered, topic, c.d.cfg.Timeout))
+	if !c.armed {
+		c.armed = true
+		if c.overdue == nil {
+			c.overdue = time.AfterFunc(c.d.cfg.Timeout, c.expire)
+		} else {
+			c.overdue.Reset(c.d.cfg.Timeout)
 		}
-	})
+	}
 	c.amu.Unlock()
 	bp := bufs.Get().(*[]byte)
 	defer bufs.Put(bp)
@@ -102,10 +107,33 @@ func (c *conn) take(id uint16) *await {
 	w := c.acks[id]
 	delete(c.acks, id)
 	c.amu.Unlock()
-	if w != nil {
-		w.timer.Stop()
-	}
 	return w
+}
+
+// expire fails the requests whose time is up and arms the timer again
+// for the next one due, while any waits.
+func (c *conn) expire() {
+	now := time.Now()
+	var late []*await
+	var next time.Time
+	c.amu.Lock()
+	for id, w := range c.acks {
+		switch {
+		case !w.due.After(now):
+			late = append(late, w)
+			delete(c.acks, id)
+		case next.IsZero() || w.due.Before(next):
+			next = w.due
+		}
+	}
+	c.armed = !next.IsZero()
+	if c.armed {
+		c.overdue.Reset(next.Sub(now))
+	}
+	c.amu.Unlock()
+	for _, w := range late {
+		w.done(wire.Puback{}, fmt.Errorf("%w: no PUBACK to %s within %s", engine.ErrUnanswered, w.topic, c.d.cfg.Timeout))
+	}
 }
 
 // Ping implements engine.Conn.
@@ -176,12 +204,12 @@ func (c *conn) handle(t wire.PacketType, flags uint8, body []byte) error {
 func (c *conn) onPush(p wire.Publish) error {
 	switch p.Topic {
 	case wire.TopicNotifyMessage:
-		var n pb.NotifyMessage
-		if err := proto.Unmarshal(p.Payload, &n); err != nil {
+		t, head, err := wire.DecodeNotify(p.Payload)
+		if err != nil {
 			return fmt.Errorf("MN: %w", err)
 		}
-		if t := n.GetType(); t == wire.PullNormal || t == wire.PullChatroom {
-			c.notified(t, n.GetHead())
+		if t == wire.PullNormal || t == wire.PullChatroom {
+			c.notified(t, head)
 		}
 	case wire.TopicNotifyOffline:
 		c.kicked.Store(true)
@@ -203,9 +231,12 @@ func (c *conn) OnClose(err error) {
 	c.amu.Lock()
 	left := c.acks
 	c.acks = nil
+	if c.overdue != nil {
+		c.overdue.Stop()
+	}
+	c.armed = false
 	c.amu.Unlock()
 	for _, w := range left {
-		w.timer.Stop()
 		w.done(wire.Puback{}, errConnClosed)
 	}
 	switch {

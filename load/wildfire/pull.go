@@ -3,6 +3,7 @@ package wildfire
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/imbench/imbench/load/verify"
@@ -12,7 +13,7 @@ import (
 // feed is one pull type's state on a connection: the numbers notified and
 // not yet pulled, and the pull under way.
 type feed struct {
-	notified  map[int64]struct{}
+	notified  notices
 	pulling   bool
 	again     bool          // notified or asked again while pulling
 	loginHead int64         // the head the CONNACK gave: below it, a login's catch-up
@@ -42,10 +43,7 @@ func (c *conn) notified(t int32, head int64) {
 		c.fmu.Unlock()
 		return
 	}
-	if f.notified == nil {
-		f.notified = map[int64]struct{}{}
-	}
-	f.notified[head] = struct{}{}
+	f.notified.add(head)
 	start := !f.pulling
 	f.pulling = true
 	f.again = !start
@@ -122,9 +120,7 @@ func (c *conn) pulled(t int32, id int64, a wire.Puback, err error) {
 		if !ok {
 			continue
 		}
-		if _, was := f.notified[seq]; was {
-			delete(f.notified, seq)
-		} else {
+		if !f.notified.has(seq) {
 			// Found without a notify: a login's catch-up below the
 			// CONNACK's head, else a notify the server never sent.
 			a.Pulled = true
@@ -132,11 +128,7 @@ func (c *conn) pulled(t int32, id int64, a wire.Puback, err error) {
 		}
 		arrivals = append(arrivals, a)
 	}
-	for seq := range f.notified {
-		if seq <= cur {
-			delete(f.notified, seq)
-		}
-	}
+	f.notified.dropUpTo(cur)
 	hd := &c.d.heads[t][c.user]
 	if cur > hd.Load() {
 		hd.Store(cur)
@@ -280,4 +272,37 @@ func (d *Driver) arrival(u uint32, m *wire.PulledMessage) (verify.Arrival, bool)
 		return verify.Arrival{}, false
 	}
 	return verify.Arrival{Conv: conv, Sender: d.plan.ParseUserID(string(m.FromUser)), Text: m.Text}, true
+}
+
+// notices is the numbers notified and not yet pulled, ascending and
+// unique. They come in ascending order (an MN per message, in the order
+// the server numbered them), so an add appends and an answer drops a
+// prefix: a map of them cost a hash insert and delete per delivery.
+type notices []int64
+
+func (n *notices) add(x int64) {
+	s := *n
+	if len(s) == 0 || x > s[len(s)-1] {
+		*n = append(s, x)
+		return
+	}
+	if i, found := slices.BinarySearch(s, x); !found {
+		*n = slices.Insert(s, i, x)
+	}
+}
+
+func (n notices) has(x int64) bool {
+	_, found := slices.BinarySearch(n, x)
+	return found
+}
+
+// dropUpTo removes the numbers up to x: those the answer reaching x
+// brought, or the server skipped.
+func (n *notices) dropUpTo(x int64) {
+	s := *n
+	i, found := slices.BinarySearch(s, x)
+	if found {
+		i++
+	}
+	*n = append(s[:0], s[i:]...)
 }
