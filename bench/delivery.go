@@ -84,9 +84,7 @@ func (b *bench) delivery(rate float64, protocol string) (*deliveryResult, error)
 	}
 	med := medianRound(runs)
 	if len(runs) > 1 {
-		fmt.Printf("imbench bench: %s at %g msg/s over %d rounds: generator %s µs, floor %s µs per delivery; medians %.2f ÷ %.2f = %.2f\n",
-			protocol, rate, len(runs), roundFigures(med.Rounds, func(r deliveryRound) float64 { return r.Generator }),
-			roundFigures(med.Rounds, func(r deliveryRound) float64 { return r.Floor }), med.CPUMicrosPerDeliv, med.Floor.CPUMicrosPerDeliv, med.OverFloor)
+		fmt.Printf("imbench bench: %s at %g msg/s: generator ÷ floor %.2f%s\n", protocol, rate, med.OverFloor, roundsText(med.Rounds))
 	}
 	return med, nil
 }
