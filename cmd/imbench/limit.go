@@ -533,7 +533,8 @@ func stepUsage(ctx context.Context, prom *report.Prom, sampler *procgroup.Sample
 		local = local || role == "target"
 		out = append(out, limit.Usage{Component: u.Group, Role: role, Processes: u.Processes, PIDs: u.PIDs, Others: u.Others,
 			OpenFiles: u.FDPeak, OpenFilesLimit: u.FDLimit, CPUs: pinned(u.CPUs), CPUSet: pinnedSet(u.CPUSet), CPUAvg: u.CPUAvg, CPUPeak: u.CPUPeak,
-			CPUBusiest: u.CPUBusiest, CPUBusiestThread: u.CPUBusiestThread, RSSAvg: u.RSSAvg, RSSPeak: u.RSSPeak, RSSGrowth: u.RSSGrown})
+			CPUBusiest: u.CPUBusiest, CPUBusiestThread: u.CPUBusiestThread,
+			ThreadRunnable: u.ThreadRunnable, ThreadWaiting: u.ThreadWaiting, RSSAvg: u.RSSAvg, RSSPeak: u.RSSPeak, RSSGrowth: u.RSSGrown})
 	}
 	if local || !prom.Ready(ctx) {
 		return out

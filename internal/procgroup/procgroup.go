@@ -32,6 +32,11 @@ type point struct {
 	procs int
 	pids  map[int]float64 // each process's CPU seconds, so that one that ends takes its seconds with it
 	tids  map[int]float64 // each thread's CPU seconds: a part whose work runs on one thread shows it full
+	// waits: each thread's seconds waiting for a core while it could run
+	// (its run-queue wait, /proc/…/schedstat): a thread with work for a
+	// whole core on a busy machine shows less than a core of CPU, and its
+	// CPU and its wait together fill the window.
+	waits map[int]float64
 	// fds and fdLimit: the open files of the process nearest its limit
 	// (sampled for the listening owners only: a count of each descriptor).
 	fds, fdLimit int
@@ -176,7 +181,7 @@ func (s *Sampler) sample() {
 		}
 		p := cur[g]
 		if p == nil {
-			p = &point{at: now, pids: map[int]float64{}, tids: map[int]float64{}}
+			p = &point{at: now, pids: map[int]float64{}, tids: map[int]float64{}, waits: map[int]float64{}}
 			cur[g] = p
 		}
 		set := cpuList(d)
@@ -196,8 +201,11 @@ func (s *Sampler) sample() {
 		tasks, _ := filepath.Glob(d + "/task/[0-9]*")
 		for _, td := range tasks {
 			if tid, err := strconv.Atoi(filepath.Base(td)); err == nil {
-				if c, _, ok := readProc(td); ok {
+				if c, w, ok := readThread(td); ok {
 					p.tids[tid] = c
+					if w >= 0 {
+						p.waits[tid] = w
+					}
 				}
 			}
 		}
@@ -240,21 +248,43 @@ func readProc(dir string) (cpu, rss float64, ok bool) {
 	return (utime + stime) / clockTicks, rssPages * float64(os.Getpagesize()), true
 }
 
+// readThread reads a thread's CPU seconds and its seconds waiting for a
+// core from its schedstat (nanoseconds); where the kernel keeps none, its
+// CPU from its stat and a wait of -1.
+func readThread(dir string) (cpu, wait float64, ok bool) {
+	if raw, err := os.ReadFile(dir + "/schedstat"); err == nil {
+		if f := strings.Fields(string(raw)); len(f) >= 2 {
+			run, err1 := strconv.ParseFloat(f[0], 64)
+			queued, err2 := strconv.ParseFloat(f[1], 64)
+			if err1 == nil && err2 == nil {
+				return run / 1e9, queued / 1e9, true
+			}
+		}
+	}
+	cpu, _, ok = readProc(dir)
+	return cpu, -1, ok
+}
+
 // Usage is one group over a window: CPU in % of one core (average, and the
 // peak of the sampling intervals), resident memory (average, peak, and its
 // rise from the window's first quarter to its last), processes.
 type Usage struct {
-	Group                     string
-	Processes                 float64
-	PIDs                      []int  // the processes measured, at the window's end
-	Others                    int    // processes of the name left out: not the listening owners of the run's ports
-	FDPeak, FDLimit           int    // the listening owners' open files at their fullest, and that process's limit (0: not read)
-	CPUs                      int    // the CPUs its listening owners may run on (their affinity, taskset; 0: not read)
-	CPUSet                    string // the CPUs all its processes may run on through the window ("0-3,6"; "" where they differ)
-	CPUAvg, CPUPeak           float64
-	CPUBusiest                float64 // the busiest process's average, % of one core
-	CPUBusiestThread          float64 // the busiest thread's average, % of one core
-	RSSAvg, RSSPeak, RSSGrown float64
+	Group            string
+	Processes        float64
+	PIDs             []int  // the processes measured, at the window's end
+	Others           int    // processes of the name left out: not the listening owners of the run's ports
+	FDPeak, FDLimit  int    // the listening owners' open files at their fullest, and that process's limit (0: not read)
+	CPUs             int    // the CPUs its listening owners may run on (their affinity, taskset; 0: not read)
+	CPUSet           string // the CPUs all its processes may run on through the window ("0-3,6"; "" where they differ)
+	CPUAvg, CPUPeak  float64
+	CPUBusiest       float64 // the busiest process's average, % of one core
+	CPUBusiestThread float64 // the busiest thread's average, % of one core
+	// ThreadRunnable is the share of the window, %, the thread least idle
+	// was running or waiting for a core (100: it never slept: its work
+	// would have filled its core), ThreadWaiting the part of it waiting;
+	// both 0 where the kernel keeps no run-queue times.
+	ThreadRunnable, ThreadWaiting float64
+	RSSAvg, RSSPeak, RSSGrown     float64
 }
 
 // Window gives each group's usage over [from, to]; groups with fewer than
@@ -275,11 +305,12 @@ func (s *Sampler) Window(from, to time.Time) []Usage {
 		}
 		u := Usage{Group: g.name}
 		var busy, wall float64
-		perPID, perTID := map[int]float64{}, map[int]float64{}
+		perPID, perTID, perWait := map[int]float64{}, map[int]float64{}, map[int]float64{}
 		for i := 1; i < len(in); i++ {
 			dt := in[i].at.Sub(in[i-1].at).Seconds()
 			d := cpuDelta(in[i-1].pids, in[i].pids, perPID)
 			cpuDelta(in[i-1].tids, in[i].tids, perTID)
+			cpuDelta(in[i-1].waits, in[i].waits, perWait)
 			busy += d
 			wall += dt
 			if dt > 0 {
@@ -291,8 +322,11 @@ func (s *Sampler) Window(from, to time.Time) []Usage {
 			for _, b := range perPID {
 				u.CPUBusiest = max(u.CPUBusiest, 100*b/wall)
 			}
-			for _, b := range perTID {
+			for tid, b := range perTID {
 				u.CPUBusiestThread = max(u.CPUBusiestThread, 100*b/wall)
+				if w, ok := perWait[tid]; ok && 100*(b+w)/wall > u.ThreadRunnable {
+					u.ThreadRunnable, u.ThreadWaiting = 100*(b+w)/wall, 100*w/wall
+				}
 			}
 		}
 		q := max(len(in)/4, 1)

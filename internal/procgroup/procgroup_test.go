@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,6 +42,51 @@ func TestBusiestThread(t *testing.T) {
 	}
 	if s.MachineBusy(from, time.Now()) <= 0 {
 		t.Fatal("the machine not busy while a thread spun")
+	}
+}
+
+// Threads that would each fill a core, three to a core: each runs about a
+// third of the window and waits for a core the rest, which the run-queue
+// times show (a part at its limit on a busy machine shows less than a
+// core of CPU, and never idles).
+func TestThreadRunnable(t *testing.T) {
+	comm, err := os.ReadFile("/proc/self/comm")
+	if err != nil {
+		t.Skip("no /proc")
+	}
+	if _, err := os.Stat("/proc/self/schedstat"); err != nil {
+		t.Skip("no run-queue times (schedstat)")
+	}
+	n := 3 * MachineCores()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n + 2))
+	s, err := Start([]profile.Process{{Group: "self", Comm: []string{strings.TrimSpace(string(comm))}}}, 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	end := time.Now().Add(1500 * time.Millisecond)
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			for time.Now().Before(end) {
+			}
+		}()
+	}
+	time.Sleep(200 * time.Millisecond)
+	from := time.Now()
+	time.Sleep(time.Second)
+	to := time.Now()
+	wg.Wait()
+	s.Stop()
+	u := s.Window(from, to)
+	if len(u) != 1 {
+		t.Fatalf("usage %+v", u)
+	}
+	if u[0].CPUBusiestThread > 80 || u[0].ThreadRunnable < 90 || u[0].ThreadWaiting < 20 || u[0].ThreadWaiting > u[0].ThreadRunnable {
+		t.Fatalf("%d spinning threads on %d cores: busiest thread %.0f %% of a core; least idle running or waiting %.0f %% (waiting %.0f %%)",
+			n, MachineCores(), u[0].CPUBusiestThread, u[0].ThreadRunnable, u[0].ThreadWaiting)
 	}
 }
 

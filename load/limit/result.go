@@ -99,8 +99,14 @@ type Usage struct {
 	// CPUBusiestThread is the busiest thread's average (from /proc too):
 	// a part whose work runs on one thread shows that thread full.
 	CPUBusiestThread float64 `json:"cpu_busiest_thread_percent,omitempty"`
-	RSSAvg           float64 `json:"rss_avg_bytes"`
-	RSSPeak          float64 `json:"rss_peak_bytes"`
+	// ThreadRunnable is the share of the step, %, its least idle thread
+	// was running or waiting for a core (its run-queue wait, from /proc
+	// too), ThreadWaiting the part of it waiting: on a busy machine a
+	// thread with a core's work runs less than a core and never sleeps.
+	ThreadRunnable float64 `json:"thread_runnable_percent,omitempty"`
+	ThreadWaiting  float64 `json:"thread_waiting_percent,omitempty"`
+	RSSAvg         float64 `json:"rss_avg_bytes"`
+	RSSPeak        float64 `json:"rss_peak_bytes"`
 	// RSSGrowth is the memory's rise from the step's first quarter to its
 	// last, bytes: a part still growing when the step ended.
 	RSSGrowth float64 `json:"rss_growth_bytes"`

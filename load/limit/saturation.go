@@ -27,7 +27,10 @@ import (
 //  3. the machine: its cores all busy (the parts' CPU and the generator's
 //     at 90 % of the cores or more): the server's largest part is named,
 //     the machine said; a part whose threads share the work (a Go
-//     program's) gives out so;
+//     program's) gives out so; else, the machine busy but not full, a
+//     part whose least idle thread ran or waited for a core 90 % of the
+//     step (its run-queue wait, /proc's schedstat) is rule 2's: it never
+//     slept, its work would have filled the core other threads shared;
 //  4. a part whose memory was still growing through the step by more than
 //     a tenth, and by more than twice as much as through the lowest load's
 //     step (a server just started grows at any load): it is queueing what
@@ -241,6 +244,15 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 		return Saturation{Rule: RuleServerMachine, Component: target[0].Component,
 			Why: fmt.Sprintf("the machine's %d cores were busy at step %d (%.0f %% of one core in all, the generator's %.0f %% included); the server's largest part, %s, used %.0f %%",
 				cores, st.N, busy, st.GeneratorCores*100, target[0].Component, target[0].CPUAvg)}
+	}
+	// Rule 2 on a machine busy but not full: the thread had a core's
+	// work and less than a core.
+	for _, u := range target {
+		if u.ThreadRunnable >= 90 && u.ThreadWaiting > 0 {
+			return Saturation{Rule: RuleServerThread, Component: u.Component,
+				Why: fmt.Sprintf("%s's least idle thread ran %.0f %% of step %d and waited for a core %.0f %% more (the part %.0f %% of one core in all): it never slept; its work runs on that thread, which other threads kept off its core part of the time",
+					u.Component, u.ThreadRunnable-u.ThreadWaiting, st.N, u.ThreadWaiting, u.CPUAvg)}
+		}
 	}
 	if short != "" && !serverSlowed(st, base) {
 		return waited(st, base, target, short)

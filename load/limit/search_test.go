@@ -149,6 +149,28 @@ func TestOneCoreIsAThreads(t *testing.T) {
 	}
 }
 
+// On a machine busy but not full, a part whose work runs on one thread
+// gets less than its core: its thread runs 88 % of the step and waits for
+// a core the rest (what a 2-core CI runner showed). It never slept: the
+// part is at its core; without the wait it is not, nor where the machine
+// was full (its neighbours' doing, rule 3).
+func TestThreadThatNeverSlept(t *testing.T) {
+	st := Step{N: 7, Asked: 750, Achieved: 750, AckAvg: 0.2, GeneratorCores: 0.12, MachineBusy: 0.6,
+		Usage: []Usage{{Component: "imbench-target", Role: "target", Processes: 1, CPUAvg: 89, CPUBusiest: 89, CPUBusiestThread: 88, ThreadRunnable: 99, ThreadWaiting: 11}}}
+	m := Machine{Cores: 2, GeneratorCores: 2}
+	if s := saturationOf(&st, nil, m); s.Rule != RuleServerThread || s.Component != "imbench-target" || !strings.Contains(s.Why, "waited for a core 11 %") {
+		t.Fatalf("saturation %+v", s)
+	}
+	st.Usage[0].ThreadRunnable, st.Usage[0].ThreadWaiting = 89, 1
+	if s := saturationOf(&st, nil, m); s.Rule != RuleUnseen {
+		t.Fatalf("a thread that slept: %+v", s)
+	}
+	st.Usage[0].ThreadRunnable, st.Usage[0].ThreadWaiting, st.MachineBusy = 99, 11, 0.97
+	if s := saturationOf(&st, nil, m); s.Rule != RuleServerMachine && s.Rule != RuleMachine {
+		t.Fatalf("a full machine: %+v", s)
+	}
+}
+
 // A step that sent less than asked with the generator's cores to spare:
 // its senders waited for answers. Answers as quick as at the lowest load
 // mean too few senders; slower ones, a server that did not keep up.
