@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/imbench/imbench/load/awaiting"
 	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/netloop"
 	"github.com/imbench/imbench/load/ws"
@@ -34,8 +35,7 @@ type conn struct {
 	codec wire.Codec
 	h     engine.Handler
 
-	pmu     sync.Mutex
-	pending map[string]*pending
+	pending *awaiting.Set[string, pending] // requests waiting for their answer, by MsgIncr
 	incr    atomic.Uint64
 	kicked  atomic.Bool
 	ended   atomic.Bool // set by OnClose, under cmu
@@ -56,8 +56,8 @@ type conn struct {
 const closeWait = 3 * time.Second
 
 type pending struct {
-	cb    func(*wire.Resp, error)
-	timer *time.Timer
+	cb func(*wire.Resp, error)
+	id int32 // its ReqIdentifier
 }
 
 var errConnClosed = errors.New("connection closed")
@@ -142,14 +142,8 @@ func (c *conn) OnClose(err error) {
 	unanswered := c.wait != nil && !c.wait.Stop() // closeWait passed
 	dropped := !c.goodbye && !unanswered
 	c.cmu.Unlock()
-	c.pmu.Lock()
-	left := c.pending
-	c.pending = nil
-	c.pmu.Unlock()
-	for _, p := range left {
-		if p.timer.Stop() {
-			p.cb(nil, errConnClosed)
-		}
+	for _, p := range c.pending.Close() {
+		p.cb(nil, errConnClosed)
 	}
 	if onEnd != nil {
 		onEnd(dropped)

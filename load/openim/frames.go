@@ -41,7 +41,7 @@ func (c *conn) handleFrame(frame []byte) error {
 	case wire.KickOnlineMsg:
 		c.kicked.Store(true)
 	default:
-		if p := c.take(resp.MsgIncr); p != nil {
+		if p, ok := c.pending.Take(resp.MsgIncr); ok {
 			p.cb(resp, nil)
 		}
 	}

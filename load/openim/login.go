@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/imbench/imbench/load/awaiting"
 	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/netloop"
 	"github.com/imbench/imbench/load/ws"
@@ -112,8 +113,9 @@ func (d *Driver) dial(ctx context.Context, u uint32, token string, h engine.Hand
 		}
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
 	}
-	c := &conn{d: d, user: u, uid: uid, h: h, pending: map[string]*pending{},
+	c := &conn{d: d, user: u, uid: uid, h: h,
 		codec: wire.Codec{Envelope: d.cfg.Envelope, Gzip: d.cfg.Gzip}, dialed: dialed, token: token}
+	c.pending = awaiting.New[string](d.cfg.Timeout, c.unanswered)
 	if d.local != nil {
 		c.local = d.localOf(u)
 	}

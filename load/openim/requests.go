@@ -3,7 +3,6 @@ package openim
 import (
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/ws"
@@ -12,19 +11,9 @@ import (
 
 func (c *conn) request(id int32, data []byte, cb func(*wire.Resp, error)) error {
 	incr := c.uid + "_" + strconv.FormatUint(c.incr.Add(1), 10)
-	p := &pending{cb: cb}
-	c.pmu.Lock()
-	if c.pending == nil {
-		c.pmu.Unlock()
+	if err := c.pending.Add(incr, pending{cb: cb, id: id}); err != nil {
 		return errConnClosed
 	}
-	c.pending[incr] = p
-	p.timer = time.AfterFunc(c.d.cfg.Timeout, func() {
-		if c.take(incr) != nil {
-			cb(nil, fmt.Errorf("%w: no answer to request %d within %s", engine.ErrUnanswered, id, c.d.cfg.Timeout))
-		}
-	})
-	c.pmu.Unlock()
 	c.reqs.Add(1)
 	if t := c.d.trace; t != nil {
 		t(c.user, strconv.Itoa(int(id)))
@@ -33,21 +22,17 @@ func (c *conn) request(id int32, data []byte, cb func(*wire.Resp, error)) error 
 	if err == nil {
 		err = c.write(ws.OpBinary, frame)
 	}
-	if err != nil && c.take(incr) != nil {
-		return err
+	if err != nil {
+		if _, ok := c.pending.Take(incr); ok {
+			return err
+		}
 	}
 	return nil
 }
 
-func (c *conn) take(incr string) *pending {
-	c.pmu.Lock()
-	p := c.pending[incr]
-	delete(c.pending, incr)
-	c.pmu.Unlock()
-	if p != nil && p.timer != nil {
-		p.timer.Stop()
-	}
-	return p
+// unanswered fails a request no answer came to in time.
+func (c *conn) unanswered(p pending) {
+	p.cb(nil, fmt.Errorf("%w: no answer to request %d within %s", engine.ErrUnanswered, p.id, c.d.cfg.Timeout))
 }
 
 func respError(r *wire.Resp) error {

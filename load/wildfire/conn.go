@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/imbench/imbench/load/awaiting"
 	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/netloop"
 	wire "github.com/imbench/imbench/wire/wildfire"
@@ -32,13 +33,8 @@ type conn struct {
 	s      *session
 	frames netloop.Frames // frames cut at a read's end
 
-	amu    sync.Mutex
-	acks   map[uint16]*await // requests waiting for their PUBACK, by packet id
-	nextID uint16
-	// One timer for all of them, armed for the first one due while any
-	// waits: a timer per request was made and stopped at every pull.
-	overdue *time.Timer
-	armed   bool
+	acks   *awaiting.Set[uint16, *await] // requests waiting for their PUBACK, by packet id
+	nextID atomic.Uint32
 
 	fmu    sync.Mutex
 	feeds  [2]feed // by pull type
@@ -56,7 +52,11 @@ type conn struct {
 type await struct {
 	done  func(wire.Puback, error)
 	topic string
-	due   time.Time
+}
+
+// unanswered fails a request no PUBACK came to in time.
+func (c *conn) unanswered(w *await) {
+	w.done(wire.Puback{}, fmt.Errorf("%w: no PUBACK to %s within %s", engine.ErrUnanswered, w.topic, c.d.cfg.Timeout))
 }
 
 var bufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
@@ -64,30 +64,23 @@ var bufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 // request sends plain as an encrypted QoS 1 PUBLISH on topic; done gets
 // its PUBACK, or the failure.
 func (c *conn) request(topic string, plain []byte, done func(wire.Puback, error)) error {
-	w := &await{done: done, topic: topic, due: time.Now().Add(c.d.cfg.Timeout)}
-	c.amu.Lock()
-	if c.acks == nil {
-		c.amu.Unlock()
-		return errConnClosed
-	}
-	id := c.nextID
-	for {
-		id++
-		if _, busy := c.acks[id]; id != 0 && !busy {
+	w := &await{done: done, topic: topic}
+	var id uint16
+	for tries := 0; ; tries++ {
+		if id = uint16(c.nextID.Add(1)); id == 0 {
+			continue
+		}
+		err := c.acks.Add(id, w)
+		if err == nil {
 			break
 		}
-	}
-	c.nextID = id
-	c.acks[id] = w
-	if !c.armed {
-		c.armed = true
-		if c.overdue == nil {
-			c.overdue = time.AfterFunc(c.d.cfg.Timeout, c.expire)
-		} else {
-			c.overdue.Reset(c.d.cfg.Timeout)
+		if errors.Is(err, awaiting.ErrClosed) {
+			return errConnClosed
+		}
+		if tries > 1<<16 {
+			return fmt.Errorf("no packet id free: %d requests wait", 1<<16-1)
 		}
 	}
-	c.amu.Unlock()
 	bp := bufs.Get().(*[]byte)
 	defer bufs.Put(bp)
 	b, err := wire.AppendRequest((*bp)[:0], topic, id, c.s.cipher, wire.HourNow(), plain)
@@ -95,45 +88,12 @@ func (c *conn) request(topic string, plain []byte, done func(wire.Puback, error)
 		*bp = b
 		err = c.st.Write(b, c.d.cfg.Timeout)
 	}
-	if err != nil && c.take(id) == w {
-		return err
-	}
-	return nil
-}
-
-// take removes the request waiting on id; whoever takes it answers it.
-func (c *conn) take(id uint16) *await {
-	c.amu.Lock()
-	w := c.acks[id]
-	delete(c.acks, id)
-	c.amu.Unlock()
-	return w
-}
-
-// expire fails the requests whose time is up and arms the timer again
-// for the next one due, while any waits.
-func (c *conn) expire() {
-	now := time.Now()
-	var late []*await
-	var next time.Time
-	c.amu.Lock()
-	for id, w := range c.acks {
-		switch {
-		case !w.due.After(now):
-			late = append(late, w)
-			delete(c.acks, id)
-		case next.IsZero() || w.due.Before(next):
-			next = w.due
+	if err != nil {
+		if t, ok := c.acks.Take(id); ok && t == w {
+			return err
 		}
 	}
-	c.armed = !next.IsZero()
-	if c.armed {
-		c.overdue.Reset(next.Sub(now))
-	}
-	c.amu.Unlock()
-	for _, w := range late {
-		w.done(wire.Puback{}, fmt.Errorf("%w: no PUBACK to %s within %s", engine.ErrUnanswered, w.topic, c.d.cfg.Timeout))
-	}
+	return nil
 }
 
 // Ping implements engine.Conn.
@@ -182,7 +142,7 @@ func (c *conn) handle(t wire.PacketType, flags uint8, body []byte) error {
 		if err != nil {
 			return err
 		}
-		if w := c.take(a.PacketID); w != nil {
+		if w, ok := c.acks.Take(a.PacketID); ok {
 			w.done(a, nil)
 		}
 	case wire.TypePublish:
@@ -228,15 +188,7 @@ func (c *conn) OnClose(err error) {
 		c.wait.Stop()
 	}
 	c.cmu.Unlock()
-	c.amu.Lock()
-	left := c.acks
-	c.acks = nil
-	if c.overdue != nil {
-		c.overdue.Stop()
-	}
-	c.armed = false
-	c.amu.Unlock()
-	for _, w := range left {
+	for _, w := range c.acks.Close() {
 		w.done(wire.Puback{}, errConnClosed)
 	}
 	switch {

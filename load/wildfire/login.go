@@ -7,6 +7,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/imbench/imbench/load/awaiting"
 	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/netloop"
 	wire "github.com/imbench/imbench/wire/wildfire"
@@ -53,7 +54,8 @@ func (d *Driver) dial(ctx context.Context, u uint32, h engine.Handler) (*conn, e
 	if err != nil {
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
 	}
-	c := &conn{d: d, user: u, uid: uid, h: h, s: s, acks: map[uint16]*await{}}
+	c := &conn{d: d, user: u, uid: uid, h: h, s: s}
+	c.acks = awaiting.New[uint16](d.cfg.Timeout, c.unanswered)
 	head, rest, err := c.handshake(ctx, nc)
 	if err != nil {
 		nc.Close()

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/imbench/imbench/load/awaiting"
 	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/netloop"
 	"github.com/imbench/imbench/load/ws"
@@ -42,10 +43,9 @@ type conn struct {
 	rmu      sync.Mutex
 	recvacks []byte
 
-	wrote  atomic.Int64  // unix ns of the last SEND or RECVACK written (not PINGs)
-	seq    atomic.Uint32 // clientSeq of SENDs
-	amu    sync.Mutex
-	acks   map[uint32]*await // SENDs waiting for their SENDACK, by clientSeq
+	wrote  atomic.Int64                  // unix ns of the last SEND or RECVACK written (not PINGs)
+	seq    atomic.Uint32                 // clientSeq of SENDs
+	acks   *awaiting.Set[uint32, *await] // SENDs waiting for their SENDACK, by clientSeq
 	kicked atomic.Bool
 	ended  atomic.Bool
 
@@ -56,9 +56,13 @@ type conn struct {
 }
 
 type await struct {
-	conv  uint32 // the plan conversation of the message sent
-	done  func(error)
-	timer *time.Timer
+	conv uint32 // the plan conversation of the message sent
+	done func(error)
+}
+
+// unanswered fails a SEND no SENDACK came to in time.
+func (c *conn) unanswered(w *await) {
+	w.done(fmt.Errorf("%w: no SENDACK within %s", engine.ErrUnanswered, c.d.cfg.Timeout))
 }
 
 var bufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
@@ -199,7 +203,7 @@ func (c *conn) handle(t wire.PacketType, flags uint8, body []byte) error {
 		if err != nil {
 			return err
 		}
-		if w := c.take(a.ClientSeq); w != nil {
+		if w, ok := c.acks.Take(a.ClientSeq); ok {
 			if a.ReasonCode != wire.ReasonSuccess {
 				w.done(fmt.Errorf("SENDACK reason %d %s", a.ReasonCode, a.ReasonCode))
 				return nil
@@ -226,17 +230,6 @@ func (c *conn) handle(t wire.PacketType, flags uint8, body []byte) error {
 	return nil // PONG, EVENT, SUBACK
 }
 
-func (c *conn) take(seq uint32) *await {
-	c.amu.Lock()
-	w := c.acks[seq]
-	delete(c.acks, seq)
-	c.amu.Unlock()
-	if w != nil {
-		w.timer.Stop() // whoever takes it from the map answers it
-	}
-	return w
-}
-
 // OnClose implements netloop.Handler: fail what still waits for a SENDACK,
 // then tell the engine, unless Close ended it.
 func (c *conn) OnClose(err error) {
@@ -248,12 +241,7 @@ func (c *conn) OnClose(err error) {
 	}
 	dropped := !c.answered
 	c.cmu.Unlock()
-	c.amu.Lock()
-	left := c.acks
-	c.acks = nil
-	c.amu.Unlock()
-	for _, w := range left {
-		w.timer.Stop()
+	for _, w := range c.acks.Close() {
 		w.done(errConnClosed)
 	}
 	switch {

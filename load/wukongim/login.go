@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/imbench/imbench/load/awaiting"
 	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/netloop"
 	"github.com/imbench/imbench/load/ws"
@@ -52,8 +53,9 @@ func (d *Driver) dial(ctx context.Context, u uint32, h engine.Handler) (*conn, e
 	if err != nil {
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
 	}
-	c := &conn{d: d, user: u, uid: uid, h: h, acks: map[uint32]*await{}, ws: gw.Scheme == "ws" || gw.Scheme == "wss",
+	c := &conn{d: d, user: u, uid: uid, h: h, ws: gw.Scheme == "ws" || gw.Scheme == "wss",
 		version: uint8(d.cfg.Version)}
+	c.acks = awaiting.New[uint32](d.cfg.Timeout, c.unanswered)
 	c.wsrd.Max = maxFrame
 	rest, err := c.handshake(ctx, nc, gw)
 	if err != nil {

@@ -1,11 +1,9 @@
 package wukongim
 
 import (
-	"fmt"
 	"strconv"
 	"time"
 
-	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/plan"
 	wire "github.com/imbench/imbench/wire/wukongim"
 )
@@ -47,24 +45,11 @@ func (c *conn) Send(m plan.Msg, text []byte, createMs int64, done func(error)) e
 		s.MsgKey = c.cipher.MsgKey(s.AppendSign(nil))
 	}
 	w := &await{conv: m.Conv, done: done}
-	c.amu.Lock()
-	if c.acks == nil {
-		c.amu.Unlock()
+	if err := c.acks.Add(seq, w); err != nil {
 		return errConnClosed
 	}
-	c.acks[seq] = w
-	w.timer = time.AfterFunc(c.d.cfg.Timeout, func() {
-		c.amu.Lock()
-		_, waiting := c.acks[seq]
-		delete(c.acks, seq)
-		c.amu.Unlock()
-		if waiting {
-			done(fmt.Errorf("%w: no SENDACK within %s", engine.ErrUnanswered, c.d.cfg.Timeout))
-		}
-	})
-	c.amu.Unlock()
 	if err := c.write(s); err != nil {
-		if c.take(seq) != nil {
+		if _, ok := c.acks.Take(seq); ok {
 			return err
 		}
 		return nil
