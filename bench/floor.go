@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/imbench/imbench/internal/badinput"
 	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/netloop"
+	"github.com/imbench/imbench/load/verify"
 )
 
 // `imbench bench-floor` is the floor the bench sets the generator's CPU
@@ -310,13 +310,21 @@ func (f *floor) heartbeat(period time.Duration) (stop func()) {
 	return func() { close(done); wg.Wait() }
 }
 
+// floorText is message n's text as the generator writes it (the
+// verifier's body: run tag, sender, number, time, checksum), not one
+// letter repeated: OpenIM gzips each frame, and a text of one letter costs
+// less to compress and to read.
+func floorText(dst []byte, sender, n, size int) []byte {
+	return verify.AppendBody(dst, "floor", uint32(sender), 0, uint32(n), time.Now().UnixMicro(), size)
+}
+
 // sendAll has the first user send every message, evenly spaced at the
 // rate, and returns how many went out. At most one message per user is
 // unanswered at a time, as many as the generator's senders (one each)
 // keep in flight: a machine that cannot hold the rate falls behind the
 // schedule, as the generator does, rather than flood the server.
 func (f *floor) sendAll() (int, error) {
-	text := []byte(strings.Repeat("x", f.o.Body))
+	var text []byte
 	interval := time.Duration(float64(time.Second) / f.o.Rate)
 	start := time.Now()
 	inFlight := int64(f.o.Users)
@@ -338,7 +346,9 @@ func (f *floor) sendAll() (int, error) {
 		}
 		// Every user sends in turn, as the generator's workload does: the
 		// cost of a send lies also in which connection carries it.
-		if err := f.conns[n%len(f.conns)].send(n, text); err != nil {
+		sender := n % len(f.conns)
+		text = floorText(text[:0], sender, n, f.o.Body)
+		if err := f.conns[sender].send(n, text); err != nil {
 			return n, fmt.Errorf("send: %w", err)
 		}
 	}

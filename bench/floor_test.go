@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/imbench/imbench/load/verify"
 	"github.com/imbench/imbench/targets/reference/core"
 	"github.com/imbench/imbench/targets/reference/reftest"
 )
@@ -56,6 +57,16 @@ func TestBenchFloorReadsEveryPush(t *testing.T) {
 				t.Fatalf("pulled %d messages of the %d notified", rep.Pulled, rep.Pushes)
 			}
 		})
+	}
+}
+
+// The floor's texts are the generator's: verifier bodies of the bench's
+// size, one per message.
+func TestFloorSendsTheGeneratorsTexts(t *testing.T) {
+	text := floorText(nil, 3, 7, deliveryBody)
+	b, err := verify.ParseBody(text)
+	if err != nil || len(text) != deliveryBody || b.Sender != 3 || b.N != 7 {
+		t.Fatalf("%q: %+v, %v", text, b, err)
 	}
 }
 
