@@ -30,7 +30,9 @@ import (
 //     program's) gives out so; else, the machine busy but not full, a
 //     part whose least idle thread ran or waited for a core 90 % of the
 //     step (its run-queue wait, /proc's schedstat) is rule 2's: it never
-//     slept, its work would have filled the core other threads shared;
+//     slept, its work would have filled the core other threads shared
+//     (unlike a thread at its whole core, one that waited is disturbed by
+//     what took a quarter of the machine beside it);
 //  4. a part whose memory was still growing through the step by more than
 //     a tenth, and by more than twice as much as through the lowest load's
 //     step (a server just started grows at any load): it is queueing what
@@ -65,6 +67,7 @@ const (
 	RuleGeneratorQuota     = "generator CPU quota"
 	RuleGeneratorCores     = "generator cores"
 	RuleServerThread       = "server thread at a core"
+	RuleServerThreadWaited = "server thread never idle"
 	RuleServerCores        = "server at its pinned cores"
 	RuleServerSharedCores  = "server's parts at the cores they share"
 	RuleMachineGenerator   = "machine busy, generator largest"
@@ -249,7 +252,7 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 	// work and less than a core.
 	for _, u := range target {
 		if u.ThreadRunnable >= 90 && u.ThreadWaiting > 0 {
-			return Saturation{Rule: RuleServerThread, Component: u.Component,
+			return Saturation{Rule: RuleServerThreadWaited, Component: u.Component,
 				Why: fmt.Sprintf("%s's least idle thread ran %.0f %% of step %d and waited for a core %.0f %% more (the part %.0f %% of one core in all): it never slept; its work runs on that thread, which other threads kept off its core part of the time",
 					u.Component, u.ThreadRunnable-u.ThreadWaiting, st.N, u.ThreadWaiting, u.CPUAvg)}
 		}

@@ -158,9 +158,23 @@ func TestThreadThatNeverSlept(t *testing.T) {
 	st := Step{N: 7, Asked: 750, Achieved: 750, AckAvg: 0.2, GeneratorCores: 0.12, MachineBusy: 0.6,
 		Usage: []Usage{{Component: "imbench-target", Role: "target", Processes: 1, CPUAvg: 89, CPUBusiest: 89, CPUBusiestThread: 88, ThreadRunnable: 99, ThreadWaiting: 11}}}
 	m := Machine{Cores: 2, GeneratorCores: 2}
-	if s := saturationOf(&st, nil, m); s.Rule != RuleServerThread || s.Component != "imbench-target" || !strings.Contains(s.Why, "waited for a core 11 %") {
+	s := saturationOf(&st, nil, m)
+	if s.Rule != RuleServerThreadWaited || s.Component != "imbench-target" || !strings.Contains(s.Why, "waited for a core 11 %") {
 		t.Fatalf("saturation %+v", s)
 	}
+	// It had less than its core: what took a quarter of the machine
+	// beside it disturbed the step (60 % of 2 cores is 120 % of one; the
+	// server and the generator 101 %, others 19 %: not disturbed; at 80 %,
+	// others 59 %: disturbed).
+	st.Held = false
+	if d := disturbedBy(&st, s, m); d != "" {
+		t.Fatalf("disturbed at 19 %% by others: %s", d)
+	}
+	st.MachineBusy = 0.8
+	if d := disturbedBy(&st, s, m); d == "" {
+		t.Fatal("not disturbed with others at 59 % of one core")
+	}
+	st.MachineBusy = 0.6
 	st.Usage[0].ThreadRunnable, st.Usage[0].ThreadWaiting = 89, 1
 	if s := saturationOf(&st, nil, m); s.Rule != RuleUnseen {
 		t.Fatalf("a thread that slept: %+v", s)
