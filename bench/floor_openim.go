@@ -2,8 +2,6 @@ package bench
 
 import (
 	"context"
-	"crypto/md5"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -141,8 +139,7 @@ func (c *openimFloorConn) ping() error {
 }
 
 func (c *openimFloorConn) send(n int, text []byte) error {
-	sum := md5.Sum(strconv.AppendInt([]byte(c.uid), int64(n), 10))
-	id := hex.EncodeToString(sum[:]) // unique, of the SDK's form, as the generator's (32 hex digits that gzip cannot shorten)
+	id := openim.ClientMsgID(c.p.f.group, c.uid, uint32(n)) // the generator's: 32 hex digits gzip cannot shorten
 	data, err := proto.Marshal(&pb.MsgData{SendID: c.uid, ClientMsgID: id, SenderPlatformID: wire.PlatformAndroid,
 		MsgFrom: wire.MsgFromUser, ContentType: wire.ContentTypeText, Content: wire.TextContent(text),
 		CreateTime: time.Now().UnixMilli(), SessionType: wire.SessionGroup, GroupID: c.p.f.group})

@@ -60,7 +60,7 @@ type pending struct {
 	id int32 // its ReqIdentifier
 }
 
-var errConnClosed = errors.New("connection closed")
+var errConnClosed = awaiting.ErrClosed
 
 var frameBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 

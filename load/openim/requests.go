@@ -12,7 +12,7 @@ import (
 func (c *conn) request(id int32, data []byte, cb func(*wire.Resp, error)) error {
 	incr := c.uid + "_" + strconv.FormatUint(c.incr.Add(1), 10)
 	if err := c.pending.Add(incr, pending{cb: cb, id: id}); err != nil {
-		return errConnClosed
+		return err // closed: the MsgIncr is new
 	}
 	c.reqs.Add(1)
 	if t := c.d.trace; t != nil {

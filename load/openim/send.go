@@ -53,11 +53,11 @@ func (c *conn) clientMsgID(m plan.Msg) string {
 	if c.local != nil {
 		return sdkMsgID(c.uid)
 	}
-	return clientMsgID(c.d.conv[m.Conv], c.uid, m.N)
+	return ClientMsgID(c.d.conv[m.Conv], c.uid, m.N)
 }
 
-// clientMsgID is unique per message, an md5 hex like the SDK's.
-func clientMsgID(conv, uid string, n uint32) string {
+// ClientMsgID is unique per message, an md5 hex like the SDK's.
+func ClientMsgID(conv, uid string, n uint32) string {
 	sum := md5.Sum([]byte(conv + "|" + uid + "|" + strconv.FormatUint(uint64(n), 10)))
 	return hex.EncodeToString(sum[:])
 }

@@ -16,7 +16,7 @@ import (
 // ErrKicked ends a connection the server replaced (ROFL "1", §14).
 var ErrKicked = errors.New("kicked by the server (ROFL: another client of the user logged in)")
 
-var errConnClosed = errors.New("connection closed")
+var errConnClosed = awaiting.ErrClosed
 
 // closeWait bounds how long Close waits for the server to close the
 // connection after our DISCONNECT.
@@ -74,8 +74,8 @@ func (c *conn) request(topic string, plain []byte, done func(wire.Puback, error)
 		if err == nil {
 			break
 		}
-		if errors.Is(err, awaiting.ErrClosed) {
-			return errConnClosed
+		if errors.Is(err, errConnClosed) {
+			return err
 		}
 		if tries > 1<<16 {
 			return fmt.Errorf("no packet id free: %d requests wait", 1<<16-1)

@@ -17,7 +17,7 @@ import (
 // ErrKicked ends a connection the server replaced (DISCONNECT reason 12).
 var ErrKicked = errors.New("kicked by the server (DISCONNECT: login in other device)")
 
-var errConnClosed = errors.New("connection closed")
+var errConnClosed = awaiting.ErrClosed
 
 // closeWait bounds the wait for the server to answer our DISCONNECT: a
 // server that ignores it (a real v2 server does) keeps the connection open,

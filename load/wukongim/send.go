@@ -46,7 +46,7 @@ func (c *conn) Send(m plan.Msg, text []byte, createMs int64, done func(error)) e
 	}
 	w := &await{conv: m.Conv, done: done}
 	if err := c.acks.Add(seq, w); err != nil {
-		return errConnClosed
+		return err // closed: the clientSeq is new
 	}
 	if err := c.write(s); err != nil {
 		if _, ok := c.acks.Take(seq); ok {
