@@ -16,16 +16,21 @@ type DrainResult struct {
 
 // Drain waits for deliveries still on their way: until this process has
 // received as many deliveries as it expects, or nothing arrived for
-// DrainQuiet with no pull under way, or DrainTimeout passed. Then every
-// online user of the session syncs once more with the server (max seqs, pull
-// what is missing), which recovers pushes the server stored but never sent,
-// and a short quiet wait lets those pulls land (unless NoDrainSync).
+// DrainQuiet with no pull under way, or DrainTimeout passed. Then, unless
+// every expected delivery arrived (nothing to recover), every online user of
+// the session syncs once more with the server (max seqs, pull what is
+// missing), which recovers pushes the server stored but never sent, and a
+// short quiet wait lets what is still on its way land (unless NoDrainSync).
 func (s *Session) Drain() DrainResult {
 	s.sh.SetPhase("drain")
 	began := time.Now()
 	res := DrainResult{Reason: s.waitQuiet(s.sh.Opts.DrainTimeout, true)}
 	if !s.sh.Opts.NoDrainSync {
-		s.finalSync()
+		if res.Reason != "complete" {
+			s.finalSync()
+		}
+		// Also after a complete drain: a push a gap pull overtook, or a
+		// duplicate, may still come.
 		s.waitQuiet(s.sh.Opts.DrainQuiet, false)
 	}
 	res.Seconds = time.Since(began).Seconds()

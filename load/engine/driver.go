@@ -97,6 +97,16 @@ type HeadSyncer interface {
 	Sync(recover bool, done func(error)) error
 }
 
+// EmptyUntilSent is a Driver whose server keeps nothing in a run's
+// conversations until the run sends to them: making a group or a friendship
+// leaves no notice in it (WuKongIM), unlike OpenIM's group notifications. A
+// first login before the run's first send then has nothing to sync, and the
+// engine asks nothing (a request per conversation the server would answer
+// with none).
+type EmptyUntilSent interface {
+	EmptyUntilSent() bool
+}
+
 // LoginSyncer is a Conn whose client does more at login than the sync:
 // OpenIM's SDK-faithful login makes the requests openim-sdk-core makes, in
 // its order. The engine calls LoginSync once after Connect and before the

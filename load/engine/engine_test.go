@@ -28,6 +28,8 @@ type hub struct {
 	dropRoom int
 	roomSeen int
 	dropped  int
+	dropAll  bool         // deliver nothing
+	maxSeqs  atomic.Int64 // MaxSeqs calls
 }
 
 type fakeConn struct {
@@ -58,7 +60,7 @@ func (c *fakeConn) Send(m plan.Msg, text []byte, createMs int64, done func(error
 	room := h.p.Convs[m.Conv].Kind == plan.Room
 	for _, r := range h.p.Members(m.Conv) {
 		rc := h.conns[r]
-		if r == m.Sender || rc == nil || !rc.alive.Load() || (room && !h.joined[m.Conv][r]) {
+		if r == m.Sender || rc == nil || !rc.alive.Load() || (room && !h.joined[m.Conv][r]) || h.dropAll {
 			continue
 		}
 		if room && h.isRoomSender(m.Conv, r) {
@@ -97,6 +99,7 @@ func (c *fakeConn) Join(conv uint32, done func(error)) error {
 
 func (c *fakeConn) Pull(map[uint32][]uint64, bool, func(error)) error { return nil }
 func (c *fakeConn) MaxSeqs(done func(map[uint32]uint64, error)) error {
+	c.h.maxSeqs.Add(1)
 	done(nil, nil)
 	return nil
 }
@@ -223,5 +226,63 @@ func TestLoginCostIsCounted(t *testing.T) {
 	l.Online.MergeInto(hist)
 	if hist.Count() != int64(p.Users) || hist.QuantileMs(0.5) < 1000 {
 		t.Fatalf("time to online: %d samples, p50 %.1f ms; want one a login, from the dial a second ago", hist.Count(), hist.QuantileMs(0.5))
+	}
+}
+
+// emptyHub is a server that keeps nothing in a run's conversations before
+// the run sends (WuKongIM): a first login then has nothing to sync.
+type emptyHub struct{ *hub }
+
+func (emptyHub) EmptyUntilSent() bool { return true }
+
+// Syncs that can find nothing are not made: a first login before the run's
+// first send, on a server that keeps nothing before it (unless the run is
+// split over processes), and the drain's last sync once every expected
+// delivery arrived. A login after the first send syncs; a drain short of
+// its deliveries syncs every online user.
+func TestSyncsThatFindNothingAreNotMade(t *testing.T) {
+	p := buildPlan(t, `{"kind":"groups","groups":2,"members":3,"allOnline":true,"rate":50,"messages":1}`)
+	users := int64(p.Users)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run := func(d engine.Driver, h *hub, opts engine.Options) (login, drain, again int64, reason string) {
+		opts.DrainQuiet = 200 * time.Millisecond
+		sh := engine.NewShared("sync", p, d, opts)
+		s := sh.NewSession(ctx, 0, uint32(users))
+		if r := s.Login(plan.Immediate); r.Failed != 0 {
+			t.Fatal(r.FirstErr)
+		}
+		login = h.maxSeqs.Load()
+		s.Send(time.Now().Add(20*time.Millisecond), 5*time.Second)
+		reason = s.Drain().Reason
+		drain = h.maxSeqs.Load() - login
+		s.Close()
+		s = sh.NewSession(ctx, 0, uint32(users))
+		if r := s.Login(plan.Immediate); r.Failed != 0 {
+			t.Fatal(r.FirstErr)
+		}
+		again = h.maxSeqs.Load() - login - drain
+		s.Close()
+		return
+	}
+	newHub := func() *hub {
+		return &hub{p: p, conns: map[uint32]*fakeConn{}, seq: map[uint32]uint64{}, joined: map[uint32]map[uint32]bool{}}
+	}
+	h := newHub()
+	if login, drain, again, reason := run(emptyHub{h}, h, engine.Options{}); login != 0 || drain != 0 || again != users || reason != "complete" {
+		t.Fatalf("empty server: %d login syncs, %d in a %s drain, %d logins after sending; want 0, 0 in a complete one, %d", login, drain, reason, again, users)
+	}
+	h = newHub()
+	if login, _, _, _ := run(emptyHub{h}, h, engine.Options{Split: true}); login != users {
+		t.Fatalf("empty server, split run: %d login syncs, want %d", login, users)
+	}
+	h = newHub()
+	if login, drain, _, _ := run(h, h, engine.Options{}); login != users || drain != 0 {
+		t.Fatalf("a server that may hold notices: %d login syncs, %d in a complete drain; want %d, 0", login, drain, users)
+	}
+	h = newHub()
+	h.dropAll = true
+	if _, drain, _, reason := run(emptyHub{h}, h, engine.Options{}); reason == "complete" || drain != users {
+		t.Fatalf("nothing delivered: a %s drain made %d syncs, want one for each of %d online users", reason, drain, users)
 	}
 }

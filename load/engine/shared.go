@@ -29,6 +29,10 @@ type Options struct {
 	// stays owed, for the store check to find as late, as it would for a
 	// client that only pulls when it notices a gap.
 	NoDrainSync bool
+	// Split is a run whose users are spread over several processes: one
+	// process cannot know that no message was sent yet, nor that all its
+	// expected deliveries arrived.
+	Split bool
 }
 
 // Defaults fills unset options.
@@ -110,6 +114,14 @@ func (sh *Shared) Phase() string {
 
 // SetPhase records what the sessions are doing.
 func (sh *Shared) SetPhase(p string) { sh.phase.Store(&p) }
+
+// nothingSent reports that no message of the run was sent yet, on a server
+// that keeps nothing in a run's conversations before one is: a first login
+// has nothing to sync. A split run's other processes may have sent.
+func (sh *Shared) nothingSent() bool {
+	e, ok := sh.Driver.(EmptyUntilSent)
+	return ok && e.EmptyUntilSent() && !sh.Opts.Split && sh.sendAt.Load() == 0
+}
 
 // SendingSince is when this process began sending (zero before).
 func (sh *Shared) SendingSince() time.Time {

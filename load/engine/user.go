@@ -107,7 +107,11 @@ func (u *User) login(ctx context.Context, recover bool) error {
 			s.sh.warn("login of %s: %v", s.sh.Plan.UserID(u.idx), err)
 		}
 	}
-	reqs, synced := u.sync(ctx, c, recover, had)
+	var reqs int64
+	synced := true
+	if recover || !s.sh.nothingSent() {
+		reqs, synced = u.sync(ctx, c, recover, had)
+	}
 	if err := s.sh.Failure(); err != nil {
 		return err // the sync found the server without its state
 	}

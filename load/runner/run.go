@@ -100,6 +100,7 @@ func open(ctx context.Context, p *plan.Plan, t engine.Target, o RunOptions, seg 
 	if err != nil {
 		return nil, err
 	}
+	eopts.Split = seg.Split()
 	run.Shared = engine.NewShared(run.ID, p, d, eopts)
 	run.Shared.Logf = func(format string, args ...any) { log.Warn(fmt.Sprintf(format, args...)) }
 	return run, nil

@@ -108,6 +108,11 @@ func (d *Driver) conversations(u uint32) []uint32 {
 	return d.convsOf[u]
 }
 
+// EmptyUntilSent implements engine.EmptyUntilSent: creating a channel or
+// adding subscribers writes no message into it (checked on v2.1.2: 225
+// first-login syncs of a run's fresh channels found none).
+func (d *Driver) EmptyUntilSent() bool { return true }
+
 // Setup gives every user its token (creating it) where the server checks
 // tokens, and creates the groups with their members, in batches.
 func (d *Driver) Setup(ctx context.Context, progress func(string)) (engine.SetupReport, error) {
