@@ -30,8 +30,7 @@ type Options struct {
 	// client that only pulls when it notices a gap.
 	NoDrainSync bool
 	// Split is a run whose users are spread over several processes: one
-	// process cannot know that no message was sent yet, nor that all its
-	// expected deliveries arrived.
+	// process cannot know that no message was sent yet.
 	Split bool
 }
 
@@ -115,10 +114,10 @@ func (sh *Shared) Phase() string {
 // SetPhase records what the sessions are doing.
 func (sh *Shared) SetPhase(p string) { sh.phase.Store(&p) }
 
-// nothingSent reports that no message of the run was sent yet, on a server
-// that keeps nothing in a run's conversations before one is: a first login
-// has nothing to sync. A split run's other processes may have sent.
-func (sh *Shared) nothingSent() bool {
+// nothingToSync reports that a first login has nothing to sync: no message
+// of the run was sent yet, on a server that keeps nothing in a run's
+// conversations before one is. A split run's other processes may have sent.
+func (sh *Shared) nothingToSync() bool {
 	e, ok := sh.Driver.(EmptyUntilSent)
 	return ok && e.EmptyUntilSent() && !sh.Opts.Split && sh.sendAt.Load() == 0
 }

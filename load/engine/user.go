@@ -109,7 +109,7 @@ func (u *User) login(ctx context.Context, recover bool) error {
 	}
 	var reqs int64
 	synced := true
-	if recover || !s.sh.nothingSent() {
+	if recover || !s.sh.nothingToSync() {
 		reqs, synced = u.sync(ctx, c, recover, had)
 	}
 	if err := s.sh.Failure(); err != nil {
