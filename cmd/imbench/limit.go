@@ -240,6 +240,7 @@ func runLimit(lc *limitConfig) (int, error) {
 			st.GeneratorThrottled = math.Round(t1.Share(t0)*1000) / 1000
 		}
 		st.MachineBusy = sampler.MachineBusy(from, to)
+		st.MachineStolen = sampler.MachineStolen(from, to)
 		st.Usage = stepUsage(ctx, prom, sampler, s, roles, from, to)
 		st.Left = leftBy(dir)
 		return st, nil

@@ -45,7 +45,16 @@ func TestListenOwnersFindsTheProcessOnThePort(t *testing.T) {
 	if err != nil || len(named) != 1 || named[0].Component != "the-server" {
 		t.Fatalf("named by the profile: %+v %v", named, err)
 	}
-	if cpu, mem, ok := ProcessUsage(os.Getpid()); !ok || cpu <= 0 || mem <= 0 {
+	// /proc counts CPU in ticks: a test this short may not have used one
+	// yet; work until it has (a second at most).
+	cpu, mem, ok := ProcessUsage(os.Getpid())
+	for end := time.Now().Add(time.Second); ok && cpu <= 0 && time.Now().Before(end); {
+		for i := 0; i < 1e6; i++ {
+			_ = fmt.Sprint(i)[0]
+		}
+		cpu, mem, ok = ProcessUsage(os.Getpid())
+	}
+	if !ok || cpu <= 0 || mem <= 0 {
 		t.Fatalf("usage: %v s, %v bytes, %v", cpu, mem, ok)
 	}
 	if none, err := ListenOwners([]int{1}, nil); err != nil || len(none) != 0 {

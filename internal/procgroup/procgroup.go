@@ -67,10 +67,11 @@ type Sampler struct {
 	machine []machinePoint
 }
 
-// machinePoint is /proc/stat's busy and total jiffies of every core.
+// machinePoint is /proc/stat's busy, stolen and total jiffies of every
+// core.
 type machinePoint struct {
-	at          time.Time
-	busy, total float64
+	at                 time.Time
+	busy, steal, total float64
 }
 
 type group struct {
@@ -214,8 +215,9 @@ func (s *Sampler) sample() {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if busy, total, ok := readMachine(); ok {
-		s.machine = append(s.machine, machinePoint{at: now, busy: busy, total: total})
+	if m, ok := readMachine(); ok {
+		m.at = now
+		s.machine = append(s.machine, m)
 	}
 	for g, p := range cur {
 		p.others = others[g]
@@ -378,33 +380,65 @@ func cpuDelta(a, b map[int]float64, per map[int]float64) float64 {
 	return d
 }
 
-// readMachine reads the machine's busy and total jiffies, all cores.
-func readMachine() (busy, total float64, ok bool) {
+// readMachine reads the machine's busy, stolen and total jiffies, all
+// cores. Steal (a virtual machine's cores run for others by its host) is
+// busy, and stands apart as well: a thread that ran all the time it was
+// given shows that much less of its core.
+func readMachine() (m machinePoint, ok bool) {
 	raw, err := os.ReadFile("/proc/stat")
 	if err != nil {
-		return 0, 0, false
+		return m, false
 	}
 	line, _, _ := strings.Cut(string(raw), "\n")
+	return parseMachine(line)
+}
+
+// parseMachine reads /proc/stat's first line, the "cpu" of all cores.
+func parseMachine(line string) (m machinePoint, ok bool) {
 	f := strings.Fields(line)
 	if len(f) < 8 || f[0] != "cpu" {
-		return 0, 0, false
+		return m, false
 	}
-	for i, v := range f[1:] {
+	// user nice system idle iowait irq softirq steal, then guest and
+	// guest_nice, which user and nice already count.
+	for i, v := range f[1:min(len(f), 9)] {
 		x, _ := strconv.ParseFloat(v, 64)
-		total += x
+		m.total += x
 		if i != 3 && i != 4 { // idle, iowait
-			busy += x
+			m.busy += x
+		}
+		if i == 7 {
+			m.steal = x
 		}
 	}
-	return busy, total, true
+	return m, true
 }
 
 // MachineBusy is the machine's busy share of all its cores over [from,
 // to], 0..1 (0 with fewer than two samples there).
 func (s *Sampler) MachineBusy(from, to time.Time) float64 {
+	first, last := s.machineSpan(from, to)
+	if first == nil {
+		return 0
+	}
+	return (last.busy - first.busy) / (last.total - first.total)
+}
+
+// MachineStolen is the share of all the machine's cores its host ran for
+// others over [from, to] (steal, on a virtual machine), 0..1.
+func (s *Sampler) MachineStolen(from, to time.Time) float64 {
+	first, last := s.machineSpan(from, to)
+	if first == nil {
+		return 0
+	}
+	return max(0, last.steal-first.steal) / (last.total - first.total)
+}
+
+// machineSpan is the first and last machine samples in [from, to] (nil
+// with fewer than two, or none apart).
+func (s *Sampler) machineSpan(from, to time.Time) (first, last *machinePoint) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var first, last *machinePoint
 	for i := range s.machine {
 		p := &s.machine[i]
 		if p.at.Before(from) || p.at.After(to) {
@@ -416,9 +450,10 @@ func (s *Sampler) MachineBusy(from, to time.Time) float64 {
 		last = p
 	}
 	if first == nil || last == first || last.total <= first.total {
-		return 0
+		return nil, nil
 	}
-	return (last.busy - first.busy) / (last.total - first.total)
+	a, b := *first, *last
+	return &a, &b
 }
 
 // Rediscover looks the ports' listening owners up again at the next

@@ -134,3 +134,15 @@ func TestGroupCPUSet(t *testing.T) {
 		t.Fatalf("one pinned, one not: CPU set %q", u.CPUSet)
 	}
 }
+
+// /proc/stat's all-cores line: steal is busy and told apart; guest time,
+// which user already counts, is not counted twice.
+func TestMachineLineSteal(t *testing.T) {
+	m, ok := parseMachine("cpu  1000 10 300 8000 50 0 40 600 200 0")
+	if !ok || m.total != 10000 || m.busy != 1950 || m.steal != 600 {
+		t.Fatalf("%+v %v", m, ok)
+	}
+	if _, ok := parseMachine("intr 1 2 3"); ok {
+		t.Fatal("not the cpu line")
+	}
+}

@@ -45,6 +45,10 @@ type Step struct {
 	// MachineBusy is the machine's busy share of all its cores over the
 	// step (0..1; 0: unknown), whoever used them.
 	MachineBusy float64 `json:"machine_busy,omitempty"`
+	// MachineStolen is the share of all the machine's cores its host ran
+	// for others over the step (steal, on a virtual machine; 0..1), of
+	// MachineBusy.
+	MachineStolen float64 `json:"machine_stolen,omitempty"`
 	// GeneratorThrottled: the share of its CPU quota's periods in which
 	// the generator was held back over the step (0 without a quota).
 	GeneratorThrottled float64 `json:"generator_throttled,omitempty"`

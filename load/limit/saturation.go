@@ -9,6 +9,7 @@ import (
 )
 
 // Saturation rules, over the step at the knee (or the last one, where none
+// broke; or, where they see nothing there, a run of the knee again that
 // broke):
 //
 //  0. the generator's open files or ports used up (logins failed for
@@ -20,10 +21,12 @@ import (
 //     (GOMAXPROCS, its affinity, its CPU quota, the machine's);
 //  2. a part of the server pinned to fewer cores than the machine's (its
 //     affinity) that used 90 % of them, or parts pinned together to the
-//     same such cores that used 90 % of them between them; or a part at one core: its busiest thread at 90 % of one
-//     core or more (sampled from /proc; not known from Prometheus): its
-//     work runs on that thread, and a thread has one core at most (a
-//     single-threaded part, a serial stage), however busy the machine;
+//     same such cores that used 90 % of them between them; or a part at
+//     one core: its busiest thread at 90 % of one core or more, what its
+//     host ran for others there counted in (steal, on a virtual machine;
+//     sampled from /proc, not known from Prometheus): its work runs on
+//     that thread, and a thread has one core at most (a single-threaded
+//     part, a serial stage), however busy the machine;
 //  3. the machine: its cores all busy (the parts' CPU and the generator's
 //     at 90 % of the cores or more): the server's largest part is named,
 //     the machine said; a part whose threads share the work (a Go
@@ -57,7 +60,22 @@ func (r *Result) saturation() Saturation {
 	if st == nil {
 		return Saturation{Rule: RuleUnseen, Why: "no step ran"}
 	}
-	return saturationOf(st, r.baseline(), r.Machine)
+	sat := saturationOf(st, r.baseline(), r.Machine)
+	// A knee run again broke again: what one of its runs saw give out
+	// is the knee's, where the first saw nothing (a thread at its core
+	// reads a few points under it in one run of two).
+	for i := range r.Steps {
+		again := &r.Steps[i]
+		if sat.Rule != RuleUnseen {
+			break
+		}
+		if again.N > st.N && again.Asked == st.Asked && !again.Held && again.Disturbed == "" {
+			if s := saturationOf(again, r.baseline(), r.Machine); s.Rule != RuleUnseen {
+				sat = s
+			}
+		}
+	}
+	return sat
 }
 
 // The rules, as limit.json and the step table name them.
@@ -207,11 +225,17 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 					u.Component, u.CPUAvg, st.N, u.CPUs, map[bool]string{true: "core", false: "cores"}[u.CPUs == 1])}
 		}
 	}
+	// On a virtual machine a thread has its core less what the host ran
+	// there for others (steal), which it is not charged for.
+	stolen, host := 100*st.MachineStolen, ""
+	if stolen >= 1 {
+		host = fmt.Sprintf(" less the %.0f %% its host took", stolen)
+	}
 	for _, u := range target {
-		if u.CPUBusiestThread >= 90 {
+		if u.CPUBusiestThread+stolen >= 90 {
 			return Saturation{Rule: RuleServerThread, Component: u.Component,
-				Why: fmt.Sprintf("%s's busiest thread used %.0f %% of one core at step %d (the part %.0f %% in all): its work runs on that thread, and that core was full",
-					u.Component, u.CPUBusiestThread, st.N, u.CPUAvg)}
+				Why: fmt.Sprintf("%s's busiest thread used %.0f %% of one core at step %d (the part %.0f %% in all): its work runs on that thread, and that core%s was full",
+					u.Component, u.CPUBusiestThread, st.N, u.CPUAvg, host)}
 		}
 	}
 	if sat, ok := sharedCores(st, target, cores); ok {
@@ -251,7 +275,7 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 	// Rule 2 on a machine busy but not full: the thread had a core's
 	// work and less than a core.
 	for _, u := range target {
-		if u.ThreadRunnable >= 90 && u.ThreadWaiting > 0 {
+		if u.ThreadRunnable+stolen >= 90 && u.ThreadWaiting > 0 {
 			return Saturation{Rule: RuleServerThreadWaited, Component: u.Component,
 				Why: fmt.Sprintf("%s's least idle thread ran %.0f %% of step %d and waited for a core %.0f %% more (the part %.0f %% of one core in all): it never slept; its work runs on that thread, which other threads kept off its core part of the time",
 					u.Component, u.ThreadRunnable-u.ThreadWaiting, st.N, u.ThreadWaiting, u.CPUAvg)}

@@ -149,6 +149,41 @@ func TestOneCoreIsAThreads(t *testing.T) {
 	}
 }
 
+// On a virtual machine whose host ran its cores for others 8 % of a step,
+// a thread that ran all it was given shows 86 % of its core: at its core
+// all the same. Without the steal, 86 % is not.
+func TestAThreadAtItsCoreLessTheSteal(t *testing.T) {
+	st := Step{N: 7, Asked: 650, Achieved: 650, AckAvg: 0.2, GeneratorCores: 0.09, MachineBusy: 0.55, MachineStolen: 0.08,
+		Usage: []Usage{{Component: "imbench-target", Role: "target", Processes: 1, CPUAvg: 96, CPUBusiest: 96, CPUBusiestThread: 86}}}
+	m := Machine{Cores: 2, GeneratorCores: 2}
+	if s := saturationOf(&st, nil, m); s.Rule != RuleServerThread || s.Component != "imbench-target" || !strings.Contains(s.Why, "less the 8 % its host took") {
+		t.Fatalf("saturation %+v", s)
+	}
+	st.MachineStolen = 0
+	if s := saturationOf(&st, nil, m); s.Rule != RuleUnseen {
+		t.Fatalf("86 %% of a core with nothing stolen: %+v", s)
+	}
+}
+
+// A knee whose first run saw nothing give out and whose run again broke
+// with the server's thread at its core: the search names the thread.
+func TestTheKneeRunAgainNamesWhatGaveOut(t *testing.T) {
+	at := func(n int, asked, thread float64, held bool) Step {
+		return Step{N: n, Asked: asked, Achieved: asked, AckAvg: 0.2, GeneratorCores: 0.09, Held: held,
+			Usage: []Usage{{Component: "imbench-target", Role: "target", Processes: 1, CPUAvg: thread + 5, CPUBusiestThread: thread}}}
+	}
+	r := Result{Machine: Machine{Cores: 2, GeneratorCores: 2}, KneeStep: 2,
+		Steps: []Step{at(1, 600, 80, true), at(2, 650, 86, false), at(3, 700, 97, false), at(4, 650, 95, false)}}
+	if s := r.saturation(); s.Rule != RuleServerThread || !strings.Contains(s.Why, "at step 4") {
+		t.Fatalf("saturation %+v", s)
+	}
+	// Not a run at another load: step 3 (700 msg/s) is not the knee's.
+	r.Steps = r.Steps[:3]
+	if s := r.saturation(); s.Rule != RuleUnseen {
+		t.Fatalf("saturation %+v", s)
+	}
+}
+
 // On a machine busy but not full, a part whose work runs on one thread
 // gets less than its core: its thread runs 88 % of the step and waits for
 // a core the rest (what a 2-core CI runner showed). It never slept: the
