@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // SchemaFile is where the schema is published, from the repository's root.
@@ -93,12 +90,9 @@ func (g schemaGen) of(t reflect.Type) map[string]any {
 func (g schemaGen) object(t reflect.Type) map[string]any {
 	props, required := map[string]any{}, []string{}
 	for f := range t.Fields() {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if !f.IsExported() || name == "-" {
+		name, ok := jsonName(f)
+		if !ok {
 			continue
-		}
-		if name == "" {
-			name = f.Name
 		}
 		p := g.of(f.Type)
 		if d := g.doc(t.Name(), f.Name); d != "" && t.Name() != "" {
@@ -108,6 +102,18 @@ func (g schemaGen) object(t reflect.Type) map[string]any {
 		required = append(required, name)
 	}
 	return map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false}
+}
+
+// jsonName is the name f goes by in JSON; false where it is left out.
+func jsonName(f reflect.StructField) (string, bool) {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	switch {
+	case !f.IsExported() || name == "-":
+		return "", false
+	case name == "":
+		return f.Name, true
+	}
+	return name, true
 }
 
 func nullable(s map[string]any, description string) map[string]any {
@@ -127,39 +133,6 @@ func withDescription(s map[string]any, d string) map[string]any {
 		out[k] = v
 	}
 	return out
-}
-
-var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	raw, err := Schema(nil)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("summary.schema.json", doc); err != nil {
-		return nil, err
-	}
-	return c.Compile("summary.schema.json")
-})
-
-// Validate checks a summary.json against the schema: a field missing, one
-// the schema does not have, or a null where it allows none is an error.
-func Validate(raw []byte) error {
-	sch, err := compiled()
-	if err != nil {
-		return fmt.Errorf("summary schema: %w", err)
-	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return err
-	}
-	if err := sch.Validate(v); err != nil {
-		return fmt.Errorf("summary.json does not match %s: %v", SchemaFile, err)
-	}
-	return nil
 }
 
 // Encode is summary.json as the writers write it: normalized, indented,
