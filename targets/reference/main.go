@@ -93,7 +93,7 @@ func run(args []string) error {
 	fs.DurationVar(&f.AckLateBy, "fault-ack-late-by", 0, "how late -fault-ack-late answers (only that answer waits; the connection's other requests are served)")
 	fs.IntVar(&f.BatchDrop, "fault-batch-drop", 0, "acknowledge each message at once and store a conversation's messages in batches (every -fault-batch-window): a batch of more than this many is dropped whole, unstored and unpushed, as open-im-server v3.8's msgtransfer drops one of more than 100 (0: off)")
 	fs.DurationVar(&f.BatchWindow, "fault-batch-window", 100*time.Millisecond, "the batch fault's window (msgtransfer's 100 ms)")
-	fs.Float64Var(&f.Capacity, "fault-capacity", 0, "serve at most this many messages a second on one core, queueing the rest: each is answered at once, then waits its turn, costs 1/capacity s of CPU and is stored and pushed (0: no cap; what a limit search finds)")
+	fs.Float64Var(&f.Capacity, "fault-capacity", 0, "serve at most this many messages a second on one core, queueing the rest: each is answered at once, then waits its turn for a slot of 1/capacity s of that core, storing and pushing it included (0: no cap; what a limit search finds)")
 	fs.IntVar(&f.StallPulls, "fault-stall-pulls", 0, "leave the first this many pulls that find messages unanswered (an overloaded server's history reads; the store check tries a read again)")
 	fs.DurationVar(&f.DisconnectEvery, "fault-disconnect-every", 0, "drop connections this often")
 	fs.IntVar(&f.DisconnectCount, "fault-disconnect-count", 1, "connections dropped each time")
