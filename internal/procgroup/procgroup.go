@@ -417,8 +417,8 @@ func parseMachine(line string) (m machinePoint, ok bool) {
 // MachineBusy is the machine's busy share of all its cores over [from,
 // to], 0..1 (0 with fewer than two samples there).
 func (s *Sampler) MachineBusy(from, to time.Time) float64 {
-	first, last := s.machineSpan(from, to)
-	if first == nil {
+	first, last, ok := s.machineSpan(from, to)
+	if !ok {
 		return 0
 	}
 	return (last.busy - first.busy) / (last.total - first.total)
@@ -427,33 +427,30 @@ func (s *Sampler) MachineBusy(from, to time.Time) float64 {
 // MachineStolen is the share of all the machine's cores its host ran for
 // others over [from, to] (steal, on a virtual machine), 0..1.
 func (s *Sampler) MachineStolen(from, to time.Time) float64 {
-	first, last := s.machineSpan(from, to)
-	if first == nil {
+	first, last, ok := s.machineSpan(from, to)
+	if !ok {
 		return 0
 	}
 	return max(0, last.steal-first.steal) / (last.total - first.total)
 }
 
-// machineSpan is the first and last machine samples in [from, to] (nil
-// with fewer than two, or none apart).
-func (s *Sampler) machineSpan(from, to time.Time) (first, last *machinePoint) {
+// machineSpan is the first and last machine samples in [from, to]; not
+// ok with fewer than two, or none apart.
+func (s *Sampler) machineSpan(from, to time.Time) (first, last machinePoint, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i := range s.machine {
-		p := &s.machine[i]
+	n := 0
+	for _, p := range s.machine {
 		if p.at.Before(from) || p.at.After(to) {
 			continue
 		}
-		if first == nil {
+		if n == 0 {
 			first = p
 		}
 		last = p
+		n++
 	}
-	if first == nil || last == first || last.total <= first.total {
-		return nil, nil
-	}
-	a, b := *first, *last
-	return &a, &b
+	return first, last, n >= 2 && last.total > first.total
 }
 
 // Rediscover looks the ports' listening owners up again at the next

@@ -60,17 +60,15 @@ func (r *Result) saturation() Saturation {
 	if st == nil {
 		return Saturation{Rule: RuleUnseen, Why: "no step ran"}
 	}
-	sat := saturationOf(st, r.baseline(), r.Machine)
+	base := r.baseline()
+	sat := saturationOf(st, base, r.Machine)
 	// A knee run again broke again: what one of its runs saw give out
 	// is the knee's, where the first saw nothing (a thread at its core
 	// reads a few points under it in one run of two).
-	for i := range r.Steps {
+	for i := 0; sat.Rule == RuleUnseen && i < len(r.Steps); i++ {
 		again := &r.Steps[i]
-		if sat.Rule != RuleUnseen {
-			break
-		}
 		if again.N > st.N && again.Asked == st.Asked && !again.Held && again.Disturbed == "" {
-			if s := saturationOf(again, r.baseline(), r.Machine); s.Rule != RuleUnseen {
+			if s := saturationOf(again, base, r.Machine); s.Rule != RuleUnseen {
 				sat = s
 			}
 		}
