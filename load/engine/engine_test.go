@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -284,5 +285,76 @@ func TestSyncsThatFindNothingAreNotMade(t *testing.T) {
 	h.dropAll = true
 	if _, drain, _, reason := run(emptyHub{h}, h, engine.Options{}); reason == "complete" || drain != users {
 		t.Fatalf("nothing delivered: a %s drain made %d syncs, want one for each of %d online users", reason, drain, users)
+	}
+}
+
+// noticeHub holds notices of its own in every conversation before the run
+// sends (OpenIM's group notifications): its newest seqs count them.
+type noticeHub struct {
+	*hub
+	pulls atomic.Int64 // Pull calls
+}
+
+type noticeConn struct {
+	*fakeConn
+	pulls *atomic.Int64
+}
+
+func (h *noticeHub) Connect(ctx context.Context, u uint32, hd engine.Handler) (engine.Conn, error) {
+	c, _ := h.hub.Connect(ctx, u, hd)
+	return &noticeConn{fakeConn: c.(*fakeConn), pulls: &h.pulls}, nil
+}
+
+func (c *noticeConn) MaxSeqs(done func(map[uint32]uint64, error)) error {
+	c.h.maxSeqs.Add(1)
+	c.h.mu.Lock()
+	m := map[uint32]uint64{}
+	for cv := range c.h.p.Convs {
+		if slices.Contains(c.h.p.Members(uint32(cv)), c.u) {
+			m[uint32(cv)] = c.h.seq[uint32(cv)]
+		}
+	}
+	c.h.mu.Unlock()
+	done(m, nil)
+	return nil
+}
+
+func (c *noticeConn) Pull(_ map[uint32][]uint64, _ bool, done func(error)) error {
+	c.pulls.Add(1)
+	done(nil)
+	return nil
+}
+
+// A first login before the run's first send asks the newest seqs and pulls
+// none of what they count: the server's notices, which the run checks none
+// of, and which no later push leaves as a gap to pull. A split run, whose
+// other processes may have sent, pulls them.
+func TestNoticesBeforeTheRunAreNotPulled(t *testing.T) {
+	p := buildPlan(t, `{"kind":"groups","groups":2,"members":3,"allOnline":true,"rate":50,"messages":2}`)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, split := range []bool{false, true} {
+		h := &hub{p: p, conns: map[uint32]*fakeConn{}, seq: map[uint32]uint64{}, joined: map[uint32]map[uint32]bool{}}
+		for cv := range p.Convs {
+			h.seq[uint32(cv)] = 2 // the group's creation and its members' joining
+		}
+		nh := noticeHub{hub: h}
+		sh := engine.NewShared("notices", p, &nh, engine.Options{Split: split, DrainQuiet: 200 * time.Millisecond})
+		s := sh.NewSession(ctx, 0, uint32(p.Users))
+		if r := s.Login(plan.Immediate); r.Failed != 0 {
+			t.Fatal(r.FirstErr)
+		}
+		atLogin := nh.pulls.Load()
+		s.Send(time.Now().Add(20*time.Millisecond), 5*time.Second)
+		reason := s.Drain().Reason
+		s.Close()
+		switch {
+		case h.maxSeqs.Load() < int64(p.Users):
+			t.Fatalf("split %v: %d newest-seq requests for %d logins", split, h.maxSeqs.Load(), p.Users)
+		case !split && (nh.pulls.Load() != 0 || reason != "complete"):
+			t.Fatalf("%d pulls (%d at login), a %s drain; want none, a complete one", nh.pulls.Load(), atLogin, reason)
+		case split && atLogin < int64(p.Users):
+			t.Fatalf("split run: %d pulls at login, want one at least for each of %d users", atLogin, p.Users)
+		}
 	}
 }

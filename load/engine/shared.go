@@ -116,11 +116,17 @@ func (sh *Shared) SetPhase(p string) { sh.phase.Store(&p) }
 
 // nothingToSync reports that a first login has nothing to sync: no message
 // of the run was sent yet, on a server that keeps nothing in a run's
-// conversations before one is. A split run's other processes may have sent.
+// conversations before one is.
 func (sh *Shared) nothingToSync() bool {
 	e, ok := sh.Driver.(EmptyUntilSent)
-	return ok && e.EmptyUntilSent() && !sh.Opts.Split && sh.sendAt.Load() == 0
+	return ok && e.EmptyUntilSent() && sh.beforeFirstSend()
 }
+
+// beforeFirstSend reports that no message of the run was sent yet: what
+// the server holds in the run's conversations is its own (OpenIM's group
+// notifications), none of it the run's. A split run's other processes may
+// have sent.
+func (sh *Shared) beforeFirstSend() bool { return !sh.Opts.Split && sh.sendAt.Load() == 0 }
 
 // SendingSince is when this process began sending (zero before).
 func (sh *Shared) SendingSince() time.Time {

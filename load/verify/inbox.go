@@ -292,6 +292,19 @@ func (in *Inbox) Own(c uint32, seq uint64) {
 	cv.maxSeq = max(cv.maxSeq, seq)
 }
 
+// BeforeRun records seqs 1..upTo of conversation c as the server's from
+// before the run: none of them the run's, none of them missing.
+func (in *Inbox) BeforeRun(c uint32, upTo uint64) {
+	if upTo == 0 {
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	cv := in.conv(c)
+	cv.seqs.fill(upTo)
+	cv.maxSeq = max(cv.maxSeq, upTo)
+}
+
 // Gaps lists up to limit seqs of conversation c that are missing below the
 // highest seq seen, ascending.
 func (in *Inbox) Gaps(c uint32, limit int) []uint64 {

@@ -143,6 +143,17 @@ func (s *seqSet) add(x uint64) bool {
 	return true
 }
 
+// fill adds 1..upTo.
+func (s *seqSet) fill(upTo uint64) {
+	if s.above == nil {
+		s.upTo = max(s.upTo, upTo)
+		return
+	}
+	for x := s.upTo + 1; x <= upTo; x++ {
+		s.add(x)
+	}
+}
+
 func (s *seqSet) has(x uint64) bool {
 	if x == 0 {
 		return false

@@ -59,3 +59,22 @@ func TestSeqSetAgreesWithAMap(t *testing.T) {
 		}
 	}
 }
+
+// fill adds the run from 1, whether or not members above it were there.
+func TestSeqSetFill(t *testing.T) {
+	var s seqSet
+	s.fill(5)
+	if s.upTo != 5 || s.len() != 5 || s.above != nil {
+		t.Fatalf("empty filled to 5: upTo %d, %d members", s.upTo, s.len())
+	}
+	s.add(9)
+	s.add(12)
+	s.fill(10)
+	if s.upTo != 10 || s.len() != 11 || !s.has(12) || s.has(11) {
+		t.Fatalf("filled to 10 with 9 and 12 above 5: upTo %d, %d members, has 12 %v, has 11 %v", s.upTo, s.len(), s.has(12), s.has(11))
+	}
+	s.fill(3)
+	if s.upTo != 10 || s.len() != 11 {
+		t.Fatalf("filled below its run: upTo %d, %d members", s.upTo, s.len())
+	}
+}
