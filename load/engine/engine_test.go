@@ -328,7 +328,8 @@ func (c *noticeConn) Pull(_ map[uint32][]uint64, _ bool, done func(error)) error
 // A first login before the run's first send asks the newest seqs and pulls
 // none of what they count: the server's notices, which the run checks none
 // of, and which no later push leaves as a gap to pull. A split run, whose
-// other processes may have sent, pulls them.
+// other processes may have sent, pulls them, as does a first login after
+// the run sent.
 func TestNoticesBeforeTheRunAreNotPulled(t *testing.T) {
 	p := buildPlan(t, `{"kind":"groups","groups":2,"members":3,"allOnline":true,"rate":50,"messages":2}`)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -348,11 +349,20 @@ func TestNoticesBeforeTheRunAreNotPulled(t *testing.T) {
 		s.Send(time.Now().Add(20*time.Millisecond), 5*time.Second)
 		reason := s.Drain().Reason
 		s.Close()
+		beforeAgain := nh.pulls.Load()
+		s = sh.NewSession(ctx, 0, uint32(p.Users))
+		if r := s.Login(plan.Immediate); r.Failed != 0 {
+			t.Fatal(r.FirstErr)
+		}
+		s.Close()
 		switch {
+		case nh.pulls.Load()-beforeAgain < int64(p.Users):
+			t.Fatalf("split %v: first logins after the run sent made %d pulls, want one at least for each of %d users",
+				split, nh.pulls.Load()-beforeAgain, p.Users)
 		case h.maxSeqs.Load() < int64(p.Users):
 			t.Fatalf("split %v: %d newest-seq requests for %d logins", split, h.maxSeqs.Load(), p.Users)
-		case !split && (nh.pulls.Load() != 0 || reason != "complete"):
-			t.Fatalf("%d pulls (%d at login), a %s drain; want none, a complete one", nh.pulls.Load(), atLogin, reason)
+		case !split && (beforeAgain != 0 || reason != "complete"):
+			t.Fatalf("%d pulls (%d at login), a %s drain; want none, a complete one", beforeAgain, atLogin, reason)
 		case split && atLogin < int64(p.Users):
 			t.Fatalf("split run: %d pulls at login, want one at least for each of %d users", atLogin, p.Users)
 		}

@@ -145,12 +145,18 @@ func (s *seqSet) add(x uint64) bool {
 
 // fill adds 1..upTo.
 func (s *seqSet) fill(upTo uint64) {
-	if s.above == nil {
-		s.upTo = max(s.upTo, upTo)
+	if upTo <= s.upTo {
 		return
 	}
-	for x := s.upTo + 1; x <= upTo; x++ {
-		s.add(x)
+	old := s.above
+	s.upTo, s.above = upTo, nil
+	if old != nil {
+		old.each(func(x uint64) bool {
+			if x > upTo {
+				s.add(x)
+			}
+			return true
+		})
 	}
 }
 

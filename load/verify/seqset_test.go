@@ -77,4 +77,10 @@ func TestSeqSetFill(t *testing.T) {
 	if s.upTo != 10 || s.len() != 11 {
 		t.Fatalf("filled below its run: upTo %d, %d members", s.upTo, s.len())
 	}
+	s.add(14)
+	s.add(200_000) // beyond the window
+	s.fill(13)
+	if s.upTo != 14 || s.len() != 15 || !s.has(200_000) || s.has(15) {
+		t.Fatalf("filled to 13 with 12, 14 and 200000 above 10: upTo %d, %d members", s.upTo, s.len())
+	}
 }
