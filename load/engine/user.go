@@ -154,16 +154,17 @@ func (u *User) sync(ctx context.Context, c Conn, recover bool, had map[uint32]ui
 		sh.warn("sync of %s: %v", sh.Plan.UserID(u.idx), got.err)
 		return requests, false
 	}
-	ok = true
 	// Asked after the answer came: the server counted no message of the
 	// run in its newest seqs. Pulling what it had would fetch only its own
 	// notices, which the run checks none of.
-	before := !recover && sh.beforeFirstSend()
-	for conv, max := range got.m {
-		if before {
+	if !recover && sh.beforeFirstSend() {
+		for conv, max := range got.m {
 			u.inbox.BeforeRun(conv, max)
-			continue
 		}
+		return requests, ctx.Err() == nil
+	}
+	ok = true
+	for conv, max := range got.m {
 		if max < had[conv] {
 			sh.Fail(fmt.Errorf("%w: its newest seq of %s's conversation %d is %d, below the %d it delivered (restarted without its state?)",
 				ErrStateLost, sh.Plan.UserID(u.idx), conv, max, had[conv]))
