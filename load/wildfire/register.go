@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/imbench/imbench/internal/httpanswer"
 	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/plan"
 	wire "github.com/imbench/imbench/wire/wildfire"
@@ -118,13 +119,17 @@ func connackFrom(ctx context.Context, addr string) error {
 	if _, err := c.Write(frame); err != nil {
 		return unwrapNet(err)
 	}
-	var first [1]byte
-	if _, err := c.Read(first[:]); err != nil {
+	var first [64]byte
+	n, err := c.Read(first[:])
+	if err != nil {
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
 			return errors.New("no CONNACK to a CONNECT within 5 s")
 		}
 		return fmt.Errorf("no CONNACK to a CONNECT (%v)", unwrapNet(err))
+	}
+	if line, ok := httpanswer.StatusLine(first[:n]); ok {
+		return fmt.Errorf("a CONNECT was answered in HTTP (%q), not with a CONNACK", line)
 	}
 	if t := wire.PacketType(first[0] >> 4); t != wire.TypeConnack {
 		return fmt.Errorf("a CONNECT was answered with a byte 0x%02x, not a CONNACK", first[0])

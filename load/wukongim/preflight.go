@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/imbench/imbench/internal/httpanswer"
 	"github.com/imbench/imbench/load/ws"
 	wire "github.com/imbench/imbench/wire/wukongim"
 )
@@ -91,6 +92,9 @@ func connectAs(ctx context.Context, gw *url.URL, cfg Config, uid, token string) 
 				return 0, fmt.Errorf("a CONNECT was answered with a WebSocket message of op %d, not a CONNACK", op)
 			}
 			stream = body
+		}
+		if line, ok := httpanswer.StatusLine(stream); ok && !isWS {
+			return 0, fmt.Errorf("a CONNECT was answered in HTTP (%q), not with a CONNACK", line)
 		}
 		if len(stream) > 0 {
 			t, flags, body, n, err := wire.SplitFrame(stream)
