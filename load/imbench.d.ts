@@ -396,6 +396,22 @@ declare module 'imbench' {
     max_us: number;
     sum_us: number;
   }
+  export interface GeneratorProcess {
+    /** which of them that is, in words */
+    bound: string;
+    /** the cores it could use: the least of its GOMAXPROCS, CPU affinity and CPU quota */
+    cores: number;
+    /** user and system time over the run */
+    cpu_seconds: number;
+    /** the machine or pod it ran on */
+    host: string;
+    /** its cgroup's CPU quota in cores (0: none) */
+    quota_cores: number;
+    /** its segment's interval ("1/4:1/2"), "0:1" for a whole run */
+    segment: string;
+    /** Throttled is the share of its quota's scheduling periods in which the quota held it back (0..1; 0 without a quota). */
+    throttled: number;
+  }
   export interface GeneratorSummary {
     /** GapPullRequests are the pulls among them for a seq missing below one that arrived, half a second after it was noticed. */
     gap_pull_requests: number;
@@ -406,6 +422,8 @@ declare module 'imbench' {
     heartbeats_sent: number;
     /** HeartbeatsSkipped were due on connections that had written meanwhile, which their server takes as a sign of life (engine.Talker). */
     heartbeats_skipped: number;
+    /** Processes are the generator's processes, one a segment of a split run, each with the cores it could use and how far its CPU quota held it back over the run. */
+    processes: GeneratorProcess[];
     pull_requests: number;
     /** [first, last+1) of the users each VU held */
     user_ranges: number[][];

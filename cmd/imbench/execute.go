@@ -24,6 +24,8 @@ import (
 // processes of this binary, or in the compose stack's runner container.
 func execute(rc *runConfig) (int, error) {
 	switch {
+	case rc.onKube():
+		return runKube(rc)
 	case rc.segments > 1:
 		return runSegments(rc)
 	case stack.DockerAnswers() && rc.promWrite == "" && !rc.segment.Split() && !rc.setupOnly:

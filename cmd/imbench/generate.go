@@ -8,10 +8,11 @@ import (
 	"github.com/imbench/imbench/dashboards"
 	"github.com/imbench/imbench/internal/profile"
 	"github.com/imbench/imbench/internal/summary"
+	"github.com/imbench/imbench/kube"
 )
 
 // cmdGenerate writes the files made from code: the dashboards' JSON,
-// process-exporter's groups and summary.json's schema. Tests fail when the committed ones drift.
+// process-exporter's groups, summary.json's schema and the Kubernetes runbook's manifests. Tests fail when the committed ones drift.
 func cmdGenerate(args []string) error {
 	profiles, err := profile.LoadShipped("targets") // a local override is this machine's, not the repository's
 	if err != nil {
@@ -49,6 +50,13 @@ func cmdGenerate(args []string) error {
 			return err
 		}
 		files[filepath.Join("dashboards", name)] = b
+	}
+	manifests, err := kube.RunbookManifests()
+	if err != nil {
+		return err
+	}
+	for name, b := range manifests {
+		files[filepath.Join(kube.RunbookDir, name)] = b
 	}
 	for path, b := range files {
 		if err := os.WriteFile(path, b, 0o644); err != nil {

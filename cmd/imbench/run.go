@@ -59,6 +59,8 @@ type runConfig struct {
 	promWrite        string       // -prometheus-rw-url: instead of the native stack's
 	logPush          string       // -log-push-url: likewise
 	console          *console.Tee // what the run prints, copied to the log store
+	kube             *kubeOptions // -on kubernetes: the segments as pods
+	printResults     bool         // -print-results: the files a pod's caller reads back, printed
 }
 
 func cmdRun(args []string) (int, error) {
@@ -69,14 +71,20 @@ func cmdRun(args []string) (int, error) {
 	if err := checkScenario(rc); err != nil {
 		return 0, err
 	}
-	if err := preflight(rc); err != nil {
-		return 0, err
+	if !rc.onKube() { // on Kubernetes the setup pod checks the target from where the load goes
+		if err := preflight(rc); err != nil {
+			return 0, err
+		}
 	}
 	if rc.checkOnly {
 		fmt.Printf("imbench: %s on %s (%s): the scenario, its settings and the target answer as they should\n", rc.scenario, rc.target.Name, rc.where())
 		return 0, nil
 	}
-	return execute(rc)
+	code, err := execute(rc)
+	if err == nil && rc.printResults {
+		err = printResults(rc)
+	}
+	return code, err
 }
 
 // checkScenario refuses what the scenario file, its knobs and the
@@ -109,6 +117,9 @@ func parseRun(args []string) (*runConfig, error) {
 		protocol  = fs.String("protocol", "", "the protocol to speak, where the target speaks several (default: the target's system)")
 		quiet     = fs.Bool("q", false, "no progress lines while the run goes (IM_PROGRESS=off)")
 		checkOnly = fs.Bool("check-only", false, "check the scenario, the settings and the target (its API and gateways), and stop before any user is registered")
+		splitInto = fs.Int("split-into", 0, "with -setup-only: the segments the run will be split over")
+		printRes  = fs.Bool("print-results", false, "print the setup record or the segment's part summary as log lines (a Kubernetes pod's, read back by -on kubernetes)")
+		kubeOpts  = kubeFlags(fs)
 	)
 	if err := fs.Parse(args); err != nil {
 		return nil, badinput.Wrap(err)
@@ -121,9 +132,13 @@ func parseRun(args []string) (*runConfig, error) {
 		return nil, badinput.Errorf("unexpected arguments %q (flags go before them; imbench run -h lists them)", fs.Args())
 	}
 	rc := &runConfig{scenario: *scenario, resultsDir: *results, segments: *segments, segment: segment.Whole,
-		setupOnly: *setup, checkOnly: *checkOnly, noThresholds: *noThr, promWrite: *promRW, logPush: *logPush}
+		setupOnly: *setup, checkOnly: *checkOnly, noThresholds: *noThr, promWrite: *promRW, logPush: *logPush,
+		splitInto: *splitInto, printResults: *printRes, kube: kubeOpts}
 	if rc.segments < 1 || rc.segments > 64 {
 		return nil, badinput.Errorf("SEGMENTS must be within 1..64, got %d", rc.segments)
+	}
+	if rc.splitInto < 0 || rc.splitInto > 0 && !rc.setupOnly {
+		return nil, badinput.Errorf("-split-into goes with -setup-only: the segments the run it sets up will have")
 	}
 	if *seg != "" {
 		if rc.segment, err = segment.Parse(*seg); err != nil {
@@ -268,6 +283,9 @@ func parseRun(args []string) (*runConfig, error) {
 		rc.env = append(rc.env, k+"="+v)
 	}
 	sort.Strings(rc.env)
+	if err := rc.kube.check(rc); err != nil {
+		return nil, err
+	}
 	return rc, nil
 }
 

@@ -72,6 +72,11 @@ func verdict(dir string, code int) (level, line string) {
 		got += fmt.Sprintf("; %s of %s sends unanswered: the server did not answer within the timeout (overloaded, or gone)",
 			summary.Grouped(s.Messages.Unanswered), summary.Grouped(s.Messages.Sent))
 	}
+	if err == nil {
+		if q := summary.QuotaText(s.Generator); q != "" {
+			got += "; " + q
+		}
+	}
 	why := map[int]string{
 		runner.ExitThresholds:  "a threshold was crossed",
 		runner.ExitInterrupted: "interrupted",

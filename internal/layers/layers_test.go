@@ -1,5 +1,5 @@
 // Package layers holds the test that keeps imbench's layers pointing down:
-// cmd → bench, load, report → internal → wire.
+// cmd → bench, load, report, kube → internal → wire.
 package layers
 
 import (
@@ -17,9 +17,10 @@ func TestLayersPointDown(t *testing.T) {
 	}
 	const mod = "github.com/imbench/imbench/"
 	above := map[string][]string{
-		"internal/": {"load/", "report/", "bench/", "cmd/"},
+		"internal/": {"load/", "report/", "bench/", "cmd/", "kube/"},
 		"wire/":     {"internal/", "load/", "report/", "bench/", "cmd/", "targets/"},
-		"load/":     {"report/", "bench/", "cmd/"},
+		"load/":     {"report/", "bench/", "cmd/", "kube/"},
+		"kube/":     {"report/", "bench/", "cmd/"},
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Fields(line)

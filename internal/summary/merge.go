@@ -206,6 +206,7 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 		}
 		out.Generator.VUs += p.Generator.VUs
 		out.Generator.UserRanges = append(out.Generator.UserRanges, p.Generator.UserRanges...)
+		out.Generator.Processes = append(out.Generator.Processes, p.Generator.Processes...)
 		if f := p.Messages.FirstSendMs; f > 0 && (out.Messages.FirstSendMs == 0 || f < out.Messages.FirstSendMs) {
 			out.Messages.FirstSendMs = f
 		}

@@ -46,6 +46,7 @@ func (s *Summary) Normalize() {
 	d.ByClass = orEmpty(d.ByClass)
 	s.Generator.UserRanges = orEmpty(s.Generator.UserRanges)
 	s.Generator.Goroutines = orEmpty(s.Generator.Goroutines)
+	s.Generator.Processes = orEmpty(s.Generator.Processes)
 	s.Versions = orEmptyMap(s.Versions)
 	s.Histograms = orEmptyMap(s.Histograms)
 	s.Parts, s.Missing, s.Warnings = orEmpty(s.Parts), orEmpty(s.Missing), orEmpty(s.Warnings)

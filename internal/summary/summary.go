@@ -448,6 +448,38 @@ type GeneratorSummary struct {
 	GoroutinesStartMs      int64   `json:"goroutines_start_ms"`
 	GoroutinesEverySeconds int     `json:"goroutines_every_seconds"`
 	Goroutines             []int32 `json:"goroutines"`
+	// Processes are the generator's processes, one a segment of a split
+	// run, each with the cores it could use and how far its CPU quota held
+	// it back over the run.
+	Processes []GeneratorProcess `json:"processes"`
+}
+
+// GeneratorProcess is one process of the generator over its run.
+type GeneratorProcess struct {
+	Segment    string  `json:"segment"`     // its segment's interval ("1/4:1/2"), "0:1" for a whole run
+	Host       string  `json:"host"`        // the machine or pod it ran on
+	CPUSeconds float64 `json:"cpu_seconds"` // user and system time over the run
+	Cores      float64 `json:"cores"`       // the cores it could use: the least of its GOMAXPROCS, CPU affinity and CPU quota
+	Bound      string  `json:"bound"`       // which of them that is, in words
+	QuotaCores float64 `json:"quota_cores"` // its cgroup's CPU quota in cores (0: none)
+	// Throttled is the share of its quota's scheduling periods in which the
+	// quota held it back (0..1; 0 without a quota).
+	Throttled float64 `json:"throttled"`
+}
+
+// QuotaText names the processes their CPU quota held back in at least a
+// tenth of their periods, or "".
+func QuotaText(g GeneratorSummary) string {
+	var held []string
+	for _, p := range g.Processes {
+		if p.QuotaCores > 0 && p.Throttled >= 0.1 {
+			held = append(held, fmt.Sprintf("segment %s on %s (%.2f of a core) in %.0f %% of its periods", p.Segment, p.Host, p.QuotaCores, 100*p.Throttled))
+		}
+	}
+	if len(held) == 0 {
+		return ""
+	}
+	return "the generator's CPU quota held it back: " + strings.Join(held, ", ") + "; raise its CPU limit (a pod's resources.limits.cpu)"
 }
 
 // TimedText is ", 200 at their time during sending" where users logged

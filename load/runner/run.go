@@ -39,6 +39,7 @@ type Run struct {
 	progress *progress // progress lines, when this process prints them
 	held     heldSpan  // an idle-holding run: when its users were all online
 	storm    *storm    // a reconnect storm asked of the target, when stormAt is set
+	self     selfUsage // this process's CPU from the start of its run
 
 	mu        sync.Mutex
 	endedAt   time.Time

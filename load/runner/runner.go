@@ -212,6 +212,7 @@ func (pr *Prepared) Execute(ctx context.Context) int {
 		return ExitOK
 	}
 	run.StartedAt = time.Now() // what ran, not the setup: a whole run and a segment measure alike
+	run.self = startSelfUsage()
 	if run.Opts.Progress > 0 {
 		run.progress = startProgress(run, cfg.Stderr, run.Opts.Progress)
 	}

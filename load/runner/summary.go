@@ -157,6 +157,11 @@ func (r *Run) BuildSummary() summary.Summary {
 			gen.GoroutinesStartMs, gen.GoroutinesEverySeconds, gen.Goroutines = start.UnixMilli(), int(goroutineEvery/time.Second), n
 		}
 	}
+	seg := r.Segment
+	if seg == "" {
+		seg = "0:1"
+	}
+	gen.Processes = []summary.GeneratorProcess{r.self.process(seg)}
 	s.Generator = gen
 	s.Versions = versions(r.Opts.Version)
 	return s

@@ -1,0 +1,218 @@
+package main
+
+// The distributed run on a real single-node Kubernetes that the test starts
+// (make test-cluster; kube/node): the segments as an Indexed Job's pods,
+// beside the same run as one process and as segment processes here.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/imbench/imbench/internal/summary"
+)
+
+// The /proc/sys entries the kubelet would set: the host's must not change.
+var kernelKeys = []string{"vm/overcommit_memory", "vm/panic_on_oom", "kernel/panic", "kernel/panic_on_oops",
+	"kernel/keys/root_maxkeys", "kernel/keys/root_maxbytes"}
+
+func kernelValues(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, k := range kernelKeys {
+		raw, err := os.ReadFile("/proc/sys/" + k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[k] = strings.TrimSpace(string(raw))
+	}
+	return out
+}
+
+type cluster struct{ kubeconfig string }
+
+// startCluster brings the test cluster up (or takes the one that is up)
+// and loads the image of this build; the one it started is stopped at the
+// end, leaving nothing and the host's kernel settings as they were.
+func startCluster(t *testing.T, bin string) cluster {
+	t.Helper()
+	tool := filepath.Join(toolsDir(t), "imbench-cluster")
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(tool, append(args[:1:1], append([]string{"-bin", bin}, args[1:]...)...)...)
+		cmd.Dir = "../.."
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := run("status"); err != nil {
+		before := kernelValues(t)
+		started := time.Now()
+		if out, err := run("up"); err != nil {
+			run("down")
+			t.Fatalf("cluster up: %v\n%s", err, out)
+		}
+		t.Logf("cluster up in %s", time.Since(started).Round(time.Second))
+		t.Cleanup(func() {
+			out, err := run("down")
+			if err != nil {
+				t.Errorf("cluster down: %v\n%s", err, out)
+			}
+			if after := kernelValues(t); fmt.Sprint(after) != fmt.Sprint(before) {
+				t.Errorf("the host's kernel settings changed: %v, were %v", after, before)
+			}
+		})
+	} else {
+		t.Logf("the cluster that is up:\n%s", out)
+	}
+	if out, err := run("image", "-imbench", filepath.Join(toolsDir(t), "imbench"), "-tag", "imbench.local/imbench:test"); err != nil {
+		t.Fatalf("image: %v\n%s", err, out)
+	}
+	kc, _ := filepath.Abs("../../.run/cluster/kubeconfig")
+	return cluster{kubeconfig: kc}
+}
+
+func (c cluster) flags(extra ...string) []string {
+	return append([]string{"-on", "kubernetes", "-kubeconfig", c.kubeconfig, "-image", "imbench.local/imbench:test",
+		"-host-network", "-start-in", "10s"}, extra...)
+}
+
+// left is what the run left in the cluster's namespace.
+func (c cluster) left(t *testing.T, runID string) string {
+	t.Helper()
+	out, err := exec.Command(filepath.Join(os.Getenv("IMBENCH_CLUSTER"), "kubectl"), "--kubeconfig", c.kubeconfig,
+		"get", "jobs,pods,secrets", "-l", "imbench/run-id="+runID, "-o", "name").CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl get: %v\n%s", err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// clusterRun runs a scenario and returns its exit, output and summary.
+func clusterRun(t *testing.T, env []string, args ...string) (result, summary.Summary, []byte) {
+	t.Helper()
+	results := t.TempDir()
+	r := imbench(t, env, append([]string{"run", "-results", results, "-q"}, args...)...)
+	raw, err := os.ReadFile(filepath.Join(results, "latest", "summary.json"))
+	if err != nil {
+		return r, summary.Summary{}, nil
+	}
+	s, err := summary.Load(filepath.Join(results, "latest", "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, s, raw
+}
+
+func TestCluster(t *testing.T) {
+	bin := os.Getenv("IMBENCH_CLUSTER")
+	if bin == "" {
+		t.Skip("make test-cluster runs it (IMBENCH_CLUSTER: the cluster's programs)")
+	}
+	c := startCluster(t, bin)
+	tg := startTarget(t)
+
+	// Each protocol's scenario as 4 pods: every user held once, and
+	// expected and received equal to the same run as one process and as 4
+	// processes here.
+	for _, sc := range []struct {
+		name string
+		env  []string
+	}{
+		{"openim/test1", []string{"IM_SCALE=0.25", "IM_RATE=100"}},
+		{"wukongim/mixed", []string{"IM_SCALE=0.01", "IM_DURATION=4s"}},
+		{"wildfire/group100", []string{"IM_SCALE=0.02"}},
+	} {
+		t.Run(sc.name, func(t *testing.T) {
+			env := append(append(tg.env(), "IM_LOGIN_WINDOW=4s", "IM_SEND_MARGIN=4s", "IM_DRAIN_QUIET=1s"), sc.env...)
+			var got [3]summary.Summary
+			for i, extra := range [][]string{nil, {"-segments", "4"}, c.flags("-segments", "4")} {
+				r, s, raw := clusterRun(t, env, append([]string{"-scenario", sc.name}, extra...)...)
+				if r.code != 0 || raw == nil {
+					t.Fatalf("%v: exit %d\n%s\n%s", extra, r.code, r.stdout, r.stderr)
+				}
+				if err := summary.Validate(raw); err != nil {
+					t.Fatalf("%v: summary.json: %v", extra, err)
+				}
+				got[i] = s
+			}
+			one, here, pods := got[0].Deliveries, got[1].Deliveries, got[2].Deliveries
+			if one.Expected == 0 || pods.Expected != one.Expected || pods.Received != one.Received || here.Expected != one.Expected ||
+				here.Received != one.Received || pods.Lost != 0 || got[2].Messages.Sent != got[0].Messages.Sent {
+				t.Fatalf("expected/received: one process %d/%d, 4 processes %d/%d, 4 pods %d/%d (lost %d)",
+					one.Expected, one.Received, here.Expected, here.Received, pods.Expected, pods.Received, pods.Lost)
+			}
+			if n := len(got[2].Generator.Processes); n != 4 || len(got[2].Parts) != 4 {
+				t.Fatalf("4 pods wrote %d parts and %d generator rows", len(got[2].Parts), n)
+			}
+			if left := c.left(t, got[2].RunID); left != "" {
+				t.Fatalf("left in the namespace: %s", left)
+			}
+			t.Logf("%s: %d of %d deliveries as one process, 4 processes and 4 pods", sc.name, pods.Received, pods.Expected)
+		})
+	}
+
+	// A segment's pod deleted while it runs: the run fails naming that
+	// segment, and nothing of it stays in the namespace.
+	t.Run("a pod deleted", func(t *testing.T) {
+		runID := fmt.Sprintf("podgone%d", time.Now().Unix())
+		env := append(tg.env(), "IM_SCALE=0.25", "IM_RATE=20", "IM_LOGIN_WINDOW=4s")
+		results := t.TempDir()
+		cmd := exec.Command(filepath.Join(toolsDir(t), "imbench"), append([]string{"run", "-scenario", "openim/test1", "-run-id", runID,
+			"-results", results, "-q"}, c.flags("-segments", "3")...)...)
+		cmd.Dir, cmd.Env = "../..", append(os.Environ(), env...)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		kubectl := func(args ...string) string {
+			b, _ := exec.Command(filepath.Join(os.Getenv("IMBENCH_CLUSTER"), "kubectl"), append([]string{"--kubeconfig", c.kubeconfig}, args...)...).CombinedOutput()
+			return strings.TrimSpace(string(b))
+		}
+		sel := "imbench/run-id=" + runID + ",app.kubernetes.io/component=segment,batch.kubernetes.io/job-completion-index=1"
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		for ctx.Err() == nil && kubectl("get", "pods", "-l", sel, "-o", "jsonpath={.items[0].status.phase}") != "Running" {
+			time.Sleep(time.Second)
+		}
+		time.Sleep(12 * time.Second) // into its sending
+		t.Logf("deleting: %s", kubectl("delete", "pods", "-l", sel, "--wait=false"))
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(3 * time.Minute):
+			cmd.Process.Kill()
+			t.Fatalf("the run did not end:\n%s", out.String())
+		}
+		if cmd.ProcessState.ExitCode() == 0 || !strings.Contains(out.String(), "segment 1/3") {
+			t.Fatalf("exit %d, and the segment whose pod went is not named:\n%s", cmd.ProcessState.ExitCode(), out.String())
+		}
+		if left := c.left(t, runID); left != "" {
+			t.Fatalf("left in the namespace: %s\n%s", left, out.String())
+		}
+	})
+
+	// Pods under a CPU limit of half a core, asked more than that lets
+	// them send: the run names the quota as what held the generator back.
+	t.Run("a CPU quota", func(t *testing.T) {
+		env := append(tg.env(), "IM_SCALE=1", "IM_RATE=4000", "IM_LOGIN_WINDOW=4s", "IM_SEND_MARGIN=4s")
+		r, s, _ := clusterRun(t, env, append([]string{"-scenario", "openim/test1"}, c.flags("-segments", "2", "-pod-cpu-limit", "500m")...)...)
+		q := summary.QuotaText(s.Generator)
+		if q == "" || !strings.Contains(r.stdout+r.stderr, "the generator's CPU quota held it back") {
+			t.Fatalf("exit %d, processes %+v; no word of the quota:\n%s\n%s", r.code, s.Generator.Processes, r.stdout, r.stderr)
+		}
+		for _, p := range s.Generator.Processes {
+			if p.QuotaCores != 0.5 || !strings.Contains(p.Bound, "CPU quota") {
+				t.Fatalf("a pod's generator row: %+v", p)
+			}
+		}
+		t.Log(q)
+	})
+}
+

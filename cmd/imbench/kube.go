@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/imbench/imbench/internal/badinput"
+	"github.com/imbench/imbench/internal/catalog"
+	"github.com/imbench/imbench/internal/summary"
+	"github.com/imbench/imbench/kube"
+	"github.com/imbench/imbench/load/segment"
+	"github.com/imbench/imbench/report/live"
+)
+
+// kubeOptions are a run's -on kubernetes settings.
+type kubeOptions struct {
+	on, kubeconfig, namespace, image string
+	cpu, cpuLimit, memory            string
+	hostNetwork                      bool
+	lead                             time.Duration
+}
+
+func kubeFlags(fs *flag.FlagSet) *kubeOptions {
+	o := &kubeOptions{}
+	fs.StringVar(&o.on, "on", "here", "where the segments run: here (processes of this machine) or kubernetes (an Indexed Job's pods in the current kubeconfig context)")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "-on kubernetes: the kubeconfig (default: kubectl's)")
+	fs.StringVar(&o.namespace, "namespace", "", "-on kubernetes: the namespace (default: the context's)")
+	fs.StringVar(&o.image, "image", os.Getenv("IMBENCH_IMAGE"), "-on kubernetes: the image the pods run (compose/Dockerfile's runner stage)")
+	fs.StringVar(&o.cpu, "pod-cpu", "", "-on kubernetes: each segment pod's CPU request, e.g. 2")
+	fs.StringVar(&o.cpuLimit, "pod-cpu-limit", "", "-on kubernetes: each segment pod's CPU limit (a quota the generator may be held back by)")
+	fs.StringVar(&o.memory, "pod-memory", "", "-on kubernetes: each segment pod's memory request and limit, e.g. 1Gi")
+	fs.BoolVar(&o.hostNetwork, "host-network", false, "-on kubernetes: pods in the node's network (a cluster on this machine whose target listens on loopback)")
+	fs.DurationVar(&o.lead, "start-in", 20*time.Second, "-on kubernetes: how long after the setup the segments start together, for every pod to be scheduled and started")
+	return o
+}
+
+// onKube reports whether the run's segments are a cluster's pods.
+func (rc *runConfig) onKube() bool { return rc.kube != nil && rc.kube.on == "kubernetes" }
+
+// check refuses what cannot run on Kubernetes before anything is created.
+func (o *kubeOptions) check(rc *runConfig) error {
+	switch o.on {
+	case "here":
+		return nil
+	case "kubernetes":
+	default:
+		return badinput.Errorf("-on %q: want here or kubernetes", o.on)
+	}
+	switch {
+	case rc.segments < 2:
+		return badinput.Errorf("-on kubernetes runs a split run: give -segments 2 or more (SEGMENTS=)")
+	case o.image == "":
+		return badinput.Errorf("-on kubernetes needs the image its pods run: -image or IMBENCH_IMAGE (make cluster-image loads one into the test cluster)")
+	case catalog.IsScriptPath(rc.scenario):
+		return badinput.Errorf("-on kubernetes runs the scenarios its image holds (load/scenarios): %s is a file of this machine", rc.scenario)
+	case rc.setupOnly || rc.segment.Split():
+		return badinput.Errorf("-on kubernetes runs the whole split run: -setup-only and -segment are what its pods run")
+	}
+	return nil
+}
+
+// runKube runs a split run as pods of a Kubernetes cluster (kube): the
+// setup Job, the segments' Indexed Job, their parts merged here as a split
+// run's on this machine are. Every object it created is removed at its
+// end, Ctrl-C and failures included.
+func runKube(rc *runConfig) (int, error) {
+	o := rc.kube
+	dir := filepath.Join(rc.resultsDir, rc.runID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	k := kube.Kubectl{Bin: kubectl(), Kubeconfig: o.kubeconfig, Namespace: o.namespace}
+	ns, err := k.CurrentNamespace(ctx)
+	if err != nil {
+		return 0, badinput.Errorf("-on kubernetes: %v", err)
+	}
+	k.Namespace = ns
+	obs := rc.observation()
+	defer obs.Done()
+	spec := kube.Spec{RunID: rc.runID, Namespace: ns, Image: o.image, Segments: rc.segments,
+		Run: []string{"-scenario", rc.scenario, "-target", rc.target.Name, "-protocol", rc.protocol, "-run-id", rc.runID},
+		Env: podEnv(rc), HostNetwork: o.hostNetwork, CPURequest: o.cpu, CPULimit: o.cpuLimit, Memory: o.memory,
+		PromWrite: rc.promWrite, LogPush: rc.logPush, Deadline: 6 * 3600}
+	if o.hostNetwork && spec.PromWrite == "" {
+		spec.PromWrite, spec.LogPush = obs.PromWrite, obs.LogPush // the stack of this machine, the pods' too
+	}
+	r := &kube.Run{Spec: spec, Kubectl: k, Dir: dir, Secret: rc.secret, Out: os.Stdout}
+	fmt.Printf("imbench: run %s: %s on %s (%s), %d pods in namespace %s\n", rc.runID, rc.scenario, rc.target.Name, rc.where(), rc.segments, ns)
+	defer func() {
+		if err := r.Cleanup(); err != nil {
+			fmt.Fprintln(os.Stderr, "imbench: kubernetes: clean-up:", err)
+			return
+		}
+		fmt.Printf("imbench: kubernetes: every object of run %s removed from namespace %s\n", rc.runID, ns)
+	}()
+	if err := r.Setup(ctx); err != nil {
+		if errors.Is(err, kube.ErrRefused) {
+			return 0, badinput.Errorf("%v", err)
+		}
+		return 1, fmt.Errorf("setting the target up: %w", err)
+	}
+	r.StartAtMs = time.Now().Add(o.lead).UnixMilli()
+	stopLive := live.Start(rc.runID, rc.target.Name, rc.about(), time.UnixMilli(r.StartAtMs), targetComponents(rc.target))
+	ended, runErr := r.RunSegments(ctx)
+	stopLive()
+	code := 0
+	if runErr != nil {
+		fmt.Fprintln(os.Stderr, "imbench: kubernetes:", runErr)
+		code = 1
+	}
+	for _, s := range ended {
+		if s.Ended != "" {
+			fmt.Fprintf(os.Stderr, "imbench: segment %d/%d (%s): %s; its users' deliveries are not counted\n",
+				s.Index, rc.segments, summary.PartFile(segment.Segment{Index: s.Index, Count: rc.segments}.Interval()), s.Ended)
+			code = 1
+		}
+	}
+	env := rc.runnerConfig(obs).Env
+	c, err := mergeAndFinish(rc.script, env, rc.runID, dir, rc.segments, rc.noThresholds)
+	removeCreated(rc, env, dir, ctx.Err() != nil)
+	if err != nil {
+		return max(code, 1), err
+	}
+	return finishRun(rc, obs, dir, max(code, c))
+}
+
+// podEnv is what the pods need of this run's environment: the IM_* knobs
+// and endpoints, but what each pod works out for itself or gets otherwise
+// (the secret from its Secret, the results folder, the run id).
+func podEnv(rc *runConfig) map[string]string {
+	env := map[string]string{}
+	add := func(kv string) {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "IM_SECRET", "IM_RESULTS_DIR", "IM_RUN_ID", "IM_TARGET", "IM_PROTOCOL", "IM_ENDPOINTS",
+			"IM_IMBENCH_VERSION", "IM_PROGRESS", "IM_PROMETHEUS_RW_URL", "IM_LOG_PUSH_URL":
+			return
+		}
+		if strings.HasPrefix(k, "IM_") {
+			env[k] = v
+		}
+	}
+	for _, kv := range os.Environ() {
+		add(kv)
+	}
+	for _, kv := range rc.env {
+		add(kv)
+	}
+	return env
+}
+
+// kubectl is the test cluster's kubectl where make cluster-tools built it,
+// else the one on PATH.
+func kubectl() string {
+	if d := os.Getenv("IMBENCH_TOOLS"); d != "" {
+		if f := filepath.Join(d, "..", "kubernetes", "bin", "kubectl"); fileExists(f) {
+			return f
+		}
+	}
+	if f := filepath.Join(".tools", "kubernetes", "bin", "kubectl"); fileExists(f) {
+		return f
+	}
+	return "kubectl"
+}
+
+func fileExists(f string) bool {
+	_, err := os.Stat(f)
+	return err == nil
+}
+
+// printResults prints, as lines a pod's log keeps, the files of the run
+// that its caller reads back: the setup record, the segment's part.
+func printResults(rc *runConfig) error {
+	dir := filepath.Join(rc.resultsDir, rc.runID)
+	return kube.PrintFiles(os.Stdout, dir, []string{"setup.json", summary.PartFile(rc.segment.Interval())})
+}
