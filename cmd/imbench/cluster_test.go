@@ -215,4 +215,3 @@ func TestCluster(t *testing.T) {
 		t.Log(q)
 	})
 }
-
