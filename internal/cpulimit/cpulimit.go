@@ -147,10 +147,27 @@ func readNum(f string) float64 {
 	return v
 }
 
+// mount is where a cgroup hierarchy is mounted, and which of its cgroups
+// is that mount's root: a container on cgroup v1 sees only its own cgroup,
+// mounted at /sys/fs/cgroup/<controller>, while /proc/self/cgroup names
+// it by its whole path from the hierarchy's root.
+type mount struct{ point, root string }
+
+// dir is the folder of the cgroup at path (as /proc/self/cgroup names it).
+func (m mount) dir(path string) string {
+	if m.root != "/" {
+		if rel, ok := strings.CutPrefix(path, m.root); ok && (rel == "" || rel[0] == '/') {
+			return filepath.Join(m.point, rel)
+		}
+		return m.point // a path outside the mount: the mount's root is the nearest this process sees
+	}
+	return filepath.Join(m.point, path)
+}
+
 // mounts maps a cgroup v1 controller ("cpu"), or "" for the v2 hierarchy,
-// to where it is mounted, from /proc/self/mountinfo.
-func mounts() map[string]string {
-	out := map[string]string{}
+// to its mount, from /proc/self/mountinfo.
+func mounts() map[string]mount {
+	out := map[string]mount{}
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
 		return out
@@ -165,10 +182,10 @@ func mounts() map[string]string {
 		}
 		switch fs[0] {
 		case "cgroup2":
-			out[""] = pf[4]
+			out[""] = mount{pf[4], pf[3]}
 		case "cgroup":
 			for _, opt := range strings.Split(fs[2], ",") {
-				out[opt] = pf[4]
+				out[opt] = mount{pf[4], pf[3]}
 			}
 		}
 	}
@@ -194,15 +211,15 @@ func cpuCgroup() (dir, root string, v2, ok bool) {
 			continue
 		}
 		for _, c := range strings.Split(parts[1], ",") {
-			if c == "cpu" && m["cpu"] != "" {
-				return filepath.Join(m["cpu"], parts[2]), m["cpu"], false, true
+			if cm, found := m["cpu"]; c == "cpu" && found {
+				return cm.dir(parts[2]), cm.point, false, true
 			}
 		}
 	}
-	if mp := m[""]; mp != "" && unified != "" {
-		d := filepath.Join(mp, unified)
+	if um, found := m[""]; found && unified != "" {
+		d := um.dir(unified)
 		if _, err := os.Stat(filepath.Join(d, "cpu.stat")); err == nil {
-			return d, mp, true, true
+			return d, um.point, true, true
 		}
 	}
 	return "", "", false, false
@@ -210,4 +227,4 @@ func cpuCgroup() (dir, root string, v2, ok bool) {
 
 // CPUMount is where the cgroup v1 cpu controller is mounted ("" where it
 // is not).
-func CPUMount() string { return mounts()["cpu"] }
+func CPUMount() string { return mounts()["cpu"].point }
