@@ -34,6 +34,10 @@ type Run struct {
 // ErrRefused is a setup pod's own refusal before any load (its exit 2).
 var ErrRefused = errors.New("refused before load")
 
+// ErrCannotRun is a pod the cluster cannot schedule or start: the run
+// stops at once.
+var ErrCannotRun = errors.New("the cluster cannot run the pods")
+
 // Segment is how one segment's pod ended.
 type Segment struct {
 	Index int
@@ -134,7 +138,7 @@ func (r *Run) wait(ctx context.Context, job, component string, want int) ([]core
 			}
 			seen[p.Name] = state
 			if why := stuck(p); why != "" {
-				return values(pods), fmt.Errorf("%s: %s", who(p, component), why)
+				return values(pods), fmt.Errorf("%w: %s %s", ErrCannotRun, who(p, component), why)
 			}
 			if want > 0 && p.Status.Phase != corev1.PodPending && !strings.HasPrefix(seen[p.Name+"/log"], "y") {
 				seen[p.Name+"/log"] = "y"

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -195,6 +196,55 @@ func TestCluster(t *testing.T) {
 		}
 		if left := c.left(t, runID); left != "" {
 			t.Fatalf("left in the namespace: %s\n%s", left, out.String())
+		}
+	})
+
+	// What the cluster cannot run is named in one line and removed.
+	t.Run("cannot run", func(t *testing.T) {
+		env := append(tg.env(), "IM_SCALE=0.05")
+		for _, c := range []struct {
+			flags []string
+			want  string
+		}{
+			{c.flags("-segments", "2", "-pod-cpu", "64"), "cannot be scheduled: 0/1 nodes are available: 1 Insufficient cpu"},
+			{append(c.flags("-segments", "2"), "-image", "imbench.local/absent:1"), "setup pod"},
+		} {
+			r, _, _ := clusterRun(t, env, append([]string{"-scenario", "openim/test1", "-run-id", fmt.Sprintf("cannot%d", time.Now().UnixNano())}, c.flags...)...)
+			last := strings.TrimSpace(r.stderr)
+			if r.code == 0 || !strings.Contains(last, "the cluster cannot run the pods") || !strings.Contains(last, c.want) || strings.Count(last, "\n") > 0 {
+				t.Fatalf("exit %d, not one line naming it (%q):\n%s\n%s", r.code, c.want, r.stdout, r.stderr)
+			}
+		}
+	})
+
+	// Ctrl-C while the pods run: they are stopped and removed.
+	t.Run("interrupted", func(t *testing.T) {
+		runID := fmt.Sprintf("sigint%d", time.Now().Unix())
+		cmd := exec.Command(filepath.Join(toolsDir(t), "imbench"), append([]string{"run", "-scenario", "openim/test1", "-run-id", runID,
+			"-results", t.TempDir(), "-q"}, c.flags("-segments", "2")...)...)
+		cmd.Dir, cmd.Env = "../..", append(os.Environ(), append(tg.env(), "IM_SCALE=0.25", "IM_RATE=20")...)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for end := time.Now().Add(2 * time.Minute); time.Now().Before(end) && !regexp.MustCompile(`segment \d \(pod [^)]*\): Running`).MatchString(out.String()); {
+			time.Sleep(500 * time.Millisecond)
+		}
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Minute):
+			cmd.Process.Kill()
+			t.Fatalf("the run did not end:\n%s", out.String())
+		}
+		if cmd.ProcessState.ExitCode() != 105 || !strings.Contains(out.String(), "every object of run "+runID+" removed") {
+			t.Fatalf("exit %d:\n%s", cmd.ProcessState.ExitCode(), out.String())
+		}
+		if left := c.left(t, runID); left != "" {
+			t.Fatalf("left in the namespace: %s", left)
 		}
 	})
 

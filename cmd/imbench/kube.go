@@ -16,6 +16,7 @@ import (
 	"github.com/imbench/imbench/internal/catalog"
 	"github.com/imbench/imbench/internal/summary"
 	"github.com/imbench/imbench/kube"
+	"github.com/imbench/imbench/load/runner"
 	"github.com/imbench/imbench/load/segment"
 	"github.com/imbench/imbench/report/live"
 )
@@ -104,6 +105,11 @@ func runKube(rc *runConfig) (int, error) {
 		fmt.Printf("imbench: kubernetes: every object of run %s removed from namespace %s\n", rc.runID, ns)
 	}()
 	if err := r.Setup(ctx); err != nil {
+		if ctx.Err() != nil {
+			removeCreated(rc, rc.runnerConfig(obs).Env, dir, true)
+			fmt.Fprintln(os.Stderr, "imbench: interrupted during the setup: its pod is stopped and removed")
+			return runner.ExitInterrupted, nil
+		}
 		if errors.Is(err, kube.ErrRefused) {
 			return 0, badinput.Errorf("%v", err)
 		}
@@ -113,6 +119,16 @@ func runKube(rc *runConfig) (int, error) {
 	stopLive := live.Start(rc.runID, rc.target.Name, rc.about(), time.UnixMilli(r.StartAtMs), targetComponents(rc.target))
 	ended, runErr := r.RunSegments(ctx)
 	stopLive()
+	env := rc.runnerConfig(obs).Env
+	switch {
+	case errors.Is(runErr, kube.ErrCannotRun):
+		removeCreated(rc, env, dir, false)
+		return 1, runErr
+	case ctx.Err() != nil:
+		removeCreated(rc, env, dir, true)
+		fmt.Fprintln(os.Stderr, "imbench: interrupted: the run's pods are stopped and removed")
+		return runner.ExitInterrupted, nil
+	}
 	code := 0
 	if runErr != nil {
 		fmt.Fprintln(os.Stderr, "imbench: kubernetes:", runErr)
@@ -125,7 +141,6 @@ func runKube(rc *runConfig) (int, error) {
 			code = 1
 		}
 	}
-	env := rc.runnerConfig(obs).Env
 	c, err := mergeAndFinish(rc.script, env, rc.runID, dir, rc.segments, rc.noThresholds)
 	removeCreated(rc, env, dir, ctx.Err() != nil)
 	if err != nil {
