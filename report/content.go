@@ -57,6 +57,9 @@ func (r *Report) sections() []section {
 		out = append(out, sec)
 	}
 	out = append(out, r.resourceSections()...)
+	if sec, ok := generatorProcesses(s); ok {
+		out = append(out, sec)
+	}
 	out = append(out, r.machineSection())
 	out = append(out, r.sourcesSection())
 	return out
@@ -310,4 +313,31 @@ func (s *Series) targetGapsText() string {
 		"%s of the run in all; the server's own figures do not cover it. Its scrape targets were not configured then "+
 		"(make up TARGET=… with the run's variables), or the server's metrics endpoints did not answer.",
 		gapsText(s.TargetGaps), s.TargetJobs, missing.Round(time.Second))
+}
+
+// generatorProcesses is a row per process of the generator, one a segment
+// of a split run: where it ran, the CPU it used of the cores it could, and
+// how far a CPU quota held it back.
+func generatorProcesses(s summary.Summary) (section, bool) {
+	ps := s.Generator.Processes
+	if len(ps) == 0 {
+		return section{}, false
+	}
+	secs := s.EndedAt.Sub(s.StartedAt).Seconds()
+	t := table{Head: []string{"Segment", "Host", "CPU seconds", "Cores used (avg)", "Cores it could use", "Quota throttled"}}
+	for _, p := range ps {
+		used, throttled := "", "no quota"
+		if secs > 0 {
+			used = dec(p.CPUSeconds/secs, 2)
+		}
+		if p.QuotaCores > 0 {
+			throttled = dec(100*p.Throttled, 0) + " % of periods"
+		}
+		t.Rows = append(t.Rows, []string{p.Segment, p.Host, dec(p.CPUSeconds, 1), used, dec(p.Cores, 2) + " (" + p.Bound + ")", throttled})
+	}
+	sec := section{Title: "Generator processes", Tables: []table{t}}
+	if q := summary.QuotaText(s.Generator); q != "" {
+		sec.Paras = []string{q + "."}
+	}
+	return sec, true
 }
