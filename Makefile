@@ -151,7 +151,7 @@ scenarios: $(BIN)/imbench
 	@$(BIN)/imbench scenarios
 
 run-scenario: tools
-	@$(BIN)/imbench run -scenario '$(SCENARIO)' -target '$(TARGET)' \
+	@$(if $(filter cluster,$(ON)),$(MAKE) --no-print-directory $(BIN)/imbench-cluster && $(BIN)/imbench-cluster image -tag $(CLUSTER_IMAGE) >/dev/null && )$(BIN)/imbench run -scenario '$(SCENARIO)' -target '$(TARGET)' \
 	  $(if $(SCALE),-scale '$(SCALE)') $(if $(RATE),-rate '$(RATE)') $(if $(DURATION),-duration '$(DURATION)') $(if $(VUS),-vus '$(VUS)') \
 	  $(if $(SEGMENTS),-segments '$(SEGMENTS)') $(if $(PROTOCOL),-protocol '$(PROTOCOL)') $(if $(RUN_ID),-run-id '$(RUN_ID)') $(if $(QUIET),-q) \
 	  $(if $(filter cluster,$(ON)),$(CLUSTER_RUN),$(if $(ON),-on '$(ON)' $(if $(IMAGE),-image '$(IMAGE)')))

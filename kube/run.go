@@ -62,7 +62,10 @@ func (r *Run) Setup(ctx context.Context) error {
 	}
 	fmt.Fprintf(r.Out, "imbench: kubernetes: job/%s sets the target up\n", job.Name)
 	pods, err := r.wait(ctx, job.Name, "setup", 0)
-	if err != nil {
+	if len(pods) == 0 || errors.Is(err, ErrCannotRun) || ctx.Err() != nil {
+		if err == nil {
+			err = fmt.Errorf("job/%s ended with no pod", job.Name)
+		}
 		return err
 	}
 	log := filepath.Join(r.Dir, "setup.log")
@@ -75,6 +78,9 @@ func (r *Run) Setup(ctx context.Context) error {
 			return fmt.Errorf("%w: the setup pod said: %s", ErrRefused, last)
 		}
 		return fmt.Errorf("the setup pod %s exited %d: %s (its log: %s)", pods[0].Name, code, last, log)
+	}
+	if err != nil {
+		return err
 	}
 	return r.extract(log, "setup pod")
 }

@@ -217,6 +217,16 @@ func TestCluster(t *testing.T) {
 		}
 	})
 
+	// A target the pods cannot reach: the setup pod's own check refuses
+	// it, before any user is registered (exit 2), in its words.
+	t.Run("target unreachable", func(t *testing.T) {
+		env := append(tg.env(), "IM_SCALE=0.05", "IM_API_URL=http://127.0.0.1:1")
+		r, _, _ := clusterRun(t, env, append([]string{"-scenario", "openim/test1"}, c.flags("-segments", "2")...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, "refused before load: the setup pod said:") || !strings.Contains(r.stderr, "127.0.0.1:1") {
+			t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+	})
+
 	// Ctrl-C while the pods run: they are stopped and removed.
 	t.Run("interrupted", func(t *testing.T) {
 		runID := fmt.Sprintf("sigint%d", time.Now().Unix())
