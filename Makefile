@@ -256,10 +256,14 @@ cluster-status: $(BIN)/imbench-cluster
 	@$(BIN)/imbench-cluster status
 
 # The distributed run on a cluster the test starts (and stops, unless one
-# was up): three protocols as 4 pods beside one machine's runs, a pod
-# deleted mid-run, pods under a CPU quota.
+# was up; here too, should the test die first): three protocols as 4 pods
+# beside one machine's runs, a pod deleted mid-run, pods under a CPU quota,
+# what the cluster cannot run, a target the pods cannot reach, Ctrl-C.
 test-cluster: tools stack-tools cluster-tools
-	IMBENCH_TOOLS=$(abspath $(BIN)) IMBENCH_CLUSTER=$(abspath $(CLUSTER_BIN)) go test -p 1 -count=1 -timeout 40m -run 'TestCluster' ./cmd/imbench
+	@up=0; $(BIN)/imbench-cluster status >/dev/null 2>&1 && up=1; \
+	IMBENCH_TOOLS=$(abspath $(BIN)) IMBENCH_CLUSTER=$(abspath $(CLUSTER_BIN)) go test -p 1 -count=1 -timeout 40m -run 'TestCluster' ./cmd/imbench || rc=$$?; \
+	if [ $$up = 0 ] && $(BIN)/imbench-cluster status >/dev/null 2>&1; then $(BIN)/imbench-cluster down; fi; \
+	exit $${rc:-0}
 
 ## Tests -----------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"time"
 )
 
 // Kubectl drives the cluster of the current kubeconfig context (or
@@ -30,12 +31,14 @@ func (k Kubectl) command(ctx context.Context, args ...string) *exec.Cmd {
 	if k.Namespace != "" {
 		pre = append(pre, "--namespace", k.Namespace)
 	}
-	return exec.CommandContext(ctx, bin, append(pre, args...)...)
+	cmd := exec.CommandContext(ctx, bin, append(pre, args...)...)
+	cmd.WaitDelay = 5 * time.Second // a credential plugin holding kubectl's output open
+	return cmd
 }
 
 // run runs kubectl and returns its output; an error carries its stderr.
 func (k Kubectl) run(ctx context.Context, stdin io.Reader, args ...string) ([]byte, error) {
-	cmd := k.command(ctx, args...)
+	cmd := k.command(ctx, append([]string{"--request-timeout=60s"}, args...)...)
 	cmd.Stdin = stdin
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -45,7 +48,7 @@ func (k Kubectl) run(ctx context.Context, stdin io.Reader, args ...string) ([]by
 		if msg == "" {
 			msg = err.Error()
 		}
-		return out, fmt.Errorf("kubectl %s: %s", args[0], msg)
+		return out, fmt.Errorf("kubectl %s: %s", strings.Join(args[:min(2, len(args))], " "), msg)
 	}
 	return out, nil
 }
@@ -73,7 +76,7 @@ func (k Kubectl) Get(ctx context.Context, v any, what ...string) error {
 	return json.Unmarshal(out, v)
 }
 
-// Namespace is the namespace kubectl works in: the given one, else the
+// CurrentNamespace is the namespace kubectl works in: the given one, else the
 // current context's, else "default".
 func (k Kubectl) CurrentNamespace(ctx context.Context) (string, error) {
 	if k.Namespace != "" {
@@ -99,7 +102,7 @@ func (k Kubectl) DeleteRun(ctx context.Context, runID string) error {
 
 // Left lists what the namespace still holds of the run.
 func (k Kubectl) Left(ctx context.Context, runID string) ([]string, error) {
-	out, err := k.run(ctx, nil, "get", "jobs,pods,secrets,configmaps", "-l", LabelRunID+"="+runID, "-o", "name")
+	out, err := k.run(ctx, nil, "get", "jobs,pods,secrets", "-l", LabelRunID+"="+runID, "-o", "name")
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 // Spec is one distributed run: what every pod runs and where.
@@ -28,8 +29,11 @@ type Spec struct {
 	// segments: scenario, target, protocol, run id.
 	Run []string
 	// Env is the environment every pod gets (IM_* knobs and endpoints),
-	// the secret aside.
+	// the secrets aside.
 	Env map[string]string
+	// SecretEnv is environment that goes into the run's Secret beside the
+	// target's secret (credentials), read by the pods through secretKeyRef.
+	SecretEnv map[string]string
 	// StartAtMs is the segments' common clock (unix ms).
 	StartAtMs int64
 	// PromWrite and LogPush, where the pods send their series and log
@@ -40,7 +44,7 @@ type Spec struct {
 	HostNetwork bool
 	// CPURequest, CPULimit and Memory size each segment pod ("" for none).
 	CPURequest, CPULimit, Memory string
-	// Deadline bounds the segments Job (seconds).
+	// Deadline bounds the segments Job (seconds; 0: imbench's own bounds).
 	Deadline int64
 }
 
@@ -70,11 +74,13 @@ func labels(runID, component string) map[string]string {
 // Secret holds the target's admin secret, read by the pods through a
 // secretKeyRef and never written into a Job.
 func (s Spec) Secret(secret string) *corev1.Secret {
+	data := map[string]string{SecretKey: secret}
+	maps.Copy(data, s.SecretEnv)
 	return &corev1.Secret{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: s.meta(SecretName(s.RunID), "secret"),
 		Type:       corev1.SecretTypeOpaque,
-		StringData: map[string]string{SecretKey: secret},
+		StringData: data,
 	}
 }
 
@@ -87,7 +93,7 @@ func (s Spec) SetupJob() *batchv1.Job {
 	job := s.job(SetupName(s.RunID), "setup", args, corev1.ResourceRequirements{
 		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("128Mi")},
 	})
-	job.Spec.ActiveDeadlineSeconds = ptr(int64(3600))
+	job.Spec.ActiveDeadlineSeconds = ptr.To(int64(6 * 3600))
 	return job
 }
 
@@ -112,16 +118,19 @@ func (s Spec) SegmentsJob() *batchv1.Job {
 	}
 	job := s.job(SegmentsName(s.RunID), "segment", args, res)
 	n := int32(s.Segments)
-	job.Spec.CompletionMode = ptr(batchv1.IndexedCompletion)
+	job.Spec.CompletionMode = ptr.To(batchv1.IndexedCompletion)
 	job.Spec.Completions, job.Spec.Parallelism = &n, &n
-	// A segment's pod that fails or is deleted is not replaced: a second
-	// pod would log the same users in again on a clock already past.
-	job.Spec.PodReplacementPolicy = ptr(batchv1.Failed)
+	// A segment's pod that fails or is deleted is not replaced (a second
+	// pod would log the same users in again on a clock already past), and
+	// the other segments run to their end: the merge names the one missing.
+	job.Spec.BackoffLimit = nil
+	job.Spec.BackoffLimitPerIndex, job.Spec.MaxFailedIndexes = ptr.To(int32(0)), &n
+	job.Spec.PodReplacementPolicy = ptr.To(batchv1.Failed)
 	if s.Deadline > 0 {
-		job.Spec.ActiveDeadlineSeconds = ptr(s.Deadline)
+		job.Spec.ActiveDeadlineSeconds = ptr.To(s.Deadline)
 	}
 	pod := &job.Spec.Template.Spec
-	pod.TerminationGracePeriodSeconds = ptr(int64(30))
+	pod.TerminationGracePeriodSeconds = ptr.To(int64(30))
 	if !s.HostNetwork {
 		// Each pod has its own ports: ~64,000 towards one gateway address.
 		pod.SecurityContext.Sysctls = []corev1.Sysctl{{Name: "net.ipv4.ip_local_port_range", Value: "1024 65535"}}
@@ -149,9 +158,12 @@ func (s Spec) meta(name, component string) metav1.ObjectMeta {
 }
 
 func (s Spec) job(name, component string, args []string, res corev1.ResourceRequirements) *batchv1.Job {
-	env := []corev1.EnvVar{{Name: SecretKey, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
-		LocalObjectReference: corev1.LocalObjectReference{Name: SecretName(s.RunID)}, Key: SecretKey}}}}
-	for _, k := range sortedKeys(s.Env) {
+	var env []corev1.EnvVar
+	for _, k := range append([]string{SecretKey}, slices.Sorted(maps.Keys(s.SecretEnv))...) {
+		env = append(env, corev1.EnvVar{Name: k, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: SecretName(s.RunID)}, Key: k}}})
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 		env = append(env, corev1.EnvVar{Name: k, Value: s.Env[k]})
 	}
 	meta := s.meta(name, component)
@@ -160,19 +172,22 @@ func (s Spec) job(name, component string, args []string, res corev1.ResourceRequ
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: meta,
 		Spec: batchv1.JobSpec{
-			BackoffLimit: ptr(int32(0)), // a failed step is looked at, not retried behind the run's back
+			BackoffLimit: ptr.To(int32(0)), // a failed step is looked at, not retried behind the run's back
+			// Gone an hour after its end where the run could not remove it
+			// (imbench killed).
+			TTLSecondsAfterFinished: ptr.To(int32(3600)),
 			Template: corev1.PodTemplateSpec{ObjectMeta: tmeta, Spec: corev1.PodSpec{
 				RestartPolicy: corev1.RestartPolicyNever,
 				HostNetwork:   s.HostNetwork,
 				SecurityContext: &corev1.PodSecurityContext{
-					RunAsNonRoot: ptr(true), RunAsUser: ptr(int64(uid)), RunAsGroup: ptr(int64(uid)),
+					RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To(int64(uid)), RunAsGroup: ptr.To(int64(uid)),
 					SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 				},
 				Containers: []corev1.Container{{
 					Name: component, Image: s.Image, ImagePullPolicy: corev1.PullIfNotPresent,
 					Command: []string{"imbench"}, Args: args, Env: env, Resources: res,
 					SecurityContext: &corev1.SecurityContext{
-						Privileged: ptr(false), AllowPrivilegeEscalation: ptr(false),
+						Privileged: ptr.To(false), AllowPrivilegeEscalation: ptr.To(false),
 						Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 					},
 					VolumeMounts: []corev1.VolumeMount{{Name: "results", MountPath: resultsDir}},
@@ -185,6 +200,3 @@ func (s Spec) job(name, component string, args []string, res corev1.ResourceRequ
 	}
 }
 
-func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
-
-func ptr[T any](v T) *T { return &v }

@@ -79,7 +79,7 @@ func TestRunbookManifestsDecodeStrictly(t *testing.T) {
 		pod := job.Spec.Template.Spec
 		c := pod.Containers[0]
 		if pod.HostNetwork || !*pod.SecurityContext.RunAsNonRoot || *c.SecurityContext.AllowPrivilegeEscalation ||
-			!slices.Equal(c.SecurityContext.Capabilities.Drop, []corev1.Capability{"ALL"}) || *job.Spec.BackoffLimit != 0 {
+			!slices.Equal(c.SecurityContext.Capabilities.Drop, []corev1.Capability{"ALL"}) || !neverRetried(job) {
 			t.Errorf("%s: not the restricted, never-retried pod it should be: %+v", name, pod)
 		}
 		if got := c.Env[0]; got.Name != SecretKey || got.Value != "" || got.ValueFrom == nil || got.ValueFrom.SecretKeyRef.Name != secret.Name {
@@ -106,10 +106,19 @@ func TestSegmentsJobRunsEverySegmentOnce(t *testing.T) {
 		}
 	}
 	if *job.Spec.Completions != 4 || *job.Spec.Parallelism != 4 || *job.Spec.CompletionMode != batchv1.IndexedCompletion ||
-		*job.Spec.PodReplacementPolicy != batchv1.Failed || *job.Spec.BackoffLimit != 0 {
+		*job.Spec.PodReplacementPolicy != batchv1.Failed || !neverRetried(*job) || *job.Spec.MaxFailedIndexes != 4 {
 		t.Fatalf("job spec %+v", job.Spec)
 	}
 	if Name("20261207_004500_A1b2c3") != "20261207-004500-a1b2c3" {
 		t.Fatal(Name("20261207_004500_A1b2c3"))
 	}
+}
+
+// neverRetried: a Job whose failed pod is not started again, either the
+// whole Job's (setup) or each index's (segments: the others run on).
+func neverRetried(j batchv1.Job) bool {
+	if j.Spec.BackoffLimitPerIndex != nil {
+		return *j.Spec.BackoffLimitPerIndex == 0 && j.Spec.BackoffLimit == nil
+	}
+	return j.Spec.BackoffLimit != nil && *j.Spec.BackoffLimit == 0
 }

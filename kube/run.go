@@ -16,17 +16,23 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/imbench/imbench/internal/summary"
+	"github.com/imbench/imbench/load/segment"
 )
 
 // Run is one distributed run in progress.
 type Run struct {
 	Spec
 	Kubectl
-	Dir    string // results/<run id>: setup.json, the parts, seg<i>.log
+	Dir    string // results/<run id>: setup.json, the parts, setup.log, seg<i>.log
 	Secret string
 	Out    io.Writer // one line per event
 	// Poll is how often the pods are looked at (2 s when zero).
 	Poll time.Duration
+	// Grace is how long a pod may stay unscheduled past its start (60 s
+	// when zero): a cluster that adds nodes on demand needs a while.
+	Grace time.Duration
 
 	follow sync.WaitGroup
 }
@@ -42,16 +48,17 @@ var ErrCannotRun = errors.New("the cluster cannot run the pods")
 type Segment struct {
 	Index int
 	Pod   string
-	Ended string // "" when it completed; else what happened, in words
+	Ended string // "" when it completed and its part was read; else what happened, in words
 }
 
-// podsWaiting are the reasons a container waits that will not pass by
-// themselves: the run is stopped with the reason.
-var podsWaiting = []string{"ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "InvalidImageName",
+// waiting are the reasons a container waits that will not pass by
+// themselves.
+var waiting = []string{"ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "InvalidImageName",
 	"CreateContainerConfigError", "CreateContainerError", "RunContainerError"}
 
 // Setup creates the secret and the setup Job, waits for it and writes the
-// setup record it printed into Dir.
+// setup record it printed into Dir, also when it failed after registering
+// some users (their clean-up needs it).
 func (r *Run) Setup(ctx context.Context) error {
 	if err := r.Create(ctx, r.Spec.Secret(r.Secret)); err != nil {
 		return err
@@ -61,33 +68,39 @@ func (r *Run) Setup(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(r.Out, "imbench: kubernetes: job/%s sets the target up\n", job.Name)
-	pods, err := r.wait(ctx, job.Name, "setup", 0)
-	if len(pods) == 0 || errors.Is(err, ErrCannotRun) || ctx.Err() != nil {
+	pods, done, err := r.wait(ctx, job.Name, "setup", time.Now().Add(r.grace()), false)
+	if len(pods) == 0 || !done {
 		if err == nil {
 			err = fmt.Errorf("job/%s ended with no pod", job.Name)
 		}
 		return err
 	}
+	pod := pods[len(pods)-1]
 	log := filepath.Join(r.Dir, "setup.log")
-	if err := r.saveLogs(ctx, pods[0].Name, log); err != nil {
-		return err
+	if lerr := r.saveLogs(ctx, pod.Name, log); lerr != nil {
+		return lerr
 	}
-	if code := exitCode(pods[0]); code != 0 {
+	xerr := r.extract(log, "setup pod", runnerSetupFile)
+	if code := exitCode(pod); code != 0 {
 		last := lastLines(log, 3)
 		if code == 2 {
 			return fmt.Errorf("%w: the setup pod said: %s", ErrRefused, last)
 		}
-		return fmt.Errorf("the setup pod %s exited %d: %s (its log: %s)", pods[0].Name, code, last, log)
+		return fmt.Errorf("the setup pod %s exited %d: %s (its log: %s)", pod.Name, code, last, log)
 	}
 	if err != nil {
 		return err
 	}
-	return r.extract(log, "setup pod")
+	return xerr
 }
 
+// runnerSetupFile is load/runner's setup record.
+const runnerSetupFile = "setup.json"
+
 // RunSegments creates the Indexed Job, follows its pods until the Job ends,
-// keeps each pod's log as seg<i>.log and the partial summaries its pod
-// printed, and says how each segment ended.
+// keeps each pod's log as seg<i>.log and the partial summary its pod
+// printed, and says how each segment ended. A segment that did not end
+// well has no part here: its users are counted as missing, never twice.
 func (r *Run) RunSegments(ctx context.Context) ([]Segment, error) {
 	job := r.SegmentsJob()
 	if err := r.Create(ctx, job); err != nil {
@@ -95,8 +108,13 @@ func (r *Run) RunSegments(ctx context.Context) ([]Segment, error) {
 	}
 	fmt.Fprintf(r.Out, "imbench: kubernetes: job/%s, %d pods, starting together at %s\n", job.Name, r.Spec.Segments,
 		time.UnixMilli(r.StartAtMs).Format("15:04:05"))
-	pods, err := r.wait(ctx, job.Name, "segment", r.Spec.Segments)
+	followCtx, stopFollowing := context.WithCancel(ctx)
+	pods, done, err := r.wait(followCtx, job.Name, "segment", time.UnixMilli(r.StartAtMs).Add(r.grace()), true)
+	if !done {
+		stopFollowing() // stopped before the Job's end: what the pods print now is not wanted
+	}
 	r.follow.Wait()
+	stopFollowing()
 	ended := make([]Segment, r.Spec.Segments)
 	for i := range ended {
 		ended[i] = Segment{Index: i, Ended: "its pod never ran"}
@@ -106,48 +124,73 @@ func (r *Run) RunSegments(ctx context.Context) ([]Segment, error) {
 		if !ok || i >= len(ended) {
 			continue
 		}
+		// The log in full once the pod ended; the followed copy where the
+		// pod is gone.
+		if done && r.saveLogs(ctx, p.Name, r.segLog(i)) != nil {
+			fmt.Fprintf(r.Out, "imbench: kubernetes: segment %d: its log as followed (the pod is gone)\n", i)
+		}
+		part := summary.PartFile(segment.Segment{Index: i, Count: r.Spec.Segments}.Interval())
 		ended[i] = Segment{Index: i, Pod: p.Name, Ended: podEnding(p)}
-		if x := r.extract(r.segLog(i), "segment "+strconv.Itoa(i)); x != nil && ended[i].Ended == "" {
+		if x := r.extract(r.segLog(i), "segment "+strconv.Itoa(i), part); x != nil && ended[i].Ended == "" {
 			ended[i].Ended = x.Error()
+		}
+		if ended[i].Ended != "" {
+			os.Remove(filepath.Join(r.Dir, part)) // a part of a segment cut short is not counted
 		}
 	}
 	return ended, err
 }
 
-func (r *Run) Segments_() int { return r.Spec.Segments }
-
 func (r *Run) segLog(i int) string { return filepath.Join(r.Dir, fmt.Sprintf("seg%d.log", i)) }
 
-// wait follows a Job's pods until the Job completes or fails. want > 0
-// is an Indexed Job's pod count: their logs are followed as they run, so a
-// pod deleted later has left what it printed. A pod that cannot be
-// scheduled or cannot start its container ends the wait with an error
-// naming it; so does a pod deleted while it ran.
-func (r *Run) wait(ctx context.Context, job, component string, want int) ([]corev1.Pod, error) {
+func (r *Run) grace() time.Duration {
+	if r.Grace > 0 {
+		return r.Grace
+	}
+	return 60 * time.Second
+}
+
+// wait follows a Job's pods until the Job completes or fails (done), and
+// returns them as they ended. With follow, each pod's log is copied as it runs, so
+// a pod deleted later has left what it printed. A container that cannot
+// start, a pod still unscheduled or a Job still without its pods by
+// deadline ends the wait with ErrCannotRun naming it; a pod deleted while
+// it ran is named in the error returned at the Job's end.
+func (r *Run) wait(ctx context.Context, job, component string, deadline time.Time, follow bool) (pods []corev1.Pod, done bool, err error) {
 	poll := r.Poll
 	if poll == 0 {
 		poll = 2 * time.Second
 	}
-	seen := map[string]string{} // pod → last state said
-	pods := map[string]corev1.Pod{}
+	said := map[string]string{}
+	followed := map[string]bool{}
+	seen := map[string]corev1.Pod{}
 	var lost error
+	failures := 0
 	for {
+		var j batchv1.Job
 		var list corev1.PodList
-		if err := r.Get(ctx, &list, "pods", "-l", LabelRunID+"="+r.RunID+","+LabelComponent+"="+component); err != nil {
-			return values(pods), err
+		err = r.Get(ctx, &j, "job", job)
+		if err == nil { // the pods after the Job: at its end, they are as it saw them
+			err = r.Get(ctx, &list, "pods", "-l", LabelRunID+"="+r.RunID+","+LabelComponent+"="+component)
 		}
+		if err != nil {
+			if failures++; failures >= 5 || ctx.Err() != nil {
+				return values(seen), false, err
+			}
+			time.Sleep(poll)
+			continue
+		}
+		failures = 0
 		for _, p := range list.Items {
-			pods[p.Name] = p
-			state := r.say(p, seen[p.Name], component)
-			if state == "" {
-				continue
+			seen[p.Name] = p
+			if state := r.say(p, said[p.Name], component); state != said[p.Name] {
+				said[p.Name] = state
 			}
-			seen[p.Name] = state
-			if why := stuck(p); why != "" {
-				return values(pods), fmt.Errorf("%w: %s %s", ErrCannotRun, who(p, component), why)
+			if why := stuck(p, time.Now().After(deadline)); why != "" {
+				return values(seen), false, fmt.Errorf("%w: %s %s", ErrCannotRun, who(p, component), why)
 			}
-			if want > 0 && p.Status.Phase != corev1.PodPending && !strings.HasPrefix(seen[p.Name+"/log"], "y") {
-				seen[p.Name+"/log"] = "y"
+			if follow && !followed[p.Name] && p.Status.Phase != corev1.PodPending {
+				followed[p.Name] = true
 				if i, ok := index(p); ok {
 					r.followLogs(ctx, p.Name, r.segLog(i))
 				}
@@ -156,30 +199,53 @@ func (r *Run) wait(ctx context.Context, job, component string, want int) ([]core
 				lost = fmt.Errorf("%s was deleted while it ran", who(p, component))
 			}
 		}
-		var j batchv1.Job
-		if err := r.Get(ctx, &j, "job", job); err != nil {
-			return values(pods), err
+		if end, why := ended(j); end {
+			if why != "" && lost == nil {
+				lost = fmt.Errorf("job/%s failed: %s", job, why)
+			}
+			return values(seen), true, lost
 		}
-		for _, c := range j.Status.Conditions {
-			if c.Status != corev1.ConditionTrue {
-				continue
-			}
-			switch c.Type {
-			case batchv1.JobComplete:
-				return values(pods), lost
-			case batchv1.JobFailed:
-				if lost == nil {
-					lost = fmt.Errorf("job/%s failed: %s %s", job, c.Reason, c.Message)
-				}
-				return values(pods), lost
-			}
+		if len(list.Items) == 0 && time.Now().After(deadline) {
+			return nil, false, fmt.Errorf("%w: job/%s has no pod by now: %s", ErrCannotRun, job, r.events(ctx, job))
 		}
 		select {
 		case <-ctx.Done():
-			return values(pods), ctx.Err()
+			return values(seen), false, ctx.Err()
 		case <-time.After(poll):
 		}
 	}
+}
+
+// ended says whether a Job ended, and why it failed if it did.
+func ended(j batchv1.Job) (bool, string) {
+	for _, c := range j.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			continue
+		}
+		switch c.Type {
+		case batchv1.JobComplete:
+			return true, ""
+		case batchv1.JobFailed:
+			return true, strings.TrimSpace(c.Reason + " " + c.Message)
+		}
+	}
+	return false, ""
+}
+
+// events are a Job's warnings (FailedCreate: a quota, a policy), joined.
+func (r *Run) events(ctx context.Context, job string) string {
+	var list corev1.EventList
+	if err := r.Get(ctx, &list, "events", "--field-selector", "involvedObject.name="+job+",type=Warning"); err != nil {
+		return err.Error()
+	}
+	var out []string
+	for _, e := range list.Items {
+		out = append(out, e.Reason+": "+e.Message)
+	}
+	if len(out) == 0 {
+		return "no event says why"
+	}
+	return strings.Join(out, "; ")
 }
 
 // say prints a pod's state when it changed and returns it.
@@ -214,6 +280,7 @@ func (r *Run) followLogs(ctx context.Context, pod, file string) {
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {
 		f.Close()
+		fmt.Fprintf(r.Out, "imbench: kubernetes: following %s's log: %v\n", pod, err)
 		return
 	}
 	r.follow.Add(1)
@@ -232,18 +299,16 @@ func (r *Run) saveLogs(ctx context.Context, pod, file string) error {
 	return os.WriteFile(file, out, 0o644)
 }
 
-// extract writes the files a pod's log holds into Dir.
-func (r *Run) extract(log, what string) error {
+// extract writes the one file a pod's log should hold into Dir.
+func (r *Run) extract(log, what, name string) error {
 	f, err := os.Open(log)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	files, err := ReadFiles(f)
-	for name, raw := range files {
-		if filepath.Base(name) != name {
-			continue
-		}
+	raw, ok := files[name]
+	if ok {
 		if werr := os.WriteFile(filepath.Join(r.Dir, name), raw, 0o644); werr != nil {
 			return werr
 		}
@@ -251,8 +316,8 @@ func (r *Run) extract(log, what string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	if len(files) == 0 {
-		return fmt.Errorf("%s printed no results (its log: %s)", what, log)
+	if !ok {
+		return fmt.Errorf("%s printed no %s (its log: %s)", what, name, log)
 	}
 	return nil
 }
@@ -261,28 +326,30 @@ func (r *Run) extract(log, what string) error {
 func (r *Run) Cleanup() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	by := fmt.Sprintf("kubectl delete jobs,pods,secrets -n %s -l %s=%s", r.Spec.Namespace, LabelRunID, r.RunID)
 	if err := r.DeleteRun(ctx, r.RunID); err != nil {
-		return err
+		return fmt.Errorf("%v; %s removes them", err, by)
 	}
 	left, err := r.Left(ctx, r.RunID)
 	if err != nil {
-		return err
+		return fmt.Errorf("%v; %s removes them", err, by)
 	}
 	if len(left) > 0 {
-		return fmt.Errorf("still in namespace %s: %s", r.Spec.Namespace, strings.Join(left, ", "))
+		return fmt.Errorf("still in namespace %s: %s; %s removes them", r.Spec.Namespace, strings.Join(left, ", "), by)
 	}
 	return nil
 }
 
-// stuck says why a pod will not run, or "".
-func stuck(p corev1.Pod) string {
+// stuck says why a pod will not run, or "". Past its deadline, a pod not
+// yet scheduled will not be.
+func stuck(p corev1.Pod, late bool) string {
 	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+		if late && c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
 			return "cannot be scheduled: " + c.Message
 		}
 	}
 	for _, c := range p.Status.ContainerStatuses {
-		if w := c.State.Waiting; w != nil && slices.Contains(podsWaiting, w.Reason) {
+		if w := c.State.Waiting; w != nil && slices.Contains(waiting, w.Reason) {
 			return fmt.Sprintf("image %s: %s: %s", c.Image, w.Reason, w.Message)
 		}
 	}
@@ -293,8 +360,11 @@ func stuck(p corev1.Pod) string {
 func podEnding(p corev1.Pod) string {
 	for _, c := range p.Status.ContainerStatuses {
 		if t := c.State.Terminated; t != nil {
-			if t.ExitCode == 0 {
+			if t.ExitCode == 0 && p.DeletionTimestamp == nil {
 				return ""
+			}
+			if p.DeletionTimestamp != nil {
+				return fmt.Sprintf("its pod %s was deleted while it ran", p.Name)
 			}
 			return fmt.Sprintf("its pod %s exited %d (%s)", p.Name, t.ExitCode, t.Reason)
 		}

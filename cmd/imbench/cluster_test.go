@@ -194,6 +194,12 @@ func TestCluster(t *testing.T) {
 		if cmd.ProcessState.ExitCode() == 0 || !strings.Contains(out.String(), "segment 1/3") {
 			t.Fatalf("exit %d, and the segment whose pod went is not named:\n%s", cmd.ProcessState.ExitCode(), out.String())
 		}
+		// The other segments ran to their end and count; the lost one's users
+		// are missing, never counted twice.
+		s, err := summary.Load(filepath.Join(results, runID, "summary.json"))
+		if err != nil || fmt.Sprint(s.Missing) != "[1/3:2/3]" || len(s.Parts) != 2 {
+			t.Fatalf("merged: parts %v, missing %v (%v)\n%s", s.Parts, s.Missing, err, out.String())
+		}
 		if left := c.left(t, runID); left != "" {
 			t.Fatalf("left in the namespace: %s\n%s", left, out.String())
 		}

@@ -22,8 +22,9 @@ import (
 // runKube runs a split run as pods of a Kubernetes cluster (kube): the
 // setup Job, the segments' Indexed Job, their parts merged here as a split
 // run's on this machine are. Every object it created is removed at its
-// end, Ctrl-C and failures included.
-func runKube(rc *runConfig) (int, error) {
+// end, Ctrl-C and failures included, before the run's users leave the
+// target.
+func runKube(rc *runConfig) (code int, err error) {
 	o := rc.kube
 	dir := filepath.Join(rc.resultsDir, rc.runID)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -39,29 +40,41 @@ func runKube(rc *runConfig) (int, error) {
 	k.Namespace = ns
 	obs := rc.observation()
 	defer obs.Done()
+	env, secrets := podEnv(rc)
 	spec := kube.Spec{RunID: rc.runID, Namespace: ns, Image: o.image, Segments: rc.segments,
 		Run: []string{"-scenario", rc.scenario, "-target", rc.target.Name, "-protocol", rc.protocol, "-run-id", rc.runID},
-		Env: podEnv(rc), HostNetwork: o.hostNetwork, CPURequest: o.cpu, CPULimit: o.cpuLimit, Memory: o.memory,
-		PromWrite: rc.promWrite, LogPush: rc.logPush, Deadline: 6 * 3600}
+		Env: env, SecretEnv: secrets, HostNetwork: o.hostNetwork, CPURequest: o.cpu, CPULimit: o.cpuLimit, Memory: o.memory,
+		PromWrite: rc.promWrite, LogPush: rc.logPush}
 	if o.hostNetwork && spec.PromWrite == "" {
 		spec.PromWrite, spec.LogPush = obs.PromWrite, obs.LogPush // the stack of this machine, the pods' too
 	}
 	r := &kube.Run{Spec: spec, Kubectl: k, Dir: dir, Secret: rc.secret, Out: os.Stdout}
 	fmt.Printf("imbench: run %s: %s on %s (%s), %d pods in namespace %s\n", rc.runID, rc.scenario, rc.target.Name, rc.where(), rc.segments, ns)
-	defer func() {
+	cleaned := false
+	cleanup := func() {
+		if cleaned {
+			return
+		}
+		cleaned = true
 		if err := r.Cleanup(); err != nil {
 			fmt.Fprintln(os.Stderr, "imbench: kubernetes: clean-up:", err)
+			code = max(code, 1)
 			return
 		}
 		fmt.Printf("imbench: kubernetes: every object of run %s removed from namespace %s\n", rc.runID, ns)
-	}()
+	}
+	defer cleanup()
+	runEnv := rc.runnerConfig(obs).Env
 	if err := r.Setup(ctx); err != nil {
-		if ctx.Err() != nil {
-			removeCreated(rc, rc.runnerConfig(obs).Env, dir, true)
+		cleanup()
+		if fileExists(filepath.Join(dir, runner.SetupFile)) { // it registered some before it failed
+			removeCreated(rc, runEnv, dir, ctx.Err() != nil)
+		}
+		switch {
+		case ctx.Err() != nil:
 			fmt.Fprintln(os.Stderr, "imbench: interrupted during the setup: its pod is stopped and removed")
 			return runner.ExitInterrupted, nil
-		}
-		if errors.Is(err, kube.ErrRefused) {
+		case errors.Is(err, kube.ErrRefused):
 			return 0, badinput.Errorf("%v", err)
 		}
 		return 1, fmt.Errorf("setting the target up: %w", err)
@@ -70,17 +83,16 @@ func runKube(rc *runConfig) (int, error) {
 	stopLive := live.Start(rc.runID, rc.target.Name, rc.about(), time.UnixMilli(r.StartAtMs), targetComponents(rc.target))
 	ended, runErr := r.RunSegments(ctx)
 	stopLive()
-	env := rc.runnerConfig(obs).Env
+	cleanup() // the pods are gone before the run's users leave the target
 	switch {
 	case errors.Is(runErr, kube.ErrCannotRun):
-		removeCreated(rc, env, dir, false)
-		return 1, runErr
+		removeCreated(rc, runEnv, dir, false)
+		return max(code, 1), runErr
 	case ctx.Err() != nil:
-		removeCreated(rc, env, dir, true)
+		removeCreated(rc, runEnv, dir, true)
 		fmt.Fprintln(os.Stderr, "imbench: interrupted: the run's pods are stopped and removed")
 		return runner.ExitInterrupted, nil
 	}
-	code := 0
 	if runErr != nil {
 		fmt.Fprintln(os.Stderr, "imbench: kubernetes:", runErr)
 		code = 1
@@ -92,8 +104,8 @@ func runKube(rc *runConfig) (int, error) {
 			code = 1
 		}
 	}
-	c, err := mergeAndFinish(rc.script, env, rc.runID, dir, rc.segments, rc.noThresholds)
-	removeCreated(rc, env, dir, ctx.Err() != nil)
+	c, err := mergeAndFinish(rc.script, runEnv, rc.runID, dir, rc.segments, rc.noThresholds)
+	removeCreated(rc, runEnv, dir, false)
 	if err != nil {
 		return max(code, 1), err
 	}
@@ -101,15 +113,19 @@ func runKube(rc *runConfig) (int, error) {
 }
 
 // podEnv is what the pods need of this run's environment: the IM_* knobs
-// and endpoints, but what each pod works out for itself or gets otherwise
-// (the secret from its Secret, the results folder, the run id).
-func podEnv(rc *runConfig) map[string]string {
-	env := map[string]string{}
+// and endpoints, the credentials among them apart (they go into the run's
+// Secret), less what each pod works out for itself or gets otherwise and
+// what names this machine (its source addresses, its live view).
+func podEnv(rc *runConfig) (env, secrets map[string]string) {
+	env, secrets = map[string]string{}, map[string]string{}
 	add := func(kv string) {
 		k, v, _ := strings.Cut(kv, "=")
 		switch k {
-		case "IM_SECRET", "IM_RESULTS_DIR", "IM_RUN_ID", "IM_TARGET", "IM_PROTOCOL", "IM_ENDPOINTS",
-			"IM_IMBENCH_VERSION", "IM_PROGRESS", "IM_PROMETHEUS_RW_URL", "IM_LOG_PUSH_URL":
+		case "IM_SECRET", "IM_RESULTS_DIR", "IM_RUN_ID", "IM_TARGET", "IM_PROTOCOL", "IM_ENDPOINTS", "IM_IMBENCH_VERSION",
+			"IM_PROGRESS", "IM_PROMETHEUS_RW_URL", "IM_LOG_PUSH_URL", "IM_SOURCE_ADDRS", "IM_LIVE_ADDR":
+			return
+		case "IM_PROMETHEUS_RW_USERNAME", "IM_PROMETHEUS_RW_PASSWORD", "IM_PROMETHEUS_RW_BEARER_TOKEN", "IM_PROMETHEUS_RW_HEADERS":
+			secrets[k] = v
 			return
 		}
 		if strings.HasPrefix(k, "IM_") {
@@ -122,7 +138,7 @@ func podEnv(rc *runConfig) map[string]string {
 	for _, kv := range rc.env {
 		add(kv)
 	}
-	return env
+	return env, secrets
 }
 
 // kubectl is the test cluster's kubectl where make cluster-tools built it,

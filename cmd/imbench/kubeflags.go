@@ -3,10 +3,16 @@ package main
 import (
 	"flag"
 	"os"
+	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/imbench/imbench/internal/badinput"
 	"github.com/imbench/imbench/internal/catalog"
+	"github.com/imbench/imbench/internal/loopback"
+	"github.com/imbench/imbench/internal/profile"
 )
 
 // kubeOptions are a run's -on kubernetes settings.
@@ -47,11 +53,28 @@ func (o *kubeOptions) check(rc *runConfig) error {
 	case rc.segments < 2:
 		return badinput.Errorf("-on kubernetes runs a split run: give -segments 2 or more (SEGMENTS=)")
 	case o.image == "":
-		return badinput.Errorf("-on kubernetes needs the image its pods run: -image or IMBENCH_IMAGE (make cluster-image loads one into the test cluster)")
+		return badinput.Errorf("-on kubernetes needs the image its pods run: -image or IMBENCH_IMAGE (make cluster-up loads one into the test cluster)")
 	case catalog.IsScriptPath(rc.scenario):
 		return badinput.Errorf("-on kubernetes runs the scenarios its image holds (load/scenarios): %s is a file of this machine", rc.scenario)
 	case rc.setupOnly || rc.segment.Split():
 		return badinput.Errorf("-on kubernetes runs the whole split run: -setup-only and -segment are what its pods run")
+	case rc.checkOnly:
+		return badinput.Errorf("-check-only checks the target from this machine; on Kubernetes the setup pod checks it from the cluster before any load: run without -check-only")
+	}
+	for name, q := range map[string]string{"-pod-cpu": o.cpu, "-pod-cpu-limit": o.cpuLimit, "-pod-memory": o.memory} {
+		if _, err := resource.ParseQuantity(q); q != "" && err != nil {
+			return badinput.Errorf("%s %q: not a Kubernetes quantity (2, 500m, 1Gi)", name, q)
+		}
+	}
+	if errs := validation.IsValidLabelValue(rc.runID); len(errs) > 0 {
+		return badinput.Errorf("run id %q cannot label the run's Kubernetes objects: %s", rc.runID, strings.Join(errs, "; "))
+	}
+	if !o.hostNetwork {
+		for name, e := range rc.endpoints {
+			if loopback.Require(e) == nil {
+				return badinput.Errorf("the target's %s endpoint %s is this machine's loopback, which a pod does not reach: give its address as the pods see it (%s), or -host-network on a cluster of this machine", name, e, profile.EnvName(name))
+			}
+		}
 	}
 	return nil
 }

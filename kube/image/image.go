@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"io"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -49,7 +50,7 @@ func Write(w io.Writer, tag string, cfg Config, files []File) error {
 	}
 	layerID := digest(layer)
 	config, err := json.Marshal(map[string]any{
-		"architecture": "amd64", "os": "linux", "created": epoch.Format(time.RFC3339),
+		"architecture": runtime.GOARCH, "os": "linux", "created": epoch.Format(time.RFC3339),
 		"config": cfg,
 		"rootfs": map[string]any{"type": "layers", "diff_ids": []string{"sha256:" + layerID}},
 	})

@@ -3,7 +3,8 @@ package node
 import "fmt"
 
 // Ports of the test cluster, all on 127.0.0.1 and below the kernel's
-// ephemeral range; none is a port of the stack's.
+// ephemeral range; none is a port of the stack's. etcd answers only the
+// API server's client certificate.
 const (
 	etcdPort       = 12379
 	etcdPeerPort   = 12380
@@ -57,6 +58,7 @@ disabled_plugins = ["io.containerd.internal.v1.tracing", "io.containerd.tracing.
     sandbox = %[5]q
 [plugins.'io.containerd.cri.v1.runtime']
   restrict_oom_score_adj = true
+  netns_mounts_under_state_dir = true
   cdi_spec_dirs = []
   [plugins.'io.containerd.cri.v1.runtime'.cni]
     bin_dirs = ["/usr/lib/cni"]

@@ -17,7 +17,9 @@ import (
 // stopOrder is every process Up starts, the node first.
 var stopOrder = []string{"node", "kubelet", "containerd", "kube-scheduler", "kube-controller-manager", "kube-apiserver", "etcd"}
 
-// pid is a component's PID from its pid file, if that process lives.
+// pid is a component's PID from its pid file, if that process lives and
+// is the cluster's: in its cgroup (a PID reused since by another process
+// is never signalled).
 func (c Cluster) pid(name string) (int, bool) {
 	raw, err := os.ReadFile(c.pidFile(name))
 	if err != nil {
@@ -25,6 +27,10 @@ func (c Cluster) pid(name string) (int, bool) {
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
 	if err != nil || syscall.Kill(pid, 0) != nil {
+		return 0, false
+	}
+	cg, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+	if err != nil || !strings.Contains(string(cg), "/"+cgroupName+"/") {
 		return 0, false
 	}
 	return pid, true

@@ -3,6 +3,7 @@ package node
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,14 +23,23 @@ import (
 // configuration: containerd's shim sockets and the kubelet's links to the
 // containers' logs. Inside the node's namespace each gets a tmpfs of its
 // own; a folder the host lacked is made for it and removed by Down.
-var hostDirs = []string{"/run/containerd", "/var/log/containers"}
+var hostDirs = []string{"/run/containerd", "/var/log/containers", "/var/lib/cni"}
+
+// namespaceToken is set by Up in the node's environment: NodeNamespace
+// refuses to run without it, in the host's own mount namespace.
+const namespaceToken = "IMBENCH_CLUSTER_NODE"
 
 // NodeNamespace is the node: it runs in a mount namespace of its own
 // (Up starts it so), binds the kernel settings the kubelet wants over
 // their /proc/sys entries, starts containerd, loads the pause image and
 // starts the kubelet, then waits; SIGTERM stops the kubelet, then
 // containerd.
-func NodeNamespace(c Cluster) error {
+func NodeNamespace(c Cluster) (err error) {
+	own, _ := os.Readlink("/proc/self/ns/mnt")
+	parent, _ := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", os.Getppid()))
+	if os.Getenv(namespaceToken) != c.Dir || own == "" || own == parent {
+		return errors.New("node-namespace runs only as imbench-cluster up starts it, in a mount namespace of its own")
+	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making the node's mounts private: %w", err)
 	}
@@ -45,25 +55,36 @@ func NodeNamespace(c Cluster) error {
 			return fmt.Errorf("binding over /proc/sys/%s: %w", key, err)
 		}
 	}
-	var made []string
+	made, err := os.OpenFile(filepath.Join(c.Dir, "made-dirs"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	defer made.Close()
 	for _, d := range hostDirs {
 		if _, err := os.Stat(d); os.IsNotExist(err) {
 			if err := os.MkdirAll(d, 0o755); err != nil {
 				return err
 			}
-			made = append(made, d)
+			fmt.Fprintln(made, d) // as it is made: Down removes it whatever fails next
 		}
 		if err := unix.Mount("tmpfs", d, "tmpfs", 0, "mode=0755"); err != nil {
 			return fmt.Errorf("tmpfs on %s: %w", d, err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(c.Dir, "made-dirs"), []byte(strings.Join(made, "\n")), 0o644); err != nil {
-		return err
-	}
+	var started []*exec.Cmd
+	defer func() {
+		if err != nil { // what started goes with the node
+			for _, p := range started {
+				p.Process.Kill()
+				p.Wait()
+			}
+		}
+	}()
 	containerd, err := c.child("containerd", c.Bin+"/containerd", "--config", c.Dir+"/containerd.toml")
 	if err != nil {
 		return err
 	}
+	started = append(started, containerd)
 	if err := poll(30*time.Second, func(context.Context) error { _, err := os.Stat(c.socket()); return err }); err != nil {
 		return fmt.Errorf("containerd: %w", err)
 	}
@@ -75,6 +96,7 @@ func NodeNamespace(c Cluster) error {
 	if err != nil {
 		return err
 	}
+	started = append(started, kubelet)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
 	exited := make(chan string, 2)

@@ -41,15 +41,20 @@ type component struct {
 
 var controlPlane = []component{
 	{"etcd", func(c Cluster) []string {
-		u := fmt.Sprintf("http://127.0.0.1:%d", etcdPort)
+		u := fmt.Sprintf("https://127.0.0.1:%d", etcdPort)
 		p := fmt.Sprintf("http://127.0.0.1:%d", etcdPeerPort)
+		k := c.Dir + "/pki/"
 		return []string{"/usr/bin/etcd", "--name", "imbench", "--data-dir", c.Dir + "/etcd",
 			"--listen-client-urls", u, "--advertise-client-urls", u, "--listen-peer-urls", p,
-			"--initial-advertise-peer-urls", p, "--initial-cluster", "imbench=" + p, "--listen-metrics-urls", ""}
+			"--initial-advertise-peer-urls", p, "--initial-cluster", "imbench=" + p,
+			// Only the API server, by its client certificate: etcd holds the
+			// run's Secret, and any local user reaches loopback.
+			"--client-cert-auth", "--trusted-ca-file", k + "ca.crt", "--cert-file", k + "apiserver.crt", "--key-file", k + "apiserver.key"}
 	}},
 	{"kube-apiserver", func(c Cluster) []string {
 		k := c.Dir + "/pki/"
-		return []string{c.Bin + "/kube-apiserver", "--etcd-servers", fmt.Sprintf("http://127.0.0.1:%d", etcdPort),
+		return []string{c.Bin + "/kube-apiserver", "--etcd-servers", fmt.Sprintf("https://127.0.0.1:%d", etcdPort),
+			"--etcd-cafile", k + "ca.crt", "--etcd-certfile", k + "admin.crt", "--etcd-keyfile", k + "admin.key",
 			"--bind-address", "127.0.0.1", "--secure-port", strconv.Itoa(apiserverPort), "--advertise-address", "127.0.0.1",
 			"--endpoint-reconciler-type", "none", "--tls-cert-file", k + "apiserver.crt", "--tls-private-key-file", k + "apiserver.key",
 			"--client-ca-file", k + "ca.crt", "--service-account-issuer", "https://kubernetes.default.svc",
@@ -81,6 +86,9 @@ func (c Cluster) logFile(name string) string { return filepath.Join(c.Dir, "logs
 func (c Cluster) Up(out io.Writer) error {
 	if pids := c.running(); len(pids) > 0 {
 		return fmt.Errorf("the cluster is already up (%s): make cluster-down first", strings.Join(pids, ", "))
+	}
+	if left := c.Leftovers(); len(left) > 0 {
+		return fmt.Errorf("an earlier cluster left %s: make cluster-down first", strings.Join(left, "; "))
 	}
 	for _, p := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kubectl", "containerd", "containerd-shim-runc-v2", "ctr"} {
 		if _, err := os.Stat(filepath.Join(c.Bin, p)); err != nil {
@@ -141,10 +149,13 @@ func (c Cluster) Up(out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := c.start("node", []string{self, "node-namespace", "-bin", c.Bin, "-dir", c.Dir}, true); err != nil {
+	if err := c.start("node", []string{self, "node-namespace", "-bin", c.Bin, "-dir", c.Dir}, true, namespaceToken+"="+c.Dir); err != nil {
 		return err
 	}
 	if err := c.waitReady(3 * time.Minute); err != nil {
+		if _, alive := c.pid("node"); !alive {
+			return c.failed("node", err)
+		}
 		return c.failed("kubelet", err)
 	}
 	fmt.Fprintf(out, "cluster: node %s Ready in %.1f s; KUBECONFIG=%s\n", NodeName, time.Since(started).Seconds(), c.Kubeconfig())
@@ -164,7 +175,7 @@ func (c Cluster) failed(name string, err error) error {
 // start starts a process in its own session, in the cluster's cgroup,
 // logging to its file, its PID in its pid file. newNS gives it a private
 // mount namespace.
-func (c Cluster) start(name string, argv []string, newNS bool) error {
+func (c Cluster) start(name string, argv []string, newNS bool, env ...string) error {
 	log, err := os.Create(c.logFile(name))
 	if err != nil {
 		return err
@@ -173,7 +184,7 @@ func (c Cluster) start(name string, argv []string, newNS bool) error {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Dir = c.Dir
-	cmd.Env = append(os.Environ(), "PATH="+c.Bin+":/usr/sbin:/usr/bin:/sbin:/bin")
+	cmd.Env = append(append(os.Environ(), "PATH="+c.Bin+":/usr/sbin:/usr/bin:/sbin:/bin"), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if newNS {
 		cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWNS
@@ -212,6 +223,9 @@ func (c Cluster) waitAPI(limit time.Duration) error {
 // service account to exist (pods are refused before it does).
 func (c Cluster) waitReady(limit time.Duration) error {
 	return poll(limit, func(ctx context.Context) error {
+		if _, alive := c.pid("node"); !alive {
+			return errStop{errors.New("the node's process ended")}
+		}
 		out, err := c.Kubectl(ctx, "get", "node", NodeName, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
 		if err != nil {
 			return err
@@ -234,12 +248,18 @@ func poll(limit time.Duration, f func(context.Context) error) error {
 		if err == nil {
 			return nil
 		}
+		if stop, ok := err.(errStop); ok {
+			return stop.error
+		}
 		if time.Now().After(end) {
 			return fmt.Errorf("not within %s: %w", limit, err)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
 }
+
+// errStop ends a poll at once.
+type errStop struct{ error }
 
 func waitPort(port int, limit time.Duration) error {
 	return poll(limit, func(context.Context) error {
