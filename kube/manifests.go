@@ -53,6 +53,7 @@ const (
 	LabelRunID     = "imbench/run-id"
 	LabelComponent = "app.kubernetes.io/component"
 	SecretKey      = "IM_SECRET"
+	PodEnv         = "IMBENCH_POD" // read by load/runner
 	resultsDir     = "/results"
 	uid            = 10001 // the image's imbench user
 )
@@ -166,6 +167,9 @@ func (s Spec) job(name, component string, args []string, res corev1.ResourceRequ
 	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 		env = append(env, corev1.EnvVar{Name: k, Value: s.Env[k]})
 	}
+	// The pod's name for its generator row in summary.json (a pod in the
+	// node's network has the node's hostname).
+	env = append(env, corev1.EnvVar{Name: PodEnv, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}})
 	meta := s.meta(name, component)
 	tmeta := metav1.ObjectMeta{Labels: meta.Labels}
 	return &batchv1.Job{

@@ -36,6 +36,9 @@ func startSelfUsage() selfUsage {
 func (u selfUsage) process(segment string) summary.GeneratorProcess {
 	l := cpulimit.Own()
 	host, _ := os.Hostname()
+	if pod := os.Getenv("IMBENCH_POD"); pod != "" { // set by kube's Jobs
+		host = "pod " + pod + " on " + host
+	}
 	p := summary.GeneratorProcess{Segment: segment, Host: host, CPUSeconds: (ownCPU() - u.cpu).Seconds(),
 		Cores: l.Cores, Bound: l.Why, QuotaCores: l.Quota}
 	if t, ok := cpulimit.OwnThrottle(); ok && u.quota {
