@@ -203,4 +203,3 @@ func (s Spec) job(name, component string, args []string, res corev1.ResourceRequ
 		},
 	}
 }
-

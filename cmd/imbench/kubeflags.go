@@ -78,4 +78,3 @@ func (o *kubeOptions) check(rc *runConfig) error {
 	}
 	return nil
 }
-
