@@ -636,3 +636,21 @@ func TestScenarioMistakesComeBeforeTheTarget(t *testing.T) {
 		})
 	}
 }
+
+// A run id names one run: a second run with it is refused before load, in
+// one line, and the first run's files stay as they were.
+func TestRunIDIsNeverReused(t *testing.T) {
+	tg := startTarget(t)
+	results := t.TempDir()
+	first := filepath.Join(results, "once", "summary.json")
+	os.MkdirAll(filepath.Dir(first), 0o755)
+	os.WriteFile(first, []byte("{}\n"), 0o644)
+	r := imbench(t, tg.env(), "run", "-scenario", "openim/test1", "-results", results, "-run-id", "once")
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if r.code != 2 || len(lines) != 1 || !strings.Contains(lines[0], "run id once names an earlier run") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if raw, _ := os.ReadFile(first); string(raw) != "{}\n" || tg.counter(t, `imbench_target_ws_logins_total{result="ok"}`) != 0 {
+		t.Fatalf("the earlier run's summary %q, or load started", raw)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -241,6 +242,10 @@ func parseRun(args []string) (*runConfig, error) {
 		rc.runID = runid.New()
 	} else if err := runid.Check(rc.runID); err != nil {
 		return nil, badinput.Errorf("%v", err)
+	} else if dir := filepath.Join(rc.resultsDir, rc.runID); !rc.setupOnly && !rc.segment.Split() && !rc.checkOnly && fileExists(dir) {
+		// A run id names one run: its results are never overwritten nor
+		// mixed with another's (a part of a split run joins its own).
+		return nil, badinput.Errorf("run id %s names an earlier run (%s): give a new one, or none", rc.runID, dir)
 	}
 
 	rc.endpoints = profile.Endpoints{}
