@@ -99,12 +99,12 @@ func (s Spec) SetupJob() *batchv1.Job {
 }
 
 // SegmentsJob is the Indexed Job of the run's segments: pod i runs
-// `imbench run -segment i/N` from the common clock and prints its partial
-// summary at its end.
+// `imbench run -segment i/N` from the common clock, its progress lines as
+// IM_PROGRESS says, and prints its partial summary at its end.
 func (s Spec) SegmentsJob() *batchv1.Job {
 	args := append(append([]string{"run"}, s.Run...),
 		"-segment", "$(JOB_COMPLETION_INDEX)/"+strconv.Itoa(s.Segments),
-		"-start-at", strconv.FormatInt(s.StartAtMs, 10), "-results", resultsDir, "-q", "-print-results")
+		"-start-at", strconv.FormatInt(s.StartAtMs, 10), "-results", resultsDir, "-print-results")
 	args = s.observed(args, true)
 	res := corev1.ResourceRequirements{Requests: corev1.ResourceList{}, Limits: corev1.ResourceList{}}
 	if s.CPURequest != "" {

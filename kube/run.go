@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -277,7 +278,8 @@ func (r *Run) followLogs(ctx context.Context, pod, file string) {
 		return
 	}
 	cmd := r.command(ctx, "logs", "-f", pod)
-	cmd.Stdout, cmd.Stderr = f, f
+	cmd.Stdout = io.MultiWriter(f, &progressLines{out: r.Out, show: r.Spec.Segments <= showAllUpTo || strings.HasSuffix(file, "seg0.log")})
+	cmd.Stderr = f
 	if err := cmd.Start(); err != nil {
 		f.Close()
 		fmt.Fprintf(r.Out, "imbench: kubernetes: following %s's log: %v\n", pod, err)
@@ -418,4 +420,35 @@ func lastLines(file string, n int) string {
 		keep = keep[len(keep)-n:]
 	}
 	return strings.Join(keep, " / ")
+}
+
+// showAllUpTo: up to this many pods, every pod's progress lines are shown
+// as they come; beyond, segment 0's alone, for one line a period.
+const showAllUpTo = 4
+
+// progressLines passes a pod's progress lines ("imbench: 0:12 sending
+// [segment 1/4:1/2] · …") through to out, whole, the rest of its log not.
+type progressLines struct {
+	out     io.Writer
+	show    bool
+	partial []byte
+}
+
+func (p *progressLines) Write(b []byte) (int, error) {
+	if !p.show {
+		return len(b), nil
+	}
+	p.partial = append(p.partial, b...)
+	for {
+		i := bytes.IndexByte(p.partial, '\n')
+		if i < 0 {
+			break
+		}
+		line := p.partial[:i+1]
+		if bytes.HasPrefix(line, []byte("imbench: ")) && bytes.Contains(line, []byte(" [segment ")) {
+			p.out.Write(line)
+		}
+		p.partial = p.partial[i+1:]
+	}
+	return len(b), nil
 }

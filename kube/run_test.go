@@ -58,3 +58,17 @@ func TestPodStates(t *testing.T) {
 		t.Error("a Job without conditions has ended")
 	}
 }
+
+// A pod's progress lines pass through whole, however its log is cut into
+// writes; its other lines do not.
+func TestProgressLinesPassThrough(t *testing.T) {
+	var out strings.Builder
+	p := &progressLines{out: &out, show: true}
+	log := "imbench: run x: openim/test1 on reference\nimbench: 0:05 sending [segment 0:1/2] · online 4/4\nimbench-file summary-0:1_2.json 1/1 H4sI\nimbench: 0:10 sending [segment 0:1/2] · online 4/4\n"
+	for i := 0; i < len(log); i += 7 {
+		p.Write([]byte(log[i:min(len(log), i+7)]))
+	}
+	if want := "imbench: 0:05 sending [segment 0:1/2] · online 4/4\nimbench: 0:10 sending [segment 0:1/2] · online 4/4\n"; out.String() != want {
+		t.Fatalf("passed %q", out.String())
+	}
+}

@@ -23,7 +23,7 @@ func Example() Spec {
 		RunID: exampleRunID, Image: "${IMBENCH_IMAGE}", Segments: 6,
 		Run: []string{"-scenario", "openim/hold", "-target", "openim", "-protocol", "openim", "-run-id", exampleRunID},
 		Env: map[string]string{"IM_USERS": "100000", "IM_HOLD": "10m", "IM_LOGIN_WINDOW": "3m",
-			"IM_API_URL": "${IM_API_URL}", "IM_WS_URL": "${IM_WS_URL}", "IM_ALLOW_REMOTE": "1"},
+			"IM_API_URL": "${IM_API_URL}", "IM_WS_URL": "${IM_WS_URL}", "IM_ALLOW_REMOTE": "1", "IM_PROGRESS": "10s"},
 		StartAtMs: 1, PromWrite: "${PROMETHEUS_RW_URL}", LogPush: "${LOG_PUSH_URL}",
 		// Sized for up to 20,000 users a pod: 100,000 over 6 is 16,667.
 		CPURequest: "2", Memory: "2Gi", Deadline: 7200,

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -137,6 +138,10 @@ func podEnv(rc *runConfig) (env, secrets map[string]string) {
 	}
 	for _, kv := range rc.env {
 		add(kv)
+	}
+	env["IM_PROGRESS"] = "10s" // the pods' lines, which the run shows as they come
+	if slices.Contains(rc.env, "IM_PROGRESS=off") {
+		env["IM_PROGRESS"] = "off"
 	}
 	return env, secrets
 }
