@@ -60,12 +60,16 @@ func (t Throttle) Share(t0 Throttle) float64 {
 	return 0
 }
 
-// OwnThrottle reads this process's cgroup's cpu.stat; ok is false without
-// a CPU controller to read.
+// OwnThrottle reads the cpu.stat of this process's cgroup, or of the
+// parent whose quota binds it; ok is false without a CPU controller to
+// read.
 func OwnThrottle() (Throttle, bool) {
-	dir, _, v2, ok := cpuCgroup()
+	dir, root, v2, ok := cpuCgroup()
 	if !ok {
 		return Throttle{}, false
+	}
+	if _, where := quota(); where != "" {
+		dir = filepath.Join(root, where) // the cgroup whose quota binds counts its throttling
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "cpu.stat"))
 	if err != nil {
