@@ -27,9 +27,10 @@ func MergeMissing(parts []Summary, missing []string) (Summary, error) {
 		return out, err
 	}
 	out.Missing = missing
-	out.Warnings = append(out.Warnings, fmt.Sprintf("segment(s) %s of %d wrote no summary (their k6 ended early): "+
-		"their users' deliveries are not counted and their senders' messages are missing from the totals; "+
-		"these figures are the other segments' only", strings.Join(missing, ", "), len(parts)+len(missing)))
+	out.Warnings = append(out.Warnings, fmt.Sprintf("segment(s) %s of %d wrote no summary (their process ended early): "+
+		"their users (%s) and their deliveries are not counted and their senders' messages are missing from the totals; "+
+		"these figures are the other segments' only", strings.Join(missing, ", "), len(parts)+len(missing),
+		unheld(out.Generator.UserRanges, out.Users.Registered)))
 	return out, nil
 }
 
@@ -315,6 +316,21 @@ func checkRanges(ranges [][2]uint32, users int, gapsOK bool) error {
 		return fmt.Errorf("users %d..%d are held by no process", next, users-1)
 	}
 	return nil
+}
+
+// unheld names the users no range holds, "3..5, 9..9".
+func unheld(ranges [][2]uint32, users int) string {
+	rs := append([][2]uint32(nil), ranges...)
+	sort.Slice(rs, func(i, j int) bool { return rs[i][0] < rs[j][0] })
+	var gaps []string
+	next := uint32(0)
+	for _, r := range append(rs, [2]uint32{uint32(users), uint32(users)}) {
+		if r[0] > next {
+			gaps = append(gaps, fmt.Sprintf("%d..%d", next, r[0]-1))
+		}
+		next = max(next, r[1])
+	}
+	return strings.Join(gaps, ", ")
 }
 
 // LatencyOf summarises a histogram, rounded to the µs.

@@ -151,3 +151,14 @@ func TestLoginCostMergesAndShows(t *testing.T) {
 		t.Fatal("summaries without login cost merged into one with it")
 	}
 }
+
+// The users of a missing segment are named as the gaps between the ranges
+// the other segments held.
+func TestUnheldUsers(t *testing.T) {
+	if got := unheld([][2]uint32{{6, 9}, {0, 3}}, 12); got != "3..5, 9..11" {
+		t.Fatalf("unheld = %q", got)
+	}
+	if got := unheld([][2]uint32{{0, 12}}, 12); got != "" {
+		t.Fatalf("unheld = %q", got)
+	}
+}
