@@ -110,7 +110,10 @@ func runKube(rc *runConfig) (code int, err error) {
 	if err != nil {
 		return max(code, 1), err
 	}
-	return finishRun(rc, obs, dir, max(code, c))
+	if code == 0 {
+		code = c // a segment that ended early fails the run (exit 1) whatever its thresholds say
+	}
+	return finishRun(rc, obs, dir, code)
 }
 
 // podEnv is what the pods need of this run's environment: the IM_* knobs

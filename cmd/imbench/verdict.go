@@ -76,6 +76,9 @@ func verdict(dir string, code int) (level, line string) {
 		if q := summary.QuotaText(s.Generator); q != "" {
 			got += "; " + q
 		}
+		if len(s.Missing) > 0 { // the generator's loss, not the server's
+			got += fmt.Sprintf("; segment(s) %s ended early (%s): what was owed their users counts as lost", strings.Join(s.Missing, ", "), summary.MissingUsersText(s))
+		}
 	}
 	why := map[int]string{
 		runner.ExitThresholds:  "a threshold was crossed",

@@ -28,9 +28,8 @@ func MergeMissing(parts []Summary, missing []string) (Summary, error) {
 	}
 	out.Missing = missing
 	out.Warnings = append(out.Warnings, fmt.Sprintf("segment(s) %s of %d wrote no summary (their process ended early): "+
-		"their users (%s) and their deliveries are not counted and their senders' messages are missing from the totals; "+
-		"these figures are the other segments' only", strings.Join(missing, ", "), len(parts)+len(missing),
-		unheld(out.Generator.UserRanges, out.Users.Registered)))
+		"%s; their senders' messages are missing from the totals, and what the other segments' senders owed their users counts as lost: "+
+		"these figures are the other segments' only", strings.Join(missing, ", "), len(parts)+len(missing), MissingUsersText(out)))
 	return out, nil
 }
 
@@ -316,6 +315,15 @@ func checkRanges(ranges [][2]uint32, users int, gapsOK bool) error {
 		return fmt.Errorf("users %d..%d are held by no process", next, users-1)
 	}
 	return nil
+}
+
+// MissingUsersText names the users of a merge's missing segments, "users
+// 3..5, 9..9 not counted", or "".
+func MissingUsersText(s Summary) string {
+	if len(s.Missing) == 0 {
+		return ""
+	}
+	return "users " + unheld(s.Generator.UserRanges, s.Users.Registered) + " not counted"
 }
 
 // unheld names the users no range holds, "3..5, 9..9".
