@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/imbench/imbench/internal/framecache"
+	"github.com/imbench/imbench/load/framecache"
 	"github.com/imbench/imbench/load/openim"
 	"github.com/imbench/imbench/load/ws"
 	wire "github.com/imbench/imbench/wire/openim"

@@ -3,13 +3,14 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"github.com/imbench/imbench/internal/chartscale"
 	"html"
 	"html/template"
 	"math"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/imbench/imbench/internal/chartscale"
 )
 
 // HTML renders report.html: one file, its CSS inline and its charts inline

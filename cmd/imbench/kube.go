@@ -105,7 +105,7 @@ func runKube(rc *runConfig) (code int, err error) {
 			code = 1
 		}
 	}
-	c, err := mergeAndFinish(rc.script, runEnv, rc.runID, dir, rc.segments, rc.noThresholds)
+	c, err := runner.MergeAndFinish(rc.script, runEnv, rc.runID, dir, rc.segments, rc.noThresholds, os.Stdout, os.Stderr)
 	removeCreated(rc, runEnv, dir, false)
 	if err != nil {
 		return max(code, 1), err

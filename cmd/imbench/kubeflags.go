@@ -10,9 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/imbench/imbench/internal/badinput"
-	"github.com/imbench/imbench/internal/catalog"
 	"github.com/imbench/imbench/internal/loopback"
 	"github.com/imbench/imbench/internal/profile"
+	"github.com/imbench/imbench/load/catalog"
 )
 
 // kubeOptions are a run's -on kubernetes settings.

@@ -2,9 +2,9 @@
 // flags and calls the package that does the work. `up`, `down` and
 // `status` manage the stack (internal/stack); `run` checks a scenario's
 // inputs and its target before any load, then runs it (load/runner), its
-// metrics and log going where internal/observe says, its live view served
+// metrics and log going where internal/stack/observe says, its live view served
 // by report/live; `report`, `compare` and `merge` work on results (report/);
-// `scenarios` lists the catalog (internal/catalog); `bench` measures the
+// `scenarios` lists the catalog (load/catalog); `bench` measures the
 // generator (bench). It runs from the project root: targets/,
 // load/scenarios, .tools/bin and .run are relative to it.
 package main

@@ -8,8 +8,9 @@ import (
 	"strings"
 
 	"github.com/imbench/imbench/internal/badinput"
-	"github.com/imbench/imbench/internal/catalog"
 	"github.com/imbench/imbench/internal/summary"
+	"github.com/imbench/imbench/load/catalog"
+	"github.com/imbench/imbench/load/runner"
 )
 
 // cmdMerge merges the parts of a run split over machines (a Kubernetes
@@ -52,7 +53,7 @@ func cmdMerge(args []string) (int, error) {
 			env[k] = v
 		}
 	}
-	code, err := mergeAndFinish(script, env, *runID, dir, *n, *noThr)
+	code, err := runner.MergeAndFinish(script, env, *runID, dir, *n, *noThr, os.Stdout, os.Stderr)
 	if err != nil {
 		return code, err
 	}

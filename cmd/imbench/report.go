@@ -15,6 +15,7 @@ import (
 	"github.com/imbench/imbench/internal/profile"
 	"github.com/imbench/imbench/internal/stack"
 	"github.com/imbench/imbench/internal/summary"
+	"github.com/imbench/imbench/load/runner"
 	"github.com/imbench/imbench/report"
 )
 
@@ -109,9 +110,9 @@ func mergePartials(dir string) error {
 	}
 	n := len(parts)
 	if s, err := summary.Load(parts[0]); err == nil && s.Segments > n {
-		n = s.Segments // some segment wrote none: mergeSegments names it
+		n = s.Segments // some segment wrote none: runner.MergeSegments names it
 	}
-	m, err := mergeSegments(dir, n)
+	m, err := runner.MergeSegments(dir, n)
 	if err != nil {
 		return fmt.Errorf("merging the %d partial summaries in %s: %w", len(parts), dir, err)
 	}

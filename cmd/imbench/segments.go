@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -16,8 +13,6 @@ import (
 
 	"github.com/imbench/imbench/internal/badinput"
 	"github.com/imbench/imbench/internal/profile"
-	"github.com/imbench/imbench/internal/summary"
-	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/runner"
 	"github.com/imbench/imbench/load/segment"
 	"github.com/imbench/imbench/report/live"
@@ -116,7 +111,7 @@ func runSegments(rc *runConfig) (int, error) {
 	}
 	stopLive()
 	env := rc.runnerConfig(obs).Env
-	c, err := mergeAndFinish(rc.script, env, rc.runID, dir, n, rc.noThresholds)
+	c, err := runner.MergeAndFinish(rc.script, env, rc.runID, dir, n, rc.noThresholds, os.Stdout, os.Stderr)
 	removeCreated(rc, env, dir, interrupted.Load())
 	if err != nil {
 		return max(code, 1), err
@@ -132,71 +127,6 @@ func stopAll(procs []*exec.Cmd) {
 	for _, p := range procs {
 		p.Wait()
 	}
-}
-
-// mergeAndFinish merges a split run's parts and ends it as a whole run
-// ends: the table or the scenario's handleSummary, its thresholds.
-func mergeAndFinish(script string, env map[string]string, runID, dir string, n int, noThresholds bool) (int, error) {
-	merged, err := mergeSegments(dir, n)
-	if err != nil {
-		return 1, err
-	}
-	code := 0
-	if len(merged.Missing) > 0 {
-		code = 1
-	}
-	var sc *runner.Script
-	if script != "" {
-		if sc, err = runner.Load(script, env, runID); err != nil {
-			return 1, err
-		}
-	}
-	for _, w := range merged.Warnings {
-		fmt.Println("imbench: warning:", w)
-	}
-	return max(code, runner.Finish(sc, merged, dir, noThresholds, os.Stdout, os.Stderr)), nil
-}
-
-// mergeSegments reads the partial summaries of the n segments in dir and
-// writes summary.json. A segment without one (its process was killed) is named
-// in Missing and a warning; the others' results are kept.
-func mergeSegments(dir string, n int) (summary.Summary, error) {
-	var parts []summary.Summary
-	var missing []string
-	for i := 0; i < n; i++ {
-		seg := segment.Segment{Index: i, Count: n}.Interval()
-		f := filepath.Join(dir, summary.PartFile(seg))
-		if _, err := os.Stat(f); errors.Is(err, fs.ErrNotExist) {
-			missing = append(missing, seg)
-			continue
-		}
-		s, err := summary.Load(f)
-		if err != nil {
-			return summary.Summary{}, err
-		}
-		parts = append(parts, s)
-	}
-	if len(parts) == 0 {
-		return summary.Summary{}, fmt.Errorf("none of the %d segments wrote a summary (see the seg*.log files)", n)
-	}
-	merged, err := summary.MergeMissing(parts, missing)
-	if err != nil {
-		return merged, err
-	}
-	// Segments register nobody: the setup process says what it registered.
-	var setup engine.SetupReport
-	if raw, err := os.ReadFile(filepath.Join(dir, runner.SetupFile)); err == nil && json.Unmarshal(raw, &setup) == nil {
-		merged.Users.NewlyRegistered = setup.Registered
-		merged.Setup.WritesRedone = int64(setup.WritesRedone)
-	}
-	raw, invalid := summary.Encode(&merged)
-	if raw == nil {
-		return merged, invalid
-	}
-	if err := os.WriteFile(filepath.Join(dir, "summary.json"), raw, 0o644); err != nil {
-		return merged, err
-	}
-	return merged, invalid
 }
 
 // removeCreated ends a split run as a whole run ends: what it made on the
@@ -220,7 +150,7 @@ func removeCreated(rc *runConfig, env map[string]string, dir string, interrupted
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	getenv := func(k string) string { return env[k] }
-	if _, err := cleanTarget(ctx, dir, rc.target.Name, false, profiles, getenv, os.Stdout, os.Stderr); err != nil {
+	if _, err := runner.CleanTarget(ctx, dir, rc.target.Name, false, profiles, getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintf(os.Stderr, "imbench: clean-up: %v; %s\n", err, later)
 	}
 }

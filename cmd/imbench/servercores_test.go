@@ -3,8 +3,8 @@ package main
 import (
 	"testing"
 
-	"github.com/imbench/imbench/internal/procgroup"
 	"github.com/imbench/imbench/internal/profile"
+	"github.com/imbench/imbench/load/procgroup"
 )
 
 // The target machine's cores: the setting, the profile's, or this

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/imbench/imbench/internal/console"
-	"github.com/imbench/imbench/internal/observe"
+	"github.com/imbench/imbench/internal/stack/console"
+	"github.com/imbench/imbench/internal/stack/observe"
 	"github.com/imbench/imbench/internal/summary"
 	"github.com/imbench/imbench/load/runner"
 )

@@ -3,7 +3,9 @@
 package layers
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -36,6 +38,24 @@ func TestLayersPointDown(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// A command only parses its flags, calls a library and prints: no file
+// under cmd/ grows past 200 lines (the work belongs in the library).
+func TestCommandFilesAreShort(t *testing.T) {
+	files, err := filepath.Glob("../../cmd/*/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no command files: %v", err)
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(raw), "\n"); n > 200 {
+			t.Errorf("%s: %d lines (200 at most: move the work into the package that owns it)", strings.TrimPrefix(f, "../../"), n)
 		}
 	}
 }

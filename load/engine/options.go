@@ -3,7 +3,7 @@ package engine
 import (
 	"fmt"
 
-	"github.com/imbench/imbench/internal/strictjson"
+	"github.com/imbench/imbench/load/strictjson"
 )
 
 // DecodeOptions copies a target's options into dst, a protocol's options

@@ -2,12 +2,13 @@ package limit
 
 import (
 	"fmt"
-	"github.com/imbench/imbench/internal/chartscale"
 	"html"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/imbench/imbench/internal/chartscale"
 )
 
 // HTML is limit.html: the result, the knee chart (latency against

@@ -5,53 +5,14 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/imbench/imbench/internal/procgroup"
+	"github.com/imbench/imbench/load/procgroup"
 )
 
-// Saturation rules, over the step at the knee (or the last one, where none
-// broke; or, where they see nothing there, a run of the knee again that
-// broke):
-//
-//  0. the generator's open files or ports used up (logins failed for
-//     them); a part of the server at its limit of open files (its
-//     descriptors within 1 % of its ulimit -n: it accepts no more
-//     connections); the generator held back by its CPU quota (throttled in
-//     5 % of its cgroup's periods or more);
-//  1. the generator: this process used nearly every core it may use
-//     (GOMAXPROCS, its affinity, its CPU quota, the machine's);
-//  2. a part of the server pinned to fewer cores than the machine's (its
-//     affinity) that used 90 % of them, or parts pinned together to the
-//     same such cores that used 90 % of them between them; or a part at
-//     one core: its busiest thread at 90 % of one core or more, what its
-//     host ran for others there counted in (steal, on a virtual machine;
-//     sampled from /proc, not known from Prometheus): its work runs on
-//     that thread, and a thread has one core at most (a single-threaded
-//     part, a serial stage), however busy the machine;
-//  3. the machine: its cores all busy (the parts' CPU and the generator's
-//     at 90 % of the cores or more): the server's largest part is named,
-//     the machine said; a part whose threads share the work (a Go
-//     program's) gives out so; else, the machine busy but not full, a
-//     part whose least idle thread ran or waited for a core 90 % of the
-//     step (its run-queue wait, /proc's schedstat) is rule 2's: it never
-//     slept, its work would have filled the core other threads shared
-//     (unlike a thread at its whole core, one that waited is disturbed by
-//     what took a quarter of the machine beside it);
-//  4. a part whose memory was still growing through the step by more than
-//     a tenth, and by more than twice as much as through the lowest load's
-//     step (a server just started grows at any load): it is queueing what
-//     it cannot serve; unless the step fell short with the server
-//     answering as fast as at the lowest load (rule 5's second case): a
-//     server that answers at once is not what held the senders back, and
-//     its memory grows with the load it is given;
-//  5. a step that sent less than asked, the generator's cores to spare:
-//     each sender waits for the answer to its message before the next, so
-//     the senders send at most their number over the answer time. Would
-//     they have sent what was asked at the answer time of the search's
-//     lowest load, the server did not keep up (its largest part named);
-//     else the scenario has too few senders for the rate (the limit is
-//     the scenario's);
-//  6. else nothing the resource table sees saturated: the limit lies in
-//     what it does not show (a lock, the disk, the network, the database).
+// saturation names what gave out first: the rules, tried in the order of
+// Rules, over the step at the knee (or the last one, where none broke; or,
+// where they see nothing there, a run of the knee again that broke). Each
+// rule is one line beside the code that applies it (// rule "<name>": …);
+// docs/limit.md's table says them in full, and a test keeps the two alike.
 func (r *Result) saturation() Saturation {
 	st := r.Step(r.KneeStep)
 	if st == nil && len(r.Steps) > 0 {
@@ -94,6 +55,11 @@ const (
 	RuleServerPace         = "server answers slowed"
 	RuleUnseen             = "nothing seen saturated"
 )
+
+// Rules are the saturation rules in the order they are tried.
+var Rules = []string{RuleGeneratorOpenFiles, RuleServerOpenFiles, RuleGeneratorQuota, RuleGeneratorCores, RuleServerCores,
+	RuleServerThread, RuleServerSharedCores, RuleMachineGenerator, RuleMachine, RuleServerMachine, RuleServerThreadWaited,
+	RuleServerMemory, RuleSenders, RuleServerPace, RuleUnseen}
 
 // disturbedBy says why a step that broke the objective broke for what
 // ran beside the search rather than the server: other processes took a
@@ -169,8 +135,7 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 	if short != "" {
 		full = 0.8
 	}
-	// Logins the load machine could not make: no file for a socket, no
-	// local port to dial from. The limit is the generator's machine's.
+	// rule "generator open files": logins failed for EMFILE/ENFILE or EADDRNOTAVAIL at the generator.
 	if f := st.Summary.Users.LoginFailures; f != nil && f.OpenFiles+f.Ports > 0 {
 		why := fmt.Sprintf("%d login attempts at step %d found the generator's open files at their limit", f.OpenFiles, st.N)
 		if m.GeneratorOpenFiles > 0 {
@@ -182,8 +147,7 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 		return Saturation{Rule: RuleGeneratorOpenFiles, Component: "imbench", Generator: true, Why: why,
 			Advice: "raise the generator's open files (ulimit -n, as make bench does) or split the users over segments and source addresses (SEGMENTS=n)"}
 	}
-	// A part of the server out of open files: it cannot accept another
-	// connection (accept4: too many open files), whatever its cores.
+	// rule "server open files": a listening part's descriptors within 1 % of its ulimit -n.
 	for _, u := range target {
 		if l := u.OpenFilesLimit; l > 0 && u.OpenFiles+max(2, l/100) >= l {
 			return Saturation{Rule: RuleServerOpenFiles, Component: u.Component,
@@ -192,10 +156,8 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 				Advice: "raise the server's open files (ulimit -n before it starts, LimitNOFILE= in its systemd unit, ulimits: nofile in compose), then search again"}
 		}
 	}
-	// A generator its CPU quota held back (a cgroup's, a Kubernetes CPU
-	// limit's) is the limit, whatever its cores seem to say: held in one
-	// period of 100 ms out of twenty, it stalls for most of that period
-	// every two seconds, which a latency percentile shows.
+	// rule "generator CPU quota": its cgroup throttled it in 5 % of its periods or more (a
+	// stall of most of a 100 ms period every two seconds, which a percentile shows).
 	if st.GeneratorThrottled >= 0.05 {
 		why := fmt.Sprintf("the generator was held back by its CPU quota in %.0f %% of its scheduling periods at step %d", 100*st.GeneratorThrottled, st.N)
 		if m.GeneratorCoresWhy != "" {
@@ -207,6 +169,7 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 		return Saturation{Rule: RuleGeneratorQuota, Component: "imbench", Generator: true, Why: why,
 			Advice: "raise the generator's CPU limit (its cgroup's quota, a pod's resources.limits.cpu), or run it on more of them"}
 	}
+	// rule "generator cores": it used 90 % of the cores it may use (80 % where the step fell short).
 	if may := min(m.GeneratorCores, float64(cores)); may > 0 && st.GeneratorCores >= full*may {
 		why := fmt.Sprintf("the generator used %.2f of the %s cores it may use at step %d", st.GeneratorCores, num(may), st.N)
 		if short != "" {
@@ -214,8 +177,7 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 		}
 		return Saturation{Rule: RuleGeneratorCores, Component: "imbench", Generator: true, Advice: advice, Why: why}
 	}
-	// A part pinned to fewer cores than the machine's (taskset, a cpuset)
-	// that used them all: its cores were full, whatever the machine's.
+	// rule "server at its pinned cores": a part pinned to fewer CPUs than the machine's used 90 % of them.
 	for _, u := range target {
 		if u.CPUs > 0 && u.CPUs < cores && u.CPUAvg >= 90*float64(u.CPUs) {
 			return Saturation{Rule: RuleServerCores, Component: u.Component,
@@ -229,6 +191,7 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 	if stolen >= 1 {
 		host = fmt.Sprintf(" less the %.0f %% its host took", stolen)
 	}
+	// rule "server thread at a core": a part's busiest thread at 90 % of one core, steal counted in.
 	for _, u := range target {
 		if u.CPUBusiestThread+stolen >= 90 {
 			return Saturation{Rule: RuleServerThread, Component: u.Component,
@@ -248,10 +211,8 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 			server += u.CPUAvg
 		}
 		others := busy - server - st.GeneratorCores*100
+		// rule "machine busy, generator largest": the machine's cores 90 % busy, the generator the largest user.
 		if gen := st.GeneratorCores * 100; gen >= server && gen >= others {
-			// The generator took the larger share of a machine it
-			// shares with the server: the server's limit is not known
-			// here.
 			why := fmt.Sprintf("the machine's %d cores were busy at step %d, the generator the largest user (%.0f %% of one core, the server's parts %.0f %%, other processes %.0f %%)",
 				cores, st.N, gen, server, others)
 			if short != "" {
@@ -260,18 +221,19 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 			return Saturation{Rule: RuleMachineGenerator, Component: "imbench", Generator: true, Why: why,
 				Advice: "run the generator on another machine than the server's, or on more of them (segments on other hosts)"}
 		}
+		// rule "machine busy, other processes": the machine's cores 90 % busy, others above the server.
 		if len(target) == 0 || others > server {
 			return Saturation{Rule: RuleMachine, Component: "the machine",
 				Why: fmt.Sprintf("the machine's %d cores were busy at step %d (%.0f %% of one core in all: the server's parts %.0f %%, the generator %.0f %%, other processes %.0f %%): "+
 					"what ran beside the server took its room", cores, st.N, busy, server, st.GeneratorCores*100, others),
 				Advice: "run the search on a machine with nothing else running, or with the generator on another host"}
 		}
+		// rule "machine busy, server largest": the machine's cores 90 % busy, the server the largest user.
 		return Saturation{Rule: RuleServerMachine, Component: target[0].Component,
 			Why: fmt.Sprintf("the machine's %d cores were busy at step %d (%.0f %% of one core in all, the generator's %.0f %% included); the server's largest part, %s, used %.0f %%",
 				cores, st.N, busy, st.GeneratorCores*100, target[0].Component, target[0].CPUAvg)}
 	}
-	// Rule 2 on a machine busy but not full: the thread had a core's
-	// work and less than a core.
+	// rule "server thread never idle": the machine not full, a part's least idle thread ran or waited 90 % of the step.
 	for _, u := range target {
 		if u.ThreadRunnable+stolen >= 90 && u.ThreadWaiting > 0 {
 			return Saturation{Rule: RuleServerThreadWaited, Component: u.Component,
@@ -282,6 +244,7 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 	if short != "" && !serverSlowed(st, base) {
 		return waited(st, base, target, short)
 	}
+	// rule "server memory growing": by a tenth through the step, and twice what it grew at the lowest load.
 	for _, u := range target {
 		if u.RSSAvg > 0 && u.RSSGrowth > 0.1*u.RSSAvg && u.RSSGrowth > 2*rssGrowth(base, u.Component) {
 			return Saturation{Rule: RuleServerMemory, Component: u.Component,
@@ -291,16 +254,17 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 	if short != "" {
 		return waited(st, base, target, short)
 	}
+	// rule "nothing seen saturated": none of the above (a lock, the disk, the network, a database elsewhere).
 	if len(st.Usage) == 0 {
 		return Saturation{Rule: RuleUnseen, Why: "no resource figures for the step (no Prometheus, and the server's processes are not on this machine)"}
 	}
 	return Saturation{Rule: RuleUnseen, Why: "no part of the server reached a core, nor the machine its cores: the limit lies in what the resource table does not show (a lock, the disk, the network, a database elsewhere)"}
 }
 
-// sharedCores is rule 2's last case: parts pinned together to fewer cores
-// than the machine's (a server of many processes under one taskset) that
-// used them all between them, though no part alone shows it. target is
-// sorted by CPU, the largest first.
+// sharedCores: parts pinned together to fewer cores than the machine's (a
+// server of many processes under one taskset) that used them all between
+// them, though no part alone shows it. target is sorted by CPU, the
+// largest first.
 func sharedCores(st *Step, target []Usage, cores int) (Saturation, bool) {
 	seen := map[string]bool{}
 	for _, u := range target {
@@ -320,6 +284,7 @@ func sharedCores(st *Step, target []Usage, cores int) (Saturation, bool) {
 		if sum < 90*float64(n) {
 			continue
 		}
+		// rule "server's parts at the cores they share": pinned together to fewer CPUs, 90 % of them used between them.
 		if len(parts) > 4 {
 			parts = append(parts[:3], fmt.Sprintf("%d more", len(parts)-3))
 		}
@@ -350,7 +315,7 @@ func serverSlowed(st, base *Step) bool {
 }
 
 // waited names why a step sent less than asked while the generator had
-// cores to spare: its senders were waiting for answers (rule 5).
+// cores to spare: its senders were waiting for answers.
 func waited(st, base *Step, target []Usage, short string) Saturation {
 	inFlight := st.Achieved * st.AckAvg / 1000 // Little's law: the senders waiting at a time
 	// What the same senders would have sent, answered as fast as at the
@@ -359,12 +324,14 @@ func waited(st, base *Step, target []Usage, short string) Saturation {
 	if base.AckAvg > 0 {
 		could = st.Achieved * st.AckAvg / base.AckAvg
 	}
+	// rule "too few senders": short, answers as quick as at the lowest load: each sender waits for its answer.
 	if !serverSlowed(st, base) {
 		return Saturation{Rule: RuleSenders, Component: "imbench", Generator: true,
 			Why: fmt.Sprintf("%s: the server answered in %.2f ms on average (%.2f ms at %g), and with about %.1f messages in flight, each sender waiting for its answer before its next message, its senders could not send more at that pace",
 				short, st.AckAvg, base.AckAvg, base.Asked, inFlight),
 			Advice: "give the scenario more senders for this rate (a larger SCALE, or more users sending), each keeping one message in flight"}
 	}
+	// rule "server answers slowed": short, answers slower than at the lowest load: the server set the pace.
 	why := fmt.Sprintf("%s: the server's answers slowed from %.2f ms on average at %g to %.2f ms; each sender waits for its answer before its next message (about %.1f in flight), so the server set the pace (answered as at %g, they would have sent %.0f msg/s)",
 		short, base.AckAvg, base.Asked, st.AckAvg, inFlight, base.Asked, could)
 	if len(target) == 0 {

@@ -188,7 +188,7 @@ func TestTheKneeRunAgainNamesWhatGaveOut(t *testing.T) {
 // gets less than its core: its thread runs 88 % of the step and waits for
 // a core the rest (what a 2-core CI runner showed). It never slept: the
 // part is at its core; without the wait it is not, nor where the machine
-// was full (its neighbours' doing, rule 3).
+// was full (its neighbours' doing: "machine busy, other processes").
 func TestThreadThatNeverSlept(t *testing.T) {
 	st := Step{N: 7, Asked: 750, Achieved: 750, AckAvg: 0.2, GeneratorCores: 0.12, MachineBusy: 0.6,
 		Usage: []Usage{{Component: "imbench-target", Role: "target", Processes: 1, CPUAvg: 89, CPUBusiest: 89, CPUBusiestThread: 88, ThreadRunnable: 99, ThreadWaiting: 11}}}

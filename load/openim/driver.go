@@ -16,8 +16,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/imbench/imbench/internal/framecache"
 	"github.com/imbench/imbench/load/engine"
+	"github.com/imbench/imbench/load/framecache"
 	"github.com/imbench/imbench/load/plan"
 	"github.com/imbench/imbench/load/verify"
 )

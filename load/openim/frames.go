@@ -5,7 +5,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/imbench/imbench/internal/framecache"
+	"github.com/imbench/imbench/load/framecache"
 	"github.com/imbench/imbench/load/verify"
 	wire "github.com/imbench/imbench/wire/openim"
 	"github.com/imbench/imbench/wire/openim/pb"

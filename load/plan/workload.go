@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/imbench/imbench/internal/strictjson"
+	"github.com/imbench/imbench/load/strictjson"
 )
 
 // Workload is a test as a user states it: a list of classes, each of a

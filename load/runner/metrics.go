@@ -1,15 +1,16 @@
 package runner
 
 import (
-	"github.com/imbench/imbench/internal/procgroup"
 	"maps"
 	"runtime"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/imbench/imbench/load/procgroup"
+
 	"github.com/imbench/imbench/internal/latency"
-	"github.com/imbench/imbench/internal/promrw"
+	"github.com/imbench/imbench/load/promrw"
 	"github.com/imbench/imbench/load/verify"
 )
 

@@ -7,7 +7,7 @@
 // (what `import im from 'imbench'` gives), options.go (scenario options,
 // the target and run options from the environment), run.go (one run's
 // state), worker.go (a worker's users through the phases), metrics.go (the
-// series internal/promrw writes), summary.go, thresholds.go, runner.go (the
+// series load/promrw writes), summary.go, thresholds.go, runner.go (the
 // whole run and its exit code).
 package runner
 
@@ -18,9 +18,9 @@ import (
 
 	"github.com/grafana/sobek"
 
-	"github.com/imbench/imbench/internal/strictjson"
 	"github.com/imbench/imbench/internal/summary"
 	"github.com/imbench/imbench/load/plan"
+	"github.com/imbench/imbench/load/strictjson"
 )
 
 // module is the 'imbench' module of one evaluation.

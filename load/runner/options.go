@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/imbench/imbench/internal/profile"
-	"github.com/imbench/imbench/internal/strictjson"
 	"github.com/imbench/imbench/load/engine"
+	"github.com/imbench/imbench/load/strictjson"
 )
 
 // ScenarioOptions is what a scenario may export as options.

@@ -2,12 +2,13 @@ package runner
 
 import (
 	"fmt"
-	"github.com/imbench/imbench/internal/summary"
 	"io"
 	"os"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/imbench/imbench/internal/summary"
 
 	"github.com/imbench/imbench/internal/latency"
 	"github.com/imbench/imbench/load/plan"

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/imbench/imbench/internal/profile"
 	"io"
 	"log/slog"
 	"maps"
@@ -17,10 +16,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/imbench/imbench/internal/profile"
+
 	"github.com/imbench/imbench/internal/lokipush"
-	"github.com/imbench/imbench/internal/promrw"
 	"github.com/imbench/imbench/internal/summary"
 	"github.com/imbench/imbench/load/engine"
+	"github.com/imbench/imbench/load/promrw"
 	"github.com/imbench/imbench/load/segment"
 )
 

@@ -6,8 +6,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/imbench/imbench/internal/cpulimit"
 	"github.com/imbench/imbench/internal/summary"
+	"github.com/imbench/imbench/load/cpulimit"
 )
 
 // selfUsage is this process's CPU and its quota's account at the start of

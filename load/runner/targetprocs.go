@@ -4,8 +4,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/imbench/imbench/internal/procgroup"
 	"github.com/imbench/imbench/internal/profile"
+	"github.com/imbench/imbench/load/procgroup"
 )
 
 // targetProcs are the processes serving the run's endpoints on this

@@ -8,8 +8,8 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/imbench/imbench/internal/httpanswer"
 	"github.com/imbench/imbench/load/engine"
+	"github.com/imbench/imbench/load/httpanswer"
 	"github.com/imbench/imbench/load/plan"
 	wire "github.com/imbench/imbench/wire/wildfire"
 )

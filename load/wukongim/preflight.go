@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/imbench/imbench/internal/httpanswer"
+	"github.com/imbench/imbench/load/httpanswer"
 	"github.com/imbench/imbench/load/ws"
 	wire "github.com/imbench/imbench/wire/wukongim"
 )

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/imbench/imbench/internal/cpulimit"
+	"github.com/imbench/imbench/load/cpulimit"
 )
 
 // QuotaCgroup makes a cgroup v1 cpu folder with a quota of cores, removed

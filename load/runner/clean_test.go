@@ -1,4 +1,4 @@
-package main
+package runner_test
 
 import (
 	"bytes"
@@ -46,7 +46,7 @@ export const plan = im.workload({ name: 'wildfire/kept', bodySize: 36, classes: 
 	if err := os.Symlink("kept_run", filepath.Join(results, "latest")); err != nil {
 		t.Fatal(err)
 	}
-	left, err := leftovers(results)
+	left, err := runner.Leftovers(results)
 	if err != nil || len(left) != 1 || !strings.HasPrefix(left[0], "kept_run (reference, wildfire, set up ") {
 		t.Fatalf("leftovers %q %v", left, err)
 	}
@@ -59,12 +59,12 @@ export const plan = im.workload({ name: 'wildfire/kept', bodySize: 36, classes: 
 		}
 		return ""
 	}
-	if code, err := cleanTarget(context.Background(), dir, "", false, profiles, wrong, &out, &out); code == 0 && err == nil {
+	if code, err := runner.CleanTarget(context.Background(), dir, "", false, profiles, wrong, &out, &out); code == 0 && err == nil {
 		t.Fatal("a refused clean-up succeeded")
 	}
 	out.Reset()
 	getenv := func(k string) string { return map[string]string{"IM_SECRET": tg.Secret}[k] }
-	code, err := cleanTarget(context.Background(), dir, "", false, profiles, getenv, &out, &out)
+	code, err := runner.CleanTarget(context.Background(), dir, "", false, profiles, getenv, &out, &out)
 	if code != 0 || err != nil {
 		t.Fatalf("clean-target: exit %d %v\n%s", code, err, out.String())
 	}
@@ -74,7 +74,7 @@ export const plan = im.workload({ name: 'wildfire/kept', bodySize: 36, classes: 
 	if !strings.Contains(out.String(), "imbench: removed from reference: 6 users, 2 groups, 0 chatrooms") {
 		t.Fatalf("clean-target printed:\n%s", out.String())
 	}
-	if left, _ := leftovers(results); len(left) != 0 {
+	if left, _ := runner.Leftovers(results); len(left) != 0 {
 		t.Fatalf("still listed after clean-target: %q", left)
 	}
 }
@@ -108,11 +108,11 @@ export const plan = im.workload({ name: 'wildfire/named', prefix: 'shared_', bod
 	}
 	dir := filepath.Join(results, "named_run")
 	getenv := func(k string) string { return map[string]string{"IM_SECRET": tg.Secret}[k] }
-	if _, err := cleanTarget(context.Background(), dir, "", false, map[string]profile.Profile{}, getenv, &out, &out); err == nil ||
+	if _, err := runner.CleanTarget(context.Background(), dir, "", false, map[string]profile.Profile{}, getenv, &out, &out); err == nil ||
 		!strings.Contains(err.Error(), "-force") {
 		t.Fatalf("clean-target without -force: %v", err)
 	}
-	if code, err := cleanTarget(context.Background(), dir, "", true, map[string]profile.Profile{}, getenv, &out, &out); code != 0 || err != nil {
+	if code, err := runner.CleanTarget(context.Background(), dir, "", true, map[string]profile.Profile{}, getenv, &out, &out); code != 0 || err != nil {
 		t.Fatalf("clean-target -force: exit %d %v\n%s", code, err, out.String())
 	}
 	if users, groups, _ := tg.Core.Census("shared_"); users+groups != 0 {

@@ -1,7 +1,6 @@
 package observe
 
 import (
-	"github.com/imbench/imbench/internal/console"
 	"io"
 	"log/slog"
 	"net"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/imbench/imbench/internal/stack/console"
 
 	"github.com/imbench/imbench/dashboards"
 	"github.com/imbench/imbench/internal/lokipush"

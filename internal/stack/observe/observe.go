@@ -9,13 +9,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/imbench/imbench/internal/console"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/imbench/imbench/internal/stack/console"
 
 	"github.com/imbench/imbench/internal/stack"
 )

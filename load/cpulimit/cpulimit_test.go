@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/imbench/imbench/internal/cpulimit"
-	"github.com/imbench/imbench/internal/cpulimit/cgtest"
+	"github.com/imbench/imbench/load/cpulimit"
+	"github.com/imbench/imbench/load/cpulimit/cgtest"
 )
 
 // This process's limits: at most GOMAXPROCS, and the least of the bounds.
