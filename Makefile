@@ -12,6 +12,7 @@
 #   make soak [SOAK=1h] [SOAK_RATE=400]   wukongim/stability for SOAK: generator RSS slope per hour
 #   make status | make down
 #   make test                        everything CI runs (the fuzz targets' seed corpora included)
+#   make test-short                  the inner loop: every test but the whole runs and the timed ones (-short)
 #   make fuzz [FUZZTIME=30s]         every Fuzz* target for FUZZTIME each: executions and findings
 #   make chaos                       the stack's own failures, verbosely: storm, gateway and target killed, segment killed, Prometheus killed
 #   make proto                       regenerate wire/openim/pb from its .proto
@@ -58,7 +59,7 @@ GO_SOURCES := go.mod go.sum $(shell find . -name '*.go' -not -name '*_test.go' -
 PROTOC_GEN_GO_VERSION := v1.36.11
 PROMETHEUS_VERSION    := 3.10.0
 
-.PHONY: cluster-tools cluster-up cluster-down cluster-status test-cluster help up down status scenarios run-scenario limit soak report compare clean-target bench bench-page test fuzz chaos tools stack-tools apt proto check-proto fmt-check generate promtool-test apt-test apt-install typecheck compare-servers
+.PHONY: test-short cluster-tools cluster-up cluster-down cluster-status test-cluster help up down status scenarios run-scenario limit soak report compare clean-target bench bench-page test fuzz chaos tools stack-tools apt proto check-proto fmt-check generate promtool-test apt-test apt-install typecheck compare-servers
 
 help:
 	@sed -n '/^$$/q;p' Makefile | sed 's/^# \{0,1\}//'
@@ -290,10 +291,22 @@ promtool-test: $(BIN)/promtool
 	$(BIN)/promtool check config compose/prometheus.yml
 	cd prometheus/tests && $(abspath $(BIN))/promtool test rules *.yml
 
-# -p 1: one test package at a time. Several of them measure latency; on two
-# cores, packages running side by side would measure each other.
+# Two phases (internal/testmachine): the tests that measure time, latency
+# or CPU keep the machine to themselves, one package at a time; then the
+# rest share it, two packages at once and each package's long tests (whole
+# runs, counted exactly whatever runs beside them) four at a time. Both
+# phases run; either failing fails the target.
 test: tools stack-tools apt-test fmt-check check-proto promtool-test typecheck
-	IMBENCH_TOOLS=$(abspath $(BIN)) go test -p 1 -count=1 -timeout 60m ./...
+	@export IMBENCH_TOOLS=$(abspath $(BIN)); rc=0; alone=$$(go run ./internal/testmachine/alonetests); \
+	echo "make test: the tests that measure time, alone: go test -p 1 $$alone"; \
+	IMBENCH_TESTS=alone go test -p 1 -count=1 -timeout 30m $$alone || rc=$$?; \
+	echo "make test: the rest, side by side: go test -p 2 -parallel 4 ./..."; \
+	IMBENCH_TESTS=shared go test -p 2 -parallel 4 -count=1 -timeout 40m ./... || rc=$$?; \
+	exit $$rc
+
+# The inner loop: every test but the whole runs and the timed ones (-short).
+test-short: tools fmt-check
+	IMBENCH_TOOLS=$(abspath $(BIN)) go test -short -p 2 -count=1 -timeout 10m ./...
 
 # The stack's own failures, each an end-to-end test with exact accounting
 # (all of them are in `make test` too): a reconnect storm per protocol, a

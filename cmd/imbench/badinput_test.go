@@ -6,11 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/imbench/imbench/internal/testmachine"
 )
 
 // Bad input stops with one line and a non-zero exit before any load: the
 // target saw no login and stored no message.
 func TestBadInputStopsBeforeLoad(t *testing.T) {
+	testmachine.Shared(t)
 	tg := startTarget(t)
 	bad := filepath.Join(t.TempDir(), "bad.js")
 	os.WriteFile(bad, []byte("import im from 'imbench';\nexport const plan = im.workload({name: 'x', classes: [{kind: 'online', users: 2}]});\n"+
@@ -88,6 +91,7 @@ func TestBadInputStopsBeforeLoad(t *testing.T) {
 // by its field or variable, before any target is contacted: against a
 // target that is down, the line names the mistake, not the target.
 func TestScenarioMistakesComeBeforeTheTarget(t *testing.T) {
+	testmachine.Shared(t)
 	dir := t.TempDir()
 	write := func(name, class, extra string) string {
 		p := filepath.Join(dir, name+".js")
@@ -132,6 +136,7 @@ func TestScenarioMistakesComeBeforeTheTarget(t *testing.T) {
 // A run id names one run: a second run with it is refused before load, in
 // one line, and the first run's files stay as they were.
 func TestRunIDIsNeverReused(t *testing.T) {
+	testmachine.Shared(t)
 	tg := startTarget(t)
 	results := t.TempDir()
 	first := filepath.Join(results, "once", "summary.json")

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/imbench/imbench/internal/testmachine"
 )
 
 // A core and two gateway processes; gateway 1 killed (-9) once messages
@@ -23,6 +25,7 @@ import (
 // report. openim/storm's users are all online from the start (no storm
 // here), so every login the other gateway sees meanwhile is a user moving.
 func TestChaosGatewayKilled(t *testing.T) {
+	testmachine.Shared(t)
 	secret := "chaos-" + fmt.Sprint(time.Now().UnixNano())
 	cluster := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	core := target{secret: secret, api: fmt.Sprintf("http://127.0.0.1:%d", freePort(t)),
@@ -86,6 +89,7 @@ func TestChaosGatewayKilled(t *testing.T) {
 // knows none of the users. The run ends in one line saying so, well within
 // the reconnect attempts, instead of retrying for minutes.
 func TestChaosRestartWithoutStateEndsInOneLine(t *testing.T) {
+	testmachine.Shared(t)
 	tg, args := targetArgs(t)
 	first := launchTarget(t, tg, args)
 	results := t.TempDir()
@@ -108,6 +112,7 @@ func TestChaosRestartWithoutStateEndsInOneLine(t *testing.T) {
 // merge keeps the other two, names the missing one, and the run exits
 // non-zero.
 func TestChaosSegmentKilled(t *testing.T) {
+	testmachine.Shared(t)
 	tg := startTarget(t)
 	results := t.TempDir()
 	env := append(tg.env(), "IM_LOGIN_WINDOW=4s", "IM_SEND_MARGIN=4s")
@@ -131,6 +136,7 @@ func TestChaosSegmentKilled(t *testing.T) {
 // The openim/storm scenario at a small size: every connection dropped at
 // once, one outage window, every user back, nothing lost.
 func TestChaosStorm(t *testing.T) {
+	testmachine.Shared(t)
 	tg := startTarget(t)
 	results := t.TempDir()
 	r := imbench(t, append(tg.env(), "IM_SCALE=0.2", "IM_DURATION=8s", "IM_STORM_AT=3s"),

@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/imbench/imbench/internal/testmachine"
 	"github.com/imbench/imbench/load/catalog"
 )
 
 func TestScenarioDeliversEverythingOnACleanTarget(t *testing.T) {
+	testmachine.Shared(t)
 	tg := startTarget(t)
 	s := runScenario(t, tg, "0.25", "300")
 	d := s.Deliveries
@@ -45,6 +47,7 @@ func TestScenarioDeliversEverythingOnACleanTarget(t *testing.T) {
 // Each fault the target injects must come out of the verifier exactly as
 // the target counted it.
 func TestFaultsAreCountedExactly(t *testing.T) {
+	testmachine.Shared(t)
 	cases := []struct {
 		name  string
 		flags []string
@@ -90,6 +93,7 @@ func TestFaultsAreCountedExactly(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			testmachine.Shared(t)
 			tg := startTarget(t, c.flags...)
 			// Lost deliveries cross the scenario's lost threshold on purpose.
 			s := runScenario(t, tg, "0.5", "500", "-no-thresholds")
@@ -102,6 +106,7 @@ func TestFaultsAreCountedExactly(t *testing.T) {
 // one reference target: exit 0 (its thresholds held), every expected
 // delivery received and none lost.
 func TestEveryScenarioRunsVerifiedAtATinySize(t *testing.T) {
+	testmachine.Shared(t)
 	names, err := func() ([]string, error) {
 		wd, _ := os.Getwd()
 		defer os.Chdir(wd)
@@ -132,6 +137,7 @@ func TestEveryScenarioRunsVerifiedAtATinySize(t *testing.T) {
 	tg := startTarget(t)
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
+			testmachine.Shared(t)
 			env := append(tg.env(), "IM_DRAIN_QUIET=1s")
 			env = append(env, tiny[name]...)
 			if tiny[name] == nil {

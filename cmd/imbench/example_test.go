@@ -5,12 +5,15 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/imbench/imbench/internal/testmachine"
 )
 
 // The worked example of docs/workloads.md, copied to a folder outside the
 // repository, runs verified over each protocol the first time: its knobs,
 // thresholds and handleSummary as the page writes them.
 func TestTheDocsWorkedExampleRunsOverEveryProtocol(t *testing.T) {
+	testmachine.Shared(t)
 	src, err := os.ReadFile("../../docs/examples/my-workload.js")
 	if err != nil {
 		t.Fatal(err)
@@ -22,6 +25,7 @@ func TestTheDocsWorkedExampleRunsOverEveryProtocol(t *testing.T) {
 	tg := startTarget(t)
 	for _, proto := range []string{"openim", "wukongim", "wildfire"} {
 		t.Run(proto, func(t *testing.T) {
+			testmachine.Shared(t)
 			results := t.TempDir()
 			env := append(tg.env(), "IM_DRAIN_QUIET=1s")
 			r := imbench(t, env, "run", "-scenario", file, "-protocol", proto, "-scale", "0.2", "-duration", "5s", "-results", results)

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/imbench/imbench/internal/testmachine"
 	"github.com/imbench/imbench/load/cpulimit/cgtest"
 	"github.com/imbench/imbench/load/limit"
 	"github.com/imbench/imbench/load/runner"
@@ -18,6 +19,7 @@ import (
 // Kubernetes CPU limit makes it) is named as the limit, its quota and
 // throttling said, not the machine nor the server.
 func TestLimitNamesAGeneratorHeldByItsCPUQuota(t *testing.T) {
+	testmachine.Alone(t)
 	dir := cgtest.QuotaCgroup(t, 0.05)
 	tg := startTarget(t)
 	results := t.TempDir()
@@ -57,6 +59,7 @@ func readResult(t *testing.T, results, out string) limit.Result {
 // listening owner's PID, the neighbour counted as the machine) and its
 // settle waits are its own target's.
 func TestLimitMeasuresItsOwnTargetAlone(t *testing.T) {
+	testmachine.Alone(t)
 	nb, nbArgs := targetArgs(t, "-fault-busy", "0.3")
 	neighbour := launchTarget(t, nb, nbArgs)
 	tg, args := targetArgs(t, "-fault-capacity", "300")
@@ -104,6 +107,7 @@ func TestLimitMeasuresItsOwnTargetAlone(t *testing.T) {
 // below the users asked (started under ulimit -n) names the server's
 // open-files limit; with the generator's capped instead, the generator's.
 func TestLimitNamesTheOpenFilesLimit(t *testing.T) {
+	testmachine.Alone(t)
 	search := func(t *testing.T, tg target, wrap string) (limit.Result, string) {
 		results := t.TempDir()
 		args := []string{"limit", "-scenario", "openim/online-limit", "-start", "150", "-max", "1600", "-resolution", "0.3", "-step", "5s", "-q", "-results", results}
@@ -139,6 +143,7 @@ func TestLimitNamesTheOpenFilesLimit(t *testing.T) {
 // either finds the capacity within ±10 % or says it is undetermined on
 // this machine: never a limit below the capacity blamed on the server.
 func TestLimitBesideACPUHog(t *testing.T) {
+	testmachine.Alone(t)
 	// A shell spinning, in a process group of its own that the clean-up
 	// kills whole (timeout bounds it should the test itself be killed).
 	hog := exec.Command("timeout", "600", "sh", "-c", "while :; do :; done")

@@ -5,6 +5,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/imbench/imbench/internal/testmachine"
 )
 
 // The reference target keeping its state in a log (-state-log), killed
@@ -12,6 +14,7 @@ import (
 // with the same flags: the users log back in and every acknowledged
 // message is still there, so nothing is lost.
 func TestRestartWithStateLogLosesNothing(t *testing.T) {
+	testmachine.Shared(t)
 	tg, args := targetArgs(t, "-state-log", filepath.Join(t.TempDir(), "state.log"))
 	first := launchTarget(t, tg, args)
 	results := t.TempDir()

@@ -10,12 +10,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/imbench/imbench/internal/testmachine"
 )
 
 // No admin secret or user token reaches what a run leaves behind: the
 // summary, the reports, the series, the k6 log, what the CLI printed. One
 // run per protocol, each against the same target and its secret.
 func TestSecretsStayOutOfOutputs(t *testing.T) {
+	testmachine.Shared(t)
 	tg := startTarget(t)
 	results := t.TempDir()
 	var printed strings.Builder

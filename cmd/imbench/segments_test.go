@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/imbench/imbench/internal/testmachine"
 	"github.com/imbench/imbench/load/runner"
 )
 
@@ -15,6 +16,7 @@ import (
 // their user ranges; the target saw each user log in once), and the figures
 // that count add up to the single process's.
 func TestSegmentsAddUpToOneProcess(t *testing.T) {
+	testmachine.Shared(t)
 	tg := startTarget(t)
 	single := runScenario(t, tg, "0.25", "100")
 	loginsBefore := tg.counter(t, `imbench_target_ws_logins_total{result="ok"}`)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/imbench/imbench/internal/summary"
+	"github.com/imbench/imbench/internal/testmachine"
 )
 
 // A workload file of the user's own, with no thresholds at all, still fails
@@ -16,6 +17,7 @@ import (
 // acknowledged and dropped) or late (held past the drain), over every
 // protocol, and its verdict line says failed and why.
 func TestAWorkloadWithoutThresholdsFailsWhatItDidNotDeliver(t *testing.T) {
+	testmachine.Shared(t)
 	script := filepath.Join(t.TempDir(), "mine.js")
 	if err := os.WriteFile(script, []byte(`import im from 'imbench';
 export const plan = im.workload({
@@ -34,6 +36,7 @@ export const plan = im.workload({
 		{"delay", "late", []string{"-fault-delay", "40s"}, []string{"IM_DRAIN_TIMEOUT=4s", "IM_DRAIN_SYNC=off"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			testmachine.Shared(t)
 			tg := startTarget(t, c.flags...)
 			for _, proto := range []string{"openim", "wukongim", "wildfire"} {
 				results := t.TempDir()
@@ -69,6 +72,7 @@ func lastLine(s string) string {
 // (imbench's default, 90 % of the plan's pace) while every delivery
 // arrived; the table's rate row says how far behind it was.
 func TestARunThatMissedItsPaceFails(t *testing.T) {
+	testmachine.Shared(t)
 	script := filepath.Join(t.TempDir(), "paced.js")
 	if err := os.WriteFile(script, []byte(`import im from 'imbench';
 export const plan = im.workload({

@@ -19,9 +19,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/imbench/imbench/internal/testmachine"
 )
 
 func TestStackObservesARun(t *testing.T) {
+	testmachine.Shared(t)
 	s := newStack(t)
 	s.downAtTheEnd()
 	upAt := time.Now()

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/imbench/imbench/internal/summary"
+	"github.com/imbench/imbench/internal/testmachine"
 )
 
 // The support desk of docs/examples/support-desk.js, copied outside the
@@ -15,6 +16,7 @@ import (
 // second sends what the plan had due within one message, and its
 // handleSummary writes the run's own figures.
 func TestTheSupportDeskRunsAsMeant(t *testing.T) {
+	testmachine.Shared(t)
 	src, err := os.ReadFile("../../docs/examples/support-desk.js")
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +75,7 @@ func TestTheSupportDeskRunsAsMeant(t *testing.T) {
 // pull what they missed: nothing is lost, and the summary counts the
 // spells.
 func TestASpellAwayIsPulledBack(t *testing.T) {
+	testmachine.Shared(t)
 	file := filepath.Join(t.TempDir(), "away.js")
 	src := "import im from 'imbench';\nimport { planKnobs } from 'imbench/env';\nimport { integrity } from 'imbench/scenario';\n" +
 		"export const plan = im.workload({ name: 'away', classes: [\n" +

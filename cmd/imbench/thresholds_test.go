@@ -6,12 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/imbench/imbench/internal/testmachine"
 )
 
 // A scenario's threshold on lost deliveries fails the run with exit 99 when
 // the target loses messages, and says which threshold and by how much; the
 // summary is still written.
 func TestLostDeliveriesCrossTheThreshold(t *testing.T) {
+	testmachine.Shared(t)
 	tg := startTarget(t, "-fault-lose", "0.02")
 	results := t.TempDir()
 	r := imbench(t, tg.env(), "run", "-scenario", "openim/test1", "-scale", "0.25", "-rate", "300", "-results", results)
@@ -30,6 +33,7 @@ func TestLostDeliveriesCrossTheThreshold(t *testing.T) {
 // the files it returns into the run's folder and replaces the table on
 // stdout; im.table gives the table to a handleSummary that wants it.
 func TestHandleSummaryWritesItsFiles(t *testing.T) {
+	testmachine.Shared(t)
 	tg := startTarget(t)
 	script := filepath.Join(t.TempDir(), "mine.js")
 	os.WriteFile(script, []byte(`import im from 'imbench';
