@@ -65,7 +65,7 @@ func TestLimitFindsTheTargetsCapacity(t *testing.T) {
 			tg := startTarget(t, "-fault-capacity", strconv.FormatFloat(capacity, 'f', -1, 64))
 			results := t.TempDir()
 			r := imbench(t, append(tg.env(), "IMBENCH_NO_OBSERVE=1"), "limit", "-scenario", mustAbs(t, "testdata/limit-pairs.js"),
-				"-protocol", proto, "-start", "100", "-resolution", "0.1", "-step", "8s", "-slo", "e2e_p99<100,lost==0", "-q", "-results", results)
+				"-protocol", proto, "-start", "100", "-resolution", "0.1", "-step", "5s", "-slo", "e2e_p99<100,lost==0", "-q", "-results", results)
 			if r.code != 0 {
 				t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 			}

@@ -66,7 +66,7 @@ func TestLimitMeasuresItsOwnTargetAlone(t *testing.T) {
 	own := launchTarget(t, tg, args)
 	results := t.TempDir()
 	r := imbench(t, append(tg.env(), "IMBENCH_NO_OBSERVE=1"), "limit", "-scenario", mustAbs(t, "testdata/limit-pairs.js"),
-		"-protocol", "wukongim", "-start", "100", "-resolution", "0.1", "-step", "8s", "-slo", "e2e_p99<100,lost==0", "-q", "-results", results)
+		"-protocol", "wukongim", "-start", "100", "-resolution", "0.1", "-step", "5s", "-slo", "e2e_p99<100,lost==0", "-q", "-results", results)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -107,7 +107,7 @@ func TestLimitMeasuresItsOwnTargetAlone(t *testing.T) {
 // below the users asked (started under ulimit -n) names the server's
 // open-files limit; with the generator's capped instead, the generator's.
 func TestLimitNamesTheOpenFilesLimit(t *testing.T) {
-	testmachine.Alone(t)
+	testmachine.Shared(t) // open files run out whatever runs beside the search
 	search := func(t *testing.T, tg target, wrap string) (limit.Result, string) {
 		results := t.TempDir()
 		args := []string{"limit", "-scenario", "openim/online-limit", "-start", "150", "-max", "1600", "-resolution", "0.3", "-step", "5s", "-q", "-results", results}
@@ -121,6 +121,7 @@ func TestLimitNamesTheOpenFilesLimit(t *testing.T) {
 		return readResult(t, results, string(out)), string(out)
 	}
 	t.Run("server", func(t *testing.T) {
+		testmachine.Shared(t)
 		tg, args := targetArgs(t)
 		launchTargetUnder(t, tg, args, "ulimit -n 300; ")
 		res, out := search(t, tg, "")
@@ -130,6 +131,7 @@ func TestLimitNamesTheOpenFilesLimit(t *testing.T) {
 		}
 	})
 	t.Run("generator", func(t *testing.T) {
+		testmachine.Shared(t)
 		tg := startTarget(t)
 		res, out := search(t, tg, "ulimit -n 300; ")
 		if res.Saturated.Rule != limit.RuleGeneratorOpenFiles || res.Saturated.Component != "imbench" || !res.Saturated.Generator ||
@@ -156,7 +158,7 @@ func TestLimitBesideACPUHog(t *testing.T) {
 	tg := startTarget(t, "-fault-capacity", "300")
 	results := t.TempDir()
 	r := imbench(t, append(tg.env(), "IMBENCH_NO_OBSERVE=1"), "limit", "-scenario", mustAbs(t, "testdata/limit-pairs.js"),
-		"-protocol", "wukongim", "-start", "100", "-resolution", "0.1", "-step", "8s", "-slo", "e2e_p99<100,lost==0", "-retries", "1", "-q", "-results", results)
+		"-protocol", "wukongim", "-start", "100", "-resolution", "0.1", "-step", "5s", "-slo", "e2e_p99<100,lost==0", "-retries", "1", "-q", "-results", results)
 	if r.code != 0 && r.code != runner.ExitThresholds {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}

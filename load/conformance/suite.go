@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/imbench/imbench/internal/testmachine"
 	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/plan"
 	"github.com/imbench/imbench/load/verify"
@@ -29,34 +30,35 @@ var mixed = []string{
 	`{"kind":"pairs","pairs":1,"allOnline":true,"inFlight":8,"messages":300}`,
 }
 
-// Run runs the suite against the protocol h serves.
+// Run runs the suite against the protocol h serves: each case against a
+// target of its own, side by side (testmachine.Shared).
 func Run(t *testing.T, h Harness) {
 	if _, err := engine.Lookup(h.System); err != nil {
 		t.Fatal(err)
 	}
-	t.Run("clean", func(t *testing.T) { testClean(t, h) })
-	t.Run("refusals", func(t *testing.T) { testRefusals(t, h) })
-	t.Run("lose", func(t *testing.T) { testLose(t, h) })
-	t.Run("lose-by-presence", func(t *testing.T) { testLoseByPresence(t, h) })
-	t.Run("store-check", func(t *testing.T) { testStoreCheck(t, h) })
-	t.Run("store-unanswered", func(t *testing.T) { testStoreUnanswered(t, h) })
-	t.Run("batch-drop", func(t *testing.T) { testBatchDrop(t, h) })
-	t.Run("skip-push", func(t *testing.T) { testSkipPush(t, h) })
-	t.Run("duplicate", func(t *testing.T) { testDuplicate(t, h) })
-	t.Run("reorder", func(t *testing.T) { testReorder(t, h) })
-	t.Run("delay", func(t *testing.T) { testDelay(t, h) })
-	t.Run("ack-late", func(t *testing.T) { testAckLate(t, h) })
-	t.Run("disconnect", func(t *testing.T) { testDisconnect(t, h) })
-	t.Run("storm", func(t *testing.T) { testStorm(t, h) })
-	t.Run("heartbeats", func(t *testing.T) { testHeartbeats(t, h) })
-	t.Run("gateways", func(t *testing.T) { testGateways(t, h) })
-	t.Run("chatroom", func(t *testing.T) { testChatroom(t, h) })
-	t.Run("every-fault", func(t *testing.T) { testEveryFault(t, h) })
+	t.Run("clean", func(t *testing.T) { testmachine.Shared(t); testClean(t, h) })
+	t.Run("refusals", func(t *testing.T) { testmachine.Shared(t); testRefusals(t, h) })
+	t.Run("lose", func(t *testing.T) { testmachine.Shared(t); testLose(t, h) })
+	t.Run("lose-by-presence", func(t *testing.T) { testmachine.Shared(t); testLoseByPresence(t, h) })
+	t.Run("store-check", func(t *testing.T) { testmachine.Shared(t); testStoreCheck(t, h) })
+	t.Run("store-unanswered", func(t *testing.T) { testmachine.Shared(t); testStoreUnanswered(t, h) })
+	t.Run("batch-drop", func(t *testing.T) { testmachine.Shared(t); testBatchDrop(t, h) })
+	t.Run("skip-push", func(t *testing.T) { testmachine.Shared(t); testSkipPush(t, h) })
+	t.Run("duplicate", func(t *testing.T) { testmachine.Shared(t); testDuplicate(t, h) })
+	t.Run("reorder", func(t *testing.T) { testmachine.Shared(t); testReorder(t, h) })
+	t.Run("delay", func(t *testing.T) { testmachine.Shared(t); testDelay(t, h) })
+	t.Run("ack-late", func(t *testing.T) { testmachine.Shared(t); testAckLate(t, h) })
+	t.Run("disconnect", func(t *testing.T) { testmachine.Shared(t); testDisconnect(t, h) })
+	t.Run("storm", func(t *testing.T) { testmachine.Shared(t); testStorm(t, h) })
+	t.Run("heartbeats", func(t *testing.T) { testmachine.Shared(t); testHeartbeats(t, h) })
+	t.Run("gateways", func(t *testing.T) { testmachine.Shared(t); testGateways(t, h) })
+	t.Run("chatroom", func(t *testing.T) { testmachine.Shared(t); testChatroom(t, h) })
+	t.Run("every-fault", func(t *testing.T) { testmachine.Shared(t); testEveryFault(t, h) })
 	if h.LoginDrops {
-		t.Run("login-drops", func(t *testing.T) { testLoginDrops(t, h) })
+		t.Run("login-drops", func(t *testing.T) { testmachine.Shared(t); testLoginDrops(t, h) })
 	}
 	if h.LatePushes {
-		t.Run("late-pushes", func(t *testing.T) { testLatePushes(t, h) })
+		t.Run("late-pushes", func(t *testing.T) { testmachine.Shared(t); testLatePushes(t, h) })
 	}
 }
 
