@@ -315,7 +315,7 @@ test-short: tools fmt-check
 # test, with the live view).
 chaos: tools stack-tools
 	@export IMBENCH_TOOLS=$(abspath $(BIN)); show='^(=== RUN|--- |ok|FAIL|PASS)|\.go:[0-9]+: '; \
-	go test -p 1 -count=1 -timeout 40m -v -run 'TestChaos|TestRestartWithStateLog|TestStackObservesARun' ./cmd/imbench 2>&1 | grep -E "$$show"; \
+	go test -p 1 -count=1 -timeout 40m -v -run 'TestChaos|TestRestartWithStateLog|TestStackReportsHolesWherePrometheusWasDown|TestStackServesTheLiveView' ./cmd/imbench 2>&1 | grep -E "$$show"; \
 	go test -p 1 -count=1 -timeout 20m -v -run 'TestConformance$$/^(storm|disconnect)$$' ./load/openim ./load/wukongim ./load/wildfire 2>&1 | grep -E "$$show"
 
 # Every Fuzz* target of the module, one after the other, each fuzzed for
