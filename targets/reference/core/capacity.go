@@ -15,7 +15,9 @@ import (
 // capacity the worker's core is partly busy and the latency low; above it
 // the core is full, the queue and the process's memory grow, and every
 // message waits longer than the one before: what a limit search must find
-// and name (load/limit).
+// and name (load/limit). With the batch fault too, a served message goes to
+// its conversation's batch (an OpenIM at its capacity whose msgtransfer
+// drops large batches).
 type capacity struct {
 	c    *Core
 	each time.Duration
@@ -61,7 +63,10 @@ func (k *capacity) serve() {
 		slot = slot.Add(k.each)
 		spinUntil(slot)
 		r, err := k.c.route(m)
-		if err == nil {
+		switch {
+		case err == nil && k.c.batches(m):
+			k.c.batch(r.cv, m, r.members) // served, then stored with its batch (or dropped)
+		case err == nil:
 			err = k.c.commit(m, r)
 		}
 		if err != nil {

@@ -193,3 +193,35 @@ func TestLoseFaultAcknowledgesWithoutStoring(t *testing.T) {
 		t.Fatalf("accepted %d, want 1", n)
 	}
 }
+
+// Faults compose: a target at its capacity that also drops large batches
+// serves each message in its turn, then stores it with its conversation's
+// batch, or drops the batch whole (never one fault silently off).
+func TestCapacityAndBatchDropCompose(t *testing.T) {
+	c := newCore(t, Faults{Capacity: 2000, BatchDrop: 3, BatchWindow: 200 * time.Millisecond})
+	if err := c.Register([]string{"a", "b"}); err != nil {
+		t.Fatal(err)
+	}
+	recv := attach(t, c, "b", 1)
+	key := DirectKey("a", "b")
+	for i := range 10 {
+		if m, err := c.Send(&Message{Conv: key, Sender: "a", Payload: []byte{byte(i)}}); err != nil || m.Seq != 0 {
+			t.Fatalf("send %d: %+v %v, want an answer with no seq", i, m, err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for value(t, c.metrics.faultBatchDrops) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // every window flushed
+	page, err := c.Pull("b", key, 1, 20, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recv.mu.Lock()
+	pushed := len(recv.pushes)
+	recv.mu.Unlock()
+	if drops := value(t, c.metrics.faultBatchDrops); drops == 0 || len(page.Msgs) != pushed || len(page.Msgs) >= 10 {
+		t.Fatalf("%g batches dropped, %d stored, %d pushed of 10 sent", drops, len(page.Msgs), pushed)
+	}
+}

@@ -47,7 +47,7 @@ func (c *Core) Send(m *Message) (*Message, error) {
 		c.metrics.Counts.accepted[kind].Add(1)
 		return m, nil
 	}
-	if !m.System && kind.keepsHistory() && c.faults.cfg.BatchDrop > 0 {
+	if c.batches(m) {
 		c.batch(r.cv, m, r.members)
 		c.metrics.Counts.accepted[kind].Add(1)
 		return m, nil
@@ -232,4 +232,10 @@ func (c *Core) countLost(kind Kind, sender string, members []string, others int)
 	}
 	c.mu.Unlock()
 	c.metrics.faultLostDeliv[kind].Add(float64(now))
+}
+
+// batches reports whether m is stored with its conversation's batch (the
+// batch fault): a kept message of a client's.
+func (c *Core) batches(m *Message) bool {
+	return !m.System && m.Conv.Kind.keepsHistory() && c.faults.cfg.BatchDrop > 0
 }
