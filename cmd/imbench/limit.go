@@ -95,8 +95,5 @@ func runLimit(lc *limitConfig) (int, error) {
 	if err != nil {
 		return 1, nil
 	}
-	if res.Limit == 0 && !res.GeneratorLimited {
-		return runner.ExitThresholds, nil // not even the smallest load held
-	}
-	return 0, nil
+	return res.ExitCode(), nil
 }

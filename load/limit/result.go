@@ -210,6 +210,23 @@ func (r *Result) spreadAt(load float64) *Spread {
 	return sp
 }
 
+// ExitUndetermined is `imbench limit`'s exit where other processes kept
+// taking the machine's cores: no limit, and no threshold crossed either.
+const ExitUndetermined = 4
+
+// ExitCode is the search's exit: 0 with a limit (the server's, or the
+// generator's said so), ExitUndetermined, or 99 where not even the
+// smallest load held.
+func (r Result) ExitCode() int {
+	switch {
+	case r.Undetermined:
+		return ExitUndetermined
+	case r.Limit == 0 && !r.GeneratorLimited:
+		return 99
+	}
+	return 0
+}
+
 // finish sets the limit and the knee from the interval the steps left,
 // and names what saturated at the knee.
 func (r *Result) finish(lo, hi float64) {

@@ -631,3 +631,22 @@ func TestSaturationNamesPartsThatShareTheirCores(t *testing.T) {
 		}
 	}
 }
+
+// A search's exit says which of three ends it met: a limit (0), none on
+// this machine (ExitUndetermined, not a threshold's 99), or not even the
+// smallest load held (99, as a crossed threshold).
+func TestTheExitCodeNamesTheEnd(t *testing.T) {
+	for _, c := range []struct {
+		r    Result
+		want int
+	}{
+		{Result{Limit: 300}, 0},
+		{Result{GeneratorLimited: true}, 0},
+		{Result{Undetermined: true, HighestHeld: 200}, ExitUndetermined},
+		{Result{}, 99},
+	} {
+		if got := c.r.ExitCode(); got != c.want {
+			t.Errorf("%+v: exit %d, want %d", c.r, got, c.want)
+		}
+	}
+}
