@@ -103,9 +103,7 @@ func finishRun(rc *runConfig, obs observe.Observation, dir string, code int) (in
 	if obs.Logs != "" {
 		observe.PrintLogProblems(obs.Logs, rc.runID)
 	}
-	latest := filepath.Join(rc.resultsDir, "latest")
-	os.Remove(latest)
-	if err := os.Symlink(rc.runID, latest); err != nil {
+	if err := runner.MarkLatest(rc.resultsDir, rc.runID); err != nil {
 		return code, err
 	}
 	fmt.Printf("imbench: results in %s (results/latest)\n", dir)
