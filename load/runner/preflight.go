@@ -29,10 +29,14 @@ func Preflight(env map[string]string, name, protocol string, allowRemote bool, e
 		return badinput.Errorf("%v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
 	err = proto.Preflight(ctx)
+	cancel()
 	if gc, ok := proto.(engine.GatewayChecker); ok && err == nil && checkLogins {
+		// A minute: a gateway's logins are retried where the server closed
+		// them unanswered, a real WuKongIM about 3 s after each (§17).
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		err = gc.CheckGateways(ctx)
+		cancel()
 	}
 	if err != nil {
 		hint := ""

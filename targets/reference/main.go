@@ -99,6 +99,7 @@ func run(args []string) error {
 	fs.IntVar(&f.DisconnectCount, "fault-disconnect-count", 1, "connections dropped each time")
 	fs.Uint64Var(&f.Seed, "fault-seed", 0, "random seed of the faults (0: from the clock)")
 	fs.Float64Var(&wkDrops.Close, "fault-wukongim-login-close", 0, "rate of WuKongIM logins in a burst whose connection is closed after the CONNECT, before any CONNACK (a real server's \"writeFrame: conn not exist\")")
+	fs.DurationVar(&wkDrops.CloseAfter, "fault-wukongim-login-close-after", 0, "how long after its CONNECT a dropped WuKongIM login's connection is closed (0: at once; a real server's is about 3 s)")
 	fs.Float64Var(&wkDrops.Silent, "fault-wukongim-login-silent", 0, "rate of WuKongIM logins in a burst whose CONNACK is never written (the connection stays open, silent)")
 	fs.IntVar(&wkDrops.Burst, "fault-wukongim-login-burst", wukongim.DefaultLoginBurst, "a WuKongIM login is in a burst when at least this many CONNECTs came in the second before it (0: every login is)")
 	if err := envDefaults(fs); err != nil {

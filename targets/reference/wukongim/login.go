@@ -120,14 +120,21 @@ const managerUID = "____manager"
 
 // manager answers the manager's login as the real server does: a CONNACK
 // where the token is the managerToken (any token where the server has
-// none), else silence, and then a connection that receives nothing. It
-// is counted apart from the users' logins.
+// none), else silence, and then a connection that receives nothing; under
+// the login-drop fault, closed unanswered as a user's login is. It is
+// counted apart from the users' logins.
 func (g *gateway) manager(t transport, cp *wire.Connect) {
 	sc, ok := g.b.(interface{ CheckSecret(string) bool })
 	if !g.f.Open && (!ok || !sc.CheckSecret(cp.Token)) {
 		g.f.Metrics.Login("manager refused")
 		g.refused(t)
 		t.Close()
+		return
+	}
+	// The real server drops the manager's CONNECT as it drops a user's:
+	// closed unanswered (wukongim.md §17).
+	if g.f.loginDrop(g.f.noteConnect()) == dropClose {
+		g.dropLogin(t, dropClose)
 		return
 	}
 	version, flags := wire.Negotiate(cp.Version)

@@ -21,6 +21,9 @@ import (
 type LoginDrops struct {
 	Close  float64
 	Silent float64
+	// CloseAfter: a dropped login's connection is closed this long after
+	// its CONNECT (0: at once; the real server's is about 3 s, §17).
+	CloseAfter time.Duration
 	// Burst: a login is in a burst when at least this many other logins
 	// its token let in reached this front end within Window before it (0:
 	// every login is).
@@ -41,8 +44,8 @@ func (d LoginDrops) Validate() error {
 	if d.Close < 0 || d.Silent < 0 || d.Close+d.Silent > 1 {
 		return fmt.Errorf("login drop rates %v (closed) and %v (silent) must be within 0..1 and add up to 1 at most", d.Close, d.Silent)
 	}
-	if d.Burst < 0 || d.Window < 0 {
-		return errors.New("the login burst and its window must not be negative")
+	if d.Burst < 0 || d.Window < 0 || d.CloseAfter < 0 {
+		return errors.New("the login burst, its window and the close's delay must not be negative")
 	}
 	return nil
 }
@@ -127,6 +130,9 @@ func (g *gateway) dropLogin(t transport, how dropHow) {
 	m := g.f.Metrics
 	if how == dropClose {
 		m.LoginDropped(core.LoginDropClosed)
+		if s := g.f.drops.Load(); s != nil && s.cfg.CloseAfter > 0 {
+			g.silent(t, s.cfg.CloseAfter)
+		}
 		t.Close()
 		return
 	}
