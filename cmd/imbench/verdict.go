@@ -64,6 +64,18 @@ func verdict(dir string, code int) (level, line string) {
 			if d.Corrupted > 0 {
 				got += fmt.Sprintf(", %s corrupted", summary.Grouped(d.Corrupted))
 			}
+			// Counts the thresholds may not judge are named all the same.
+			for _, c := range []struct {
+				n    int64
+				what string
+			}{{d.Duplicates, "duplicated"}, {d.OutOfOrder, "out of order"}, {d.Unexpected, "delivered of sends that failed"}} {
+				if c.n > 0 {
+					got += fmt.Sprintf(", %s %s", summary.Grouped(c.n), c.what)
+				}
+			}
+			if r := d.Rooms; r != nil && r.Missed > 0 {
+				got += fmt.Sprintf(", %s chatroom deliveries missed", summary.Grouped(r.Missed))
+			}
 		case s.Users.OnlinePeak > 0:
 			got = fmt.Sprintf("%s users online at the peak", summary.Grouped(s.Users.OnlinePeak))
 		}

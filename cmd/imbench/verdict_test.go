@@ -84,3 +84,22 @@ func TestTheVerdictNamesUnansweredSendsAndCrossedThresholds(t *testing.T) {
 		t.Errorf("%q", loss)
 	}
 }
+
+// A verdict names every count that is not zero, whether a threshold judged
+// it or not: a passed run with deliveries out of order says how many.
+func TestThePassedVerdictNamesEveryCount(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r_2")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var s summary.Summary
+	s.Messages.Sent, s.Messages.Acked = 5000, 5000
+	s.Deliveries.Expected, s.Deliveries.Received, s.Deliveries.OutOfOrder, s.Deliveries.Duplicates = 50000, 50000, 1160, 3
+	raw, _ := json.Marshal(s)
+	if err := os.WriteFile(filepath.Join(dir, "summary.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if level, line := verdict(dir, 0); level != "INFO" || !strings.Contains(line, "r_2 passed: 50,000 of 50,000 expected deliveries verified, 3 duplicated, 1,160 out of order") {
+		t.Errorf("%s %q", level, line)
+	}
+}
