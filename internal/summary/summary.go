@@ -288,6 +288,9 @@ func (d DeliveriesSummary) Undelivered() int64 { return d.Lost + d.Late + d.Unch
 // deliveries: "the server did not answer 79 of 101 reads of the store
 // check, each tried 3 times (the first error: …)".
 func UncheckedWhy(c *StoreCheckSummary) string {
+	if c != nil && !c.Ran && strings.Contains(c.Skipped, "IM_DRAIN_SYNC=off") {
+		return "not delivered when the drain ended, and " + c.Skipped
+	}
 	if c == nil || !c.Ran || c.ReadsFailed == 0 {
 		return "the store check's time ran out before their reads (IM_STORE_CHECK)"
 	}

@@ -46,10 +46,10 @@ func (r *Run) checkStore(ctx context.Context, stderr io.Writer) verify.Reconcili
 	switch {
 	case r.Opts.StoreCheck <= 0:
 		sc.skipped = "IM_STORE_CHECK=off"
-		return rec
+		return r.uncheckedWithoutSync(rec, sc)
 	case !ok:
 		sc.skipped = r.Target.System + " offers no read of what it stored"
-		return rec
+		return r.uncheckedWithoutSync(rec, sc)
 	case ctx.Err() != nil:
 		sc.skipped = "the run was interrupted"
 		return rec
@@ -96,4 +96,23 @@ func (r *Run) storeCheckSummary() *summary.StoreCheckSummary {
 	return &summary.StoreCheckSummary{Ran: true, Owed: c.Owed, NotListed: !c.Listed, Readers: c.Readers, Reads: c.Reads, ReadsFailed: c.ReadsFail, Retries: c.Retries, Tries: engine.ReadTries,
 		Unchecked: c.Unchecked, MessagesHeld: c.Split.MessagesHeld, MessagesNeverStored: c.Split.MessagesNeverStored,
 		Seconds: c.Seconds, Error: c.FirstErr}
+}
+
+// uncheckedWithoutSync: with neither the drain's last sync
+// (IM_DRAIN_SYNC=off) nor a store check, nothing read back what the server
+// held, so what is still owed may be stored and late as well as lost: it is
+// unchecked. With the sync, what it did not bring is not stored: lost.
+func (r *Run) uncheckedWithoutSync(rec verify.Reconciliation, sc *storeCheck) verify.Reconciliation {
+	if r.Opts.DrainSync != "off" {
+		return rec
+	}
+	sc.skipped += ", and IM_DRAIN_SYNC=off: nothing read back what the server held"
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k := range rec.Lost {
+		rec.Unchecked[k] += rec.Lost[k]
+		rec.Lost[k] = 0
+	}
+	*r.reconcile = rec
+	return rec
 }
