@@ -289,7 +289,7 @@ func (d DeliveriesSummary) Undelivered() int64 { return d.Lost + d.Late + d.Unch
 // check, each tried 3 times (the first error: …)".
 func UncheckedWhy(c *StoreCheckSummary) string {
 	if c != nil && !c.Ran && strings.Contains(c.Skipped, "IM_DRAIN_SYNC=off") {
-		return "not delivered when the drain ended, and " + c.Skipped
+		return c.Skipped
 	}
 	if c == nil || !c.Ran || c.ReadsFailed == 0 {
 		return "the store check's time ran out before their reads (IM_STORE_CHECK)"
