@@ -22,6 +22,8 @@ func TestBadInputStopsBeforeLoad(t *testing.T) {
 	os.WriteFile(headed, []byte("// protocols: wildfire, wukongim\nimport im from 'imbench';\n"+
 		"export const plan = im.workload({name: 'x', classes: [{kind: 'online', users: 2}]});\n"), 0o644)
 	down := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
+	notDir := filepath.Join(t.TempDir(), "a-file")
+	os.WriteFile(notDir, nil, 0o644)
 	cases := []struct {
 		name string
 		env  []string
@@ -45,7 +47,7 @@ func TestBadInputStopsBeforeLoad(t *testing.T) {
 		{"OpenIM gateway at a port that is not HTTP", append(tg.env(), "IM_WS_URL=ws://"+strings.TrimPrefix(tg.wfMQTT, "tcp://")),
 			[]string{"-scenario", "openim/test1"}, "answers, but not as msggateway: no HTTP answer to a WebSocket upgrade"},
 		{"WuKongIM TCP at an MQTT port", append(tg.env(), "IM_WUKONGIM_TCP_URL="+tg.wfMQTT),
-			[]string{"-scenario", "wukongim/send"}, "WuKongIM tcp endpoint at " + tg.wfMQTT + " answers, but not as WuKongIM: "},
+			[]string{"-scenario", "wukongim/send"}, "WuKongIM tcp endpoint at " + tg.wfMQTT + " closed the connection without a CONNACK to the manager's CONNECT in each of 4 attempts"},
 		{"WuKongIM TCP at an HTTP port", append(tg.env(), "IM_WUKONGIM_TCP_URL=tcp://"+strings.TrimPrefix(tg.api, "http://")),
 			[]string{"-scenario", "wukongim/send"}, "answers, but not as WuKongIM: "},
 		{"wrong Wildfire secret", append(tg.env(), "IM_SECRET=wrong"), []string{"-scenario", "wildfire/group100"},
@@ -54,6 +56,7 @@ func TestBadInputStopsBeforeLoad(t *testing.T) {
 		{"protocol its header leaves out", tg.env(), []string{"-scenario", headed, "-protocol", "openim"},
 			`runs only over wildfire or wukongim (its // protocols: header), not openim`},
 		{"bad segment", tg.env(), []string{"-scenario", "openim/test1", "-segment", "3/3"}, `segment "3/3"`},
+		{"results folder under a file", tg.env(), []string{"-scenario", "openim/test1", "-results", filepath.Join(notDir, "results")}, "results folder " + notDir + "/results cannot be made"},
 		{"stray argument", tg.env(), []string{"-scenario", "openim/test1", "--", "-o", "x"}, `unexpected arguments`},
 		// A real open-im-server registers no user id with '-': a run id
 		// that would make one is refused before load.
@@ -101,6 +104,8 @@ func TestScenarioMistakesComeBeforeTheTarget(t *testing.T) {
 	}
 	const ok = "{kind: 'pairs', pairs: 2, allOnline: true, rate: 1, duration: '5s'}"
 	down := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
+	notDir := filepath.Join(t.TempDir(), "a-file")
+	os.WriteFile(notDir, nil, 0o644)
 	env := []string{"IM_API_URL=" + down, "IM_WS_URL=ws" + strings.TrimPrefix(down, "http"), "IM_SECRET=x", "IMBENCH_NO_OBSERVE=1"}
 	cases := []struct {
 		name, class string

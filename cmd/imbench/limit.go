@@ -42,6 +42,9 @@ func cmdLimit(args []string) (int, error) {
 	if err := checkScenario(lc.rc); err != nil {
 		return 0, err
 	}
+	if err := runner.CheckResultsDir(lc.rc.resultsDir); err != nil {
+		return 0, err
+	}
 	if err := preflight(lc.rc); err != nil {
 		return 0, err
 	}

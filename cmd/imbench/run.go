@@ -62,6 +62,9 @@ func cmdRun(args []string) (int, error) {
 	if err := checkScenario(rc); err != nil {
 		return 0, err
 	}
+	if err := runner.CheckResultsDir(rc.resultsDir); err != nil {
+		return 0, err
+	}
 	if !rc.onKube() { // on Kubernetes the setup pod checks the target from where the load goes
 		if err := preflight(rc); err != nil {
 			return 0, err

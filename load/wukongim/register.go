@@ -98,9 +98,8 @@ func (p *protocol) Driver(pl *plan.Plan, readTimeout time.Duration) (engine.Driv
 }
 
 // CheckGateways logs in at every gateway of the transport as the manager:
-// each must answer a CONNACK. A gateway that only ever closed the
-// connection unanswered is named for what it did: a real WuKongIM drops
-// logins so, and it says nothing of the address.
+// each must answer a CONNACK. A close before any CONNACK is retried, and a
+// gateway that closed every attempt so is named for what it did.
 func (p *protocol) CheckGateways(ctx context.Context) error {
 	for _, g := range p.cfg.gateways() {
 		u, err := url.Parse(g)
@@ -112,7 +111,8 @@ func (p *protocol) CheckGateways(ctx context.Context) error {
 		switch {
 		case errors.As(err, &dropped):
 			return fmt.Errorf("WuKongIM %s endpoint at %s closed the connection without a CONNACK to the manager's CONNECT in each of %d attempts (%s after it): "+
-				"a real WuKongIM drops logins so (\"writeFrame: conn not exist\" in its log); see its log for why it drops every one", p.cfg.Transport, g, dropped.attempts, dropped.after)
+				"a real WuKongIM drops about one such CONNECT in five (\"writeFrame: conn not exist\" in its log), not every one: it is no WuKongIM "+
+				"(check IM_WUKONGIM_%s_URL), or one that drops every login (its log says why)", p.cfg.Transport, g, dropped.attempts, dropped.after, strings.ToUpper(p.cfg.Transport))
 		case err != nil:
 			return fmt.Errorf("WuKongIM %s endpoint at %s answers, but not as WuKongIM: %w (check IM_WUKONGIM_%s_URL)", p.cfg.Transport, g, err, strings.ToUpper(p.cfg.Transport))
 		}
