@@ -296,16 +296,22 @@ func RunOptionsFromEnv(env map[string]string, so ScenarioOptions) (RunOptions, e
 	if _, err := o.engineOptions(); err != nil {
 		errs = append(errs, err)
 	}
-	return o, first(errs)
+	return o, every(errs)
 }
 
 // first is the first of errs in a stable order: a refusal is one line.
-func first(errs []error) error {
+// every is each mistake, in order, in one line: a user fixes them all at
+// once rather than one a run.
+func every(errs []error) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
-	return errs[0]
+	var texts []string
+	for _, e := range errs {
+		texts = append(texts, e.Error())
+	}
+	slices.Sort(texts)
+	return errors.New(strings.Join(slices.Compact(texts), "; "))
 }
 
 func (o RunOptions) engineOptions() (engine.Options, error) {
@@ -340,5 +346,5 @@ func (o RunOptions) engineOptions() (engine.Options, error) {
 		errs = append(errs, fmt.Errorf("IM_DRAIN_SYNC must be on or off, got %q", o.DrainSync))
 	}
 	out.Defaults()
-	return out, first(errs)
+	return out, every(errs)
 }

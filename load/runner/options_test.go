@@ -23,3 +23,16 @@ func TestLoginParallelFromEnv(t *testing.T) {
 		}
 	}
 }
+
+// Every bad variable is named, in one line, not only the first.
+func TestEveryBadVariableIsNamed(t *testing.T) {
+	_, err := RunOptionsFromEnv(map[string]string{"IM_VUS": "x", "IM_KEEP": "yes", "IM_DRAIN_SYNC": "maybe"}, ScenarioOptions{})
+	if err == nil || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("%v", err)
+	}
+	for _, want := range []string{`IM_VUS must be a positive whole number, got "x"`, `IM_KEEP must be 1`, `IM_DRAIN_SYNC must be on or off, got "maybe"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q lacks %q", err, want)
+		}
+	}
+}
