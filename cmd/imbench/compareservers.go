@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/imbench/imbench/internal/badinput"
@@ -155,7 +154,7 @@ func protoArg(s comparison.Server) []string {
 
 // runSelf runs imbench with args, its output captured.
 func runSelf(self string, env []string, args []string) (string, int) {
-	cmd := exec.Command(self, slices.Clone(args)...)
+	cmd := exec.Command(self, args...)
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError

@@ -66,7 +66,7 @@ func runLimit(lc *limitConfig) (int, error) {
 	view := live.StartView(rc.target.Name, targetComponents(rc.target))
 	defer view.Stop()
 	roles := report.Roles(targetComponents(rc.target))
-	steps := limit.RunnerSteps{Dimension: lc.params.Dimension, Config: func(runID string, env []string) runner.Config {
+	steps := limit.RunnerSteps{Config: func(runID string, env []string) runner.Config {
 		src := *rc
 		src.runID = runID
 		src.env = append(slices.Clone(rc.env), env...)

@@ -25,10 +25,11 @@ type Stepper interface {
 
 // StepRun is what a step is to run: its load set by Env.
 type StepRun struct {
-	N     int
-	Asked float64
-	RunID string
-	Dir   string
+	N         int
+	Asked     float64
+	Dimension string // what Asked counts: "rate" or "users"
+	RunID     string
+	Dir       string
 	// Env sets the step's load (IM_RATE and IM_DURATION, or IM_USERS and
 	// IM_HOLD) and its run id (IM_RUN_ID).
 	Env []string
@@ -163,7 +164,7 @@ func (s *Search) Start(ctx context.Context) (Result, error) {
 
 // step runs step n and reads its figures, and the machine's over it.
 func (s *Search) step(ctx context.Context, n int, asked float64, dir string, sampler *procgroup.Sampler, gen *selfSampler) (Step, error) {
-	r := StepRun{N: n, Asked: asked, RunID: StepID(s.ID, n), Dir: dir}
+	r := StepRun{N: n, Asked: asked, Dimension: s.Params.Dimension, RunID: StepID(s.ID, n), Dir: dir}
 	r.Env = append(s.stepEnv(asked), "IM_RUN_ID="+r.RunID)
 	t0, quota := cpulimit.OwnThrottle()
 	sum, err := s.Steps.RunStep(ctx, r)

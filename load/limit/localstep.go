@@ -17,9 +17,8 @@ import (
 // the step's step.log (and its progress lines on Progress, where set).
 type RunnerSteps struct {
 	// Config is the runner's configuration for a run with env added.
-	Config    func(runID string, env []string) runner.Config
-	Dimension string
-	Progress  io.Writer
+	Config   func(runID string, env []string) runner.Config
+	Progress io.Writer
 }
 
 // RunStep runs step r to its end and reads its summary.
@@ -43,7 +42,7 @@ func (rs RunnerSteps) RunStep(ctx context.Context, r StepRun) (summary.Summary, 
 	if err != nil {
 		return summary.Summary{}, fmt.Errorf("step %d: %w", r.N, err)
 	}
-	if planned := prep.Run.Plan.Rate; rs.Dimension == "rate" && math.Abs(planned-r.Asked) > 0.01*r.Asked {
+	if planned := prep.Run.Plan.Rate; r.Dimension == "rate" && math.Abs(planned-r.Asked) > 0.01*r.Asked {
 		prep.Close()
 		return summary.Summary{}, badinput.Errorf("step %d would plan %.1f msg/s where the search asks %g: the scenario does not take its rate "+
 			"from IM_RATE (a workload spreads ...planKnobs(__ENV); its open classes share the rate)", r.N, planned, r.Asked)

@@ -103,7 +103,7 @@ func (r *Run) storeCheckSummary() *summary.StoreCheckSummary {
 // held, so what is still owed may be stored and late as well as lost: it is
 // unchecked. With the sync, what it did not bring is not stored: lost.
 func (r *Run) uncheckedWithoutSync(rec verify.Reconciliation, sc *storeCheck) verify.Reconciliation {
-	if r.Opts.DrainSync != "off" {
+	if !r.Shared.Opts.NoDrainSync {
 		return rec
 	}
 	sc.skipped += ", and IM_DRAIN_SYNC=off: nothing read back what the server held"
