@@ -334,6 +334,19 @@ declare module 'imbench' {
     /** the run's thresholds, as checked (handleSummary's, not summary.json's) */
     thresholds: Threshold[];
   }
+  export interface ClassSends {
+    /** 1 for the workload's first class */
+    class: number;
+    first_send_ms: number;
+    last_send_ms: number;
+    /** paced by the plan; a closed class sends as fast as answered */
+    open: boolean;
+    /** PlannedSeconds is an open class's sending time at its pace. */
+    planned_seconds: number;
+    sent: number;
+    /** queued or still to send when the send phase ended */
+    unsent: number;
+  }
   export interface DeliveriesByClass {
     /** 1 for the workload's first class */
     class: number;
@@ -483,6 +496,8 @@ declare module 'imbench' {
     avg_per_second: number;
     /** some open classes send each second's messages at its start */
     burst_pacing: boolean;
+    /** ByClass is what each class that sends sent: the pace check judges each open class on its own. */
+    by_class: ClassSends[];
     /** some classes send as fast as acknowledged */
     closed_pacing: boolean;
     /** Dispatches counts, per acknowledged message, every member of its conversation, the sender included: Wildfire's 分发数. */
@@ -490,12 +505,16 @@ declare module 'imbench' {
     first_send_ms: number;
     last_send_ms: number;
     max_send_lag_ms: number;
+    /** OpenPerSecond counts the open classes' sends in the same seconds where closed classes send beside them (empty otherwise: PerSecond is theirs): what PlannedPerSecond is compared with. */
+    open_per_second: number[];
     peak_per_second: number;
+    /** PerSecond counts the sends in each of the run's own seconds, from PerSecondStartMs: a burst within one second is one second's count. */
     per_second: number[];
-    per_second_start: number;
+    /** PerSecondStartMs is when the run's first second began (unix ms): when its plan's first message fell due, all processes of a split run counting from the same. */
+    per_second_start_ms: number;
     /** -1: bounded by time only */
     planned: number;
-    /** PlannedPerSecond is what the plan had fall due in each of the same seconds (from per_second_start): open classes only, empty where every class is closed. */
+    /** PlannedPerSecond is what the plan had fall due in each of the same seconds: open classes only, empty where every class is closed. */
     planned_per_second: number[];
     /** of the open classes */
     planned_rate: number;

@@ -52,8 +52,8 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 	out.Logins = nil
 	hists := map[string]*latency.Histogram{}
 	lastStart := out.StartedAt
-	var firstSec int64
-	perSec := map[int64]int64{}
+	var perSec []int64
+	origin := firstSecondMs(parts)
 	var outages []*Outages
 	for _, p := range parts {
 		for _, w := range p.Warnings {
@@ -120,12 +120,10 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 		for k, v := range p.Messages.ByType {
 			m.ByType[k] += v
 		}
-		for i, v := range p.Messages.PerSecond {
-			perSec[p.Messages.PerSecondStart+int64(i)] += v
-		}
-		if len(p.Messages.PerSecond) > 0 && (firstSec == 0 || p.Messages.PerSecondStart < firstSec) {
-			firstSec = p.Messages.PerSecondStart
-		}
+		at := secondsFrom(origin, p.Messages.PerSecondStartMs)
+		perSec = addAt(perSec, at, p.Messages.PerSecond)
+		m.OpenPerSecond = addAt(m.OpenPerSecond, at, p.Messages.OpenPerSecond)
+		m.ByClass = mergeClassSends(m.ByClass, p.Messages.ByClass)
 		d := &out.Deliveries
 		pd := p.Deliveries
 		d.Expected += pd.Expected
@@ -230,30 +228,11 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 	}
 	// Every segment has the whole plan's schedule from the run's common
 	// start: the first one's is the run's.
-	planned := map[int64]int64{}
-	for i, v := range parts[0].Messages.PlannedPerSecond {
-		planned[parts[0].Messages.PerSecondStart+int64(i)] = v
-	}
-	if len(perSec) > 0 || len(planned) > 0 {
-		last := int64(0)
-		for _, m := range []map[int64]int64{perSec, planned} {
-			for s := range m {
-				last = max(last, s)
-				if firstSec == 0 || s < firstSec {
-					firstSec = s
-				}
-			}
-		}
-		out.Messages.PerSecondStart = firstSec
-		out.Messages.PerSecond = make([]int64, last-firstSec+1)
-		for s, v := range perSec {
-			out.Messages.PerSecond[s-firstSec] = v
-		}
-		if len(planned) > 0 {
-			out.Messages.PlannedPerSecond = make([]int64, last-firstSec+1)
-			for s, v := range planned {
-				out.Messages.PlannedPerSecond[s-firstSec] = v
-			}
+	if origin != 0 {
+		out.Messages.PerSecondStartMs = origin
+		out.Messages.PerSecond = perSec
+		if pl := parts[0].Messages.PlannedPerSecond; len(pl) > 0 {
+			out.Messages.PlannedPerSecond = addAt(nil, secondsFrom(origin, parts[0].Messages.PerSecondStartMs), pl)
 		}
 	}
 	out.Messages.SetRates()
@@ -346,4 +325,55 @@ func LatencyOf(h *latency.Histogram) LatencySummary {
 	r := func(v float64) float64 { return math.Round(v*1000) / 1000 }
 	return LatencySummary{Count: h.Count(), Avg: r(h.MeanMs()), P50: r(h.QuantileMs(0.5)), P95: r(h.QuantileMs(0.95)),
 		P99: r(h.QuantileMs(0.99)), Max: r(h.MaxMs())}
+}
+
+// firstSecondMs is the earliest part's first second (unix ms), 0 where
+// none sent.
+func firstSecondMs(parts []Summary) int64 {
+	var first int64
+	for _, p := range parts {
+		if ms := p.Messages.PerSecondStartMs; ms != 0 && (first == 0 || ms < first) {
+			first = ms
+		}
+	}
+	return first
+}
+
+// secondsFrom is how many whole seconds a part's first second began
+// after the run's: parts given one start share it, so this rounds away a
+// clock's jitter.
+func secondsFrom(originMs, startMs int64) int {
+	if startMs == 0 {
+		return 0
+	}
+	return int((startMs - originMs + 500) / 1000)
+}
+
+// addAt adds counts into sums from index at, growing it as needed.
+func addAt(sums []int64, at int, counts []int64) []int64 {
+	for i, v := range counts {
+		for len(sums) <= at+i {
+			sums = append(sums, 0)
+		}
+		sums[at+i] += v
+	}
+	return sums
+}
+
+// mergeClassSends adds a part's sends by class into sums.
+func mergeClassSends(sums, part []ClassSends) []ClassSends {
+	for _, c := range part {
+		i := slices.IndexFunc(sums, func(x ClassSends) bool { return x.Class == c.Class })
+		if i < 0 {
+			sums = append(sums, c)
+			continue
+		}
+		x := &sums[i]
+		x.Sent, x.Unsent = x.Sent+c.Sent, x.Unsent+c.Unsent
+		if c.FirstSendMs != 0 && (x.FirstSendMs == 0 || c.FirstSendMs < x.FirstSendMs) {
+			x.FirstSendMs = c.FirstSendMs
+		}
+		x.LastSendMs = max(x.LastSendMs, c.LastSendMs)
+	}
+	return sums
 }

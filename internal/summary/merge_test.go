@@ -31,7 +31,7 @@ func TestMergeAddsUpExactly(t *testing.T) {
 		p.RunID, p.Segment = "r", []string{"0:1/3", "1/3:2/3", "2/3:1"}[i]
 		p.StartedAt, p.EndedAt = t0.Add(time.Duration(i)*100*time.Millisecond), t0.Add(time.Minute+time.Duration(i)*time.Second)
 		p.Users.Registered = 30
-		p.Messages.Sent, p.Messages.PerSecondStart, p.Messages.PerSecond = 100, t0.Unix()+int64(i), []int64{40, 60}
+		p.Messages.Sent, p.Messages.PerSecondStartMs, p.Messages.PerSecond = 100, t0.UnixMilli()+int64(i)*1000+int64(i)*7, []int64{40, 60}
 		// Each part's own seconds: the first send at the start of its first, the last late in its second.
 		p.Messages.FirstSendMs, p.Messages.LastSendMs = t0.UnixMilli()+int64(i)*1000, t0.UnixMilli()+int64(i)*1000+1999
 		p.Deliveries.Expected, p.Deliveries.Received = 1000, 1000

@@ -35,7 +35,8 @@ func (s *Summary) Normalize() {
 	}
 	s.Groups.BySize = orEmptyMap(s.Groups.BySize)
 	m := &s.Messages
-	m.PerSecond, m.PlannedPerSecond = orEmpty(m.PerSecond), orEmpty(m.PlannedPerSecond)
+	m.PerSecond, m.PlannedPerSecond, m.OpenPerSecond = orEmpty(m.PerSecond), orEmpty(m.PlannedPerSecond), orEmpty(m.OpenPerSecond)
+	m.ByClass = orEmpty(m.ByClass)
 	m.ByType = orEmptyMap(m.ByType)
 	d := &s.Deliveries
 	if d.StoreCheck == nil {

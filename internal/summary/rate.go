@@ -2,7 +2,7 @@ package summary
 
 import "math"
 
-// SetRates computes the send rates from the wall-clock seconds the meter
+// SetRates computes the send rates from the run's own seconds the meter
 // counted (PerSecond): the peak is the busiest second's count, so a burst
 // of 80 sends within a millisecond peaks at 80, never at a rate of its
 // own. The average is the sends over the sending span (first to last
@@ -13,7 +13,7 @@ func (m *MessagesSummary) SetRates() {
 	m.AvgPerSecond = min(AvgRate(m.Sent, m.FirstSendMs, m.LastSendMs), float64(m.PeakPerSecond))
 }
 
-// PeakRate is the most sends counted in one wall-clock second. Sends the
+// PeakRate is the most sends counted in one of the run's seconds. Sends the
 // meter left out of its seconds (before its first) count as one second of
 // their own.
 func PeakRate(m MessagesSummary) int64 {

@@ -7,13 +7,14 @@ import (
 )
 
 // metered is what the generator's meter makes of sends at these times
-// (unix ms): a count per wall-clock second, the first and the last.
+// (unix ms): a count per second of the run's own from the first send, the
+// first and the last.
 func metered(sendsMs []int64) MessagesSummary {
 	slices.Sort(sendsMs)
 	m := MessagesSummary{Sent: int64(len(sendsMs)), FirstSendMs: sendsMs[0], LastSendMs: sendsMs[len(sendsMs)-1],
-		PerSecondStart: sendsMs[0] / 1000}
+		PerSecondStartMs: sendsMs[0]}
 	for _, t := range sendsMs {
-		i := t/1000 - m.PerSecondStart
+		i := (t - m.PerSecondStartMs) / 1000
 		for int64(len(m.PerSecond)) <= i {
 			m.PerSecond = append(m.PerSecond, 0)
 		}
@@ -46,7 +47,7 @@ func TestABurstPeaksAtItsBusiestSecond(t *testing.T) {
 	}
 }
 
-// The peak is the busiest wall-clock second's count, and the average never
+// The peak is the busiest second's count, and the average never
 // exceeds it, whatever the sends' times.
 func TestPeakIsTheBusiestSecondAndNeverBelowTheAverage(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
@@ -90,7 +91,7 @@ func TestSteadyRatePeaksAtItself(t *testing.T) {
 // Sends the meter missed before its first second are a second of their
 // own.
 func TestUnmeteredSendsAreASecondOfTheirOwn(t *testing.T) {
-	m := MessagesSummary{Sent: 3000, FirstSendMs: 10_999, LastSendMs: 12_999, PerSecondStart: 11, PerSecond: []int64{500, 500}}
+	m := MessagesSummary{Sent: 3000, FirstSendMs: 10_999, LastSendMs: 12_999, PerSecondStartMs: 11_000, PerSecond: []int64{500, 500}}
 	m.SetRates()
 	if m.PeakPerSecond != 2000 || m.AvgPerSecond != 1500 {
 		t.Fatalf("peak %d, average %v", m.PeakPerSecond, m.AvgPerSecond)

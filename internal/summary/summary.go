@@ -217,18 +217,57 @@ type MessagesSummary struct {
 	Closed         bool    `json:"closed_pacing"` // some classes send as fast as acknowledged
 	Burst          bool    `json:"burst_pacing"`  // some open classes send each second's messages at its start
 	MaxSendLagMs   float64 `json:"max_send_lag_ms"`
-	PerSecond      []int64 `json:"per_second"`
+	// PerSecond counts the sends in each of the run's own seconds, from
+	// PerSecondStartMs: a burst within one second is one second's count.
+	PerSecond []int64 `json:"per_second"`
 	// PlannedPerSecond is what the plan had fall due in each of the same
-	// seconds (from per_second_start): open classes only, empty where
-	// every class is closed.
-	PlannedPerSecond []int64          `json:"planned_per_second"`
-	PerSecondStart   int64            `json:"per_second_start"`
+	// seconds: open classes only, empty where every class is closed.
+	PlannedPerSecond []int64 `json:"planned_per_second"`
+	// PerSecondStartMs is when the run's first second began (unix ms):
+	// when its plan's first message fell due, all processes of a split run
+	// counting from the same.
+	PerSecondStartMs int64            `json:"per_second_start_ms"`
 	FirstSendMs      int64            `json:"first_send_ms"`
 	LastSendMs       int64            `json:"last_send_ms"`
 	ByType           map[string]int64 `json:"sent_by_type"`
 	// Dispatches counts, per acknowledged message, every member of its
 	// conversation, the sender included: Wildfire's 分发数.
 	Dispatches int64 `json:"dispatches"`
+	// OpenPerSecond counts the open classes' sends in the same seconds
+	// where closed classes send beside them (empty otherwise: PerSecond
+	// is theirs): what PlannedPerSecond is compared with.
+	OpenPerSecond []int64 `json:"open_per_second"`
+	// ByClass is what each class that sends sent: the pace check judges
+	// each open class on its own.
+	ByClass []ClassSends `json:"by_class"`
+}
+
+// ClassSends is what one workload class sent.
+type ClassSends struct {
+	Class int  `json:"class"` // 1 for the workload's first class
+	Open  bool `json:"open"`  // paced by the plan; a closed class sends as fast as answered
+	// PlannedSeconds is an open class's sending time at its pace.
+	PlannedSeconds float64 `json:"planned_seconds"`
+	Sent           int64   `json:"sent"`
+	Unsent         int64   `json:"unsent"` // queued or still to send when the send phase ended
+	FirstSendMs    int64   `json:"first_send_ms"`
+	LastSendMs     int64   `json:"last_send_ms"`
+}
+
+// Pace is the share of its plan's pace an open class kept, 0..1 (false
+// for a closed class, or one with no sending time): its sending time
+// over the time its sends took, a second of grace on both, times the
+// share of its messages sent before the send phase ended.
+func (c ClassSends) Pace() (float64, bool) {
+	if !c.Open || c.PlannedSeconds <= 0 || c.Sent+c.Unsent == 0 {
+		return 0, false
+	}
+	if c.Sent == 0 {
+		return 0, true
+	}
+	span := max(float64(c.LastSendMs-c.FirstSendMs)/1000, 0)
+	pace := min(1, (c.PlannedSeconds+1)/(span+1))
+	return pace * float64(c.Sent) / float64(c.Sent+c.Unsent), true
 }
 
 // DeliveriesSummary accounts for every delivery owed. Expected counts
@@ -570,17 +609,30 @@ func LatencyCountText(n int64, d DeliveriesSummary) string {
 }
 
 // Pace is the share of the plan's pace the run kept, 0..1, and whether it
-// has one (open pacing only: a closed class sends as fast as answered):
-// the plan's sending time over the time the sends took, a second of grace
-// on both, times the share of the messages sent before the send phase
-// ended. A run that sent at 80 % of the rate planned has 0.8.
+// has one: the slowest open class's (ClassSends.Pace), a closed class
+// beside it judged by its own finish. A run that sent at 80 % of the
+// rate planned has 0.8. A summary without classes is judged whole, as
+// one open class.
 func (m MessagesSummary) Pace() (float64, bool) {
-	if m.Closed || m.PlannedRate <= 0 || m.PlannedSeconds <= 0 || m.Sent == 0 {
-		return 0, false
+	p, _, ok := m.slowestClass()
+	return p, ok
+}
+
+// slowestClass is the pace of the open class that kept least of it, and
+// that class (0: the run judged whole).
+func (m MessagesSummary) slowestClass() (pace float64, class int, ok bool) {
+	if len(m.ByClass) == 0 {
+		whole := ClassSends{Open: !m.Closed && m.PlannedRate > 0, PlannedSeconds: m.PlannedSeconds, Sent: m.Sent,
+			Unsent: m.Unsent, FirstSendMs: m.FirstSendMs, LastSendMs: m.LastSendMs}
+		pace, ok = whole.Pace()
+		return pace, 0, ok && m.Sent > 0
 	}
-	span := max(float64(m.LastSendMs-m.FirstSendMs)/1000, 0)
-	pace := min(1, (m.PlannedSeconds+1)/(span+1))
-	return pace * float64(m.Sent) / float64(m.Sent+m.Unsent), true
+	for _, c := range m.ByClass {
+		if p, has := c.Pace(); has && (!ok || p < pace) {
+			pace, class, ok = p, c.Class, true
+		}
+	}
+	return pace, class, ok
 }
 
 // PaceText is ", sent at 82 % of the plan's pace" where the run fell
@@ -589,8 +641,11 @@ func (m MessagesSummary) Pace() (float64, bool) {
 // else "".
 func PaceText(m MessagesSummary) string {
 	var t string
-	if p, ok := m.Pace(); ok && p < 0.99 {
+	if p, class, ok := m.slowestClass(); ok && p < 0.99 {
 		t = fmt.Sprintf(", sent at %.0f %% of the plan's pace", 100*p)
+		if len(m.ByClass) > 1 {
+			t += fmt.Sprintf(" (class %d)", class)
+		}
 	}
 	if most, at := m.BehindPlan(); most > 1 {
 		t += fmt.Sprintf(", up to %d messages behind the plan (second %d)", most, at+1)
@@ -598,15 +653,19 @@ func PaceText(m MessagesSummary) string {
 	return t
 }
 
-// BehindPlan is the most messages the sends were behind what the plan
-// had due (planned_per_second, summed from the start) at the end of a
+// BehindPlan is the most messages the open classes' sends were behind
+// what the plan had due (planned_per_second, summed from the start) at the end of a
 // second, and that second (from 0).
 func (m MessagesSummary) BehindPlan() (most int64, at int) {
+	sends := m.PerSecond
+	if m.Closed {
+		sends = m.OpenPerSecond
+	}
 	var planned, sent int64
 	for i := range m.PlannedPerSecond {
 		planned += m.PlannedPerSecond[i]
-		if i < len(m.PerSecond) {
-			sent += m.PerSecond[i]
+		if i < len(sends) {
+			sent += sends[i]
 		}
 		if planned-sent > most {
 			most, at = planned-sent, i

@@ -39,6 +39,13 @@ func build(t testing.TB, prefix string, classes ...string) *plan.Plan {
 // driver opens the protocol for the server's target.
 func driver(t testing.TB, tgt engine.Target, p *plan.Plan) engine.Driver {
 	t.Helper()
+	return driverReading(t, tgt, p, 45*time.Second)
+}
+
+// driverReading is driver whose connections count a server silent for
+// readTimeout as gone.
+func driverReading(t testing.TB, tgt engine.Target, p *plan.Plan, readTimeout time.Duration) engine.Driver {
+	t.Helper()
 	spec, proto, err := tgt.Open()
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +53,7 @@ func driver(t testing.TB, tgt engine.Target, p *plan.Plan) engine.Driver {
 	if err := spec.CanCarry(p); err != nil {
 		t.Skip(err)
 	}
-	d, err := proto.Driver(p, 45*time.Second)
+	d, err := proto.Driver(p, readTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +61,8 @@ func driver(t testing.TB, tgt engine.Target, p *plan.Plan) engine.Driver {
 }
 
 // run drives a plan the way a scenario does: every VU logs in its
-// immediate users, all wait, send, wait, log in the late users, drain.
+// immediate users, all wait, send (its timeline of timed logins and spells
+// away beside), wait, log in the late users, drain.
 func run(t testing.TB, tgt engine.Target, p *plan.Plan, vus int, opts engine.Options) outcome {
 	t.Helper()
 	return runThen(t, tgt, p, vus, opts, nil)
@@ -99,7 +107,9 @@ func runHooked(t testing.TB, tgt engine.Target, p *plan.Plan, vus int, opts engi
 			o.Do(f)
 		}
 	}
-	d := driver(t, tgt, p)
+	withDefaults := opts
+	withDefaults.Defaults()
+	d := driverReading(t, tgt, p, withDefaults.ReadTimeout())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if _, err := d.Setup(ctx, func(string) {}); err != nil {
@@ -128,7 +138,13 @@ func runHooked(t testing.TB, tgt engine.Target, p *plan.Plan, vus int, opts engi
 			if online != nil {
 				once.Do(func() { go online() })
 			}
+			timed := make(chan struct{})
+			go func() { // the plan's timed logins and spells away, as the runner's worker runs them
+				defer close(timed)
+				s.Timeline(start.Add(50 * time.Millisecond))
+			}()
 			s.Send(start.Add(50*time.Millisecond), 30*time.Second)
+			<-timed
 			if _, err := sh.Barrier(ctx, "sent", vus); err != nil {
 				t.Error(err)
 				return

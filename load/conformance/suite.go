@@ -51,6 +51,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("disconnect", func(t *testing.T) { testmachine.Shared(t); testDisconnect(t, h) })
 	t.Run("storm", func(t *testing.T) { testmachine.Shared(t); testStorm(t, h) })
 	t.Run("heartbeats", func(t *testing.T) { testmachine.Shared(t); testHeartbeats(t, h) })
+	t.Run("quiet-spell", func(t *testing.T) { testmachine.Shared(t); testQuietSpell(t, h) })
 	t.Run("gateways", func(t *testing.T) { testmachine.Shared(t); testGateways(t, h) })
 	t.Run("chatroom", func(t *testing.T) { testmachine.Shared(t); testChatroom(t, h) })
 	t.Run("every-fault", func(t *testing.T) { testmachine.Shared(t); testEveryFault(t, h) })
@@ -518,6 +519,33 @@ func testHeartbeats(t *testing.T, h Harness) {
 				t.Fatalf("pings every %s: %d server timeouts, %d disconnects, %d pings", c.ping, timeouts, disc, s.Tally.HeartbeatsSent.Load())
 			}
 		})
+	}
+}
+
+// A client never declares a live server dead: groups of 10 whose players
+// log in at their times, half away for a spell, traffic over in 3 s, then
+// quiet for twice the read timeout, with pings every 4 s and a read
+// timeout 3 s longer. Nobody is dropped, whatever their last write: a
+// ping skipped for a recent write (WuKongIM's) is skipped only while the
+// next one's answer still comes in time.
+func testQuietSpell(t *testing.T, h Harness) {
+	srv := h.Start(t, Faults{})
+	var classes []string
+	for _, at := range []string{"500ms", "1s", "1500ms", "2s"} {
+		classes = append(classes, `{"kind":"groups","groups":2,"members":10,"senders":1,"allOnline":true,"loginAt":"`+at+
+			`","loginAtShare":0.5,"away":[{"at":"4s","for":"1s","share":0.5}],"rate":2,"duration":"3s"}`)
+	}
+	p := build(t, "quiet", classes...)
+	opts := engine.Options{PingInterval: 4 * time.Second, ReadSlack: 3 * time.Second}
+	quiet := 2 * opts.ReadTimeout()
+	o := runHooked(t, srv.Target(), p, 2, opts, hooks{sent: func() { time.Sleep(quiet) }}, false, false)
+	tot := o.totals
+	if tot.Disconnects != 0 || tot.Logouts == 0 || tot.LoginsBack != tot.Logouts || tot.LoginsTimed == 0 {
+		t.Fatalf("%d disconnects %v over %s of quiet (%d logouts, %d back, %d timed logins, %d pings sent, %d skipped)",
+			tot.Disconnects, tot.Dropped, quiet, tot.Logouts, tot.LoginsBack, tot.LoginsTimed, tot.HeartbeatsSent, tot.HeartbeatsSkipped)
+	}
+	if exp := verify.Sum(tot.Expected); exp == 0 || verify.Owed(o.rec.Lost) != 0 {
+		t.Fatalf("expected %d, lost %v", exp, o.rec.Lost)
 	}
 }
 

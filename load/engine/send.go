@@ -41,6 +41,8 @@ func (s *Session) Send(start time.Time, deadline time.Duration) SendResult {
 	s.sh.SetPhase("sending")
 	s.sh.sendAt.CompareAndSwap(0, start.UnixNano())
 	p := s.sh.Plan
+	s.sh.meter.begin(start.Add(p.FirstDue()))
+	s.sh.open.begin(start.Add(p.FirstDue()))
 	var res SendResult
 	for _, st := range p.Streams {
 		res.Planned += int(st.PlannedFor(s.Lo, s.Hi))
@@ -111,7 +113,7 @@ func (s *Session) schedule(ctx context.Context, start time.Time) {
 // startClosed gives each local sender of a closed stream its cursor; each
 // counts as a producer until its cursor runs out or its time ends.
 func (s *Session) startClosed(start time.Time) {
-	for _, st := range s.sh.Plan.Streams {
+	for class, st := range s.sh.Plan.Streams {
 		if st.Open() {
 			continue
 		}
@@ -126,7 +128,7 @@ func (s *Session) startClosed(start time.Time) {
 			}
 			usr := s.users[u-s.Lo]
 			usr.mu.Lock()
-			usr.cursor, usr.until, usr.limit = c, until, st.InFlight
+			usr.cursor, usr.until, usr.limit, usr.cursorClass = c, until, st.InFlight, class
 			usr.mu.Unlock()
 			s.work.Add(1)
 			s.closed = append(s.closed, usr)
@@ -146,15 +148,23 @@ func (s *Session) finish() {
 func (s *Session) endSend(res SendResult) SendResult {
 	for _, u := range s.users {
 		u.mu.Lock()
-		left, cur, timed := u.queue, u.cursor, !u.until.IsZero()
+		left, cur, timed, class := u.queue, u.cursor, !u.until.IsZero(), u.cursorClass
 		u.queue, u.cursor = nil, nil
 		u.mu.Unlock()
 		s.Tally.Unsent.Add(int64(len(left)))
+		for _, it := range left {
+			if c := s.sh.classCounter(int(s.sh.Plan.Convs[it.m.Conv].Class)); c != nil {
+				c.unsent.Add(1)
+			}
+		}
 		for cur != nil && !timed {
 			if _, ok := cur.Next(); !ok {
 				break
 			}
 			s.Tally.Unsent.Add(1)
+			if c := s.sh.classCounter(class); c != nil {
+				c.unsent.Add(1)
+			}
 		}
 	}
 	var acked, failed, unanswered int64
@@ -242,6 +252,12 @@ func (u *User) send(c Conn, it sendItem, now time.Time) {
 		it.m.Conv, it.m.N, now.UnixMicro(), s.sh.Plan.BodySize)
 	s.Tally.Sent[k].Add(1)
 	s.sh.meter.add(now)
+	if class := int(s.sh.Plan.Convs[it.m.Conv].Class); class < len(s.sh.Plan.Streams) && s.sh.Plan.Streams[class].Open() {
+		s.sh.open.add(now)
+	}
+	if c := s.sh.classCounter(int(s.sh.Plan.Convs[it.m.Conv].Class)); c != nil {
+		c.add(now)
+	}
 	err := c.Send(it.m, text, now.UnixMicro()/1000, func(err error) { u.acked(it.m, k, now, err) })
 	if err != nil {
 		u.acked(it.m, k, now, fmt.Errorf("write: %w", err))

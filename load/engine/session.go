@@ -258,7 +258,7 @@ func (s *Session) heartbeat() {
 		case <-s.ctx.Done():
 			return
 		}
-		quietSince := time.Now().Add(-s.sh.Opts.PingInterval)
+		quietSince := time.Now().Add(-s.sh.Opts.skipWindow())
 		for i := slot; i < len(s.users); i += slots {
 			if c := s.users[i].current(); c != nil {
 				if t, ok := c.(Talker); ok && t.WroteSince(quietSince) {
@@ -271,6 +271,19 @@ func (s *Session) heartbeat() {
 			}
 		}
 	}
+}
+
+// skipWindow is how recent a Talker's write must be for its ping to be
+// skipped. A Talker skipped is next pinged a whole interval later, and
+// only the server's bytes (a PONG) keep the client's read deadline alive,
+// ReadTimeout after its last read: a write (whose SENDACK, or the RECV
+// its RECVACK answers, was read about then) may stand in for a ping only
+// while the next round's PONG still comes in time, a slot each kept for
+// the ticker and the answer. A whole interval, as before, let a user
+// whose last write fell just before its turn go 2 × PingInterval without
+// a byte, past a deadline of PingInterval + 15 s.
+func (o Options) skipWindow() time.Duration {
+	return max(min(o.PingInterval, o.ReadSlack-2*heartbeatSlot), 0)
 }
 
 // heartbeatSlot is how often the heartbeat wakes: the pings of a slot go

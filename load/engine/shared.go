@@ -14,7 +14,11 @@ import (
 
 // Options tune how users behave.
 type Options struct {
-	PingInterval   time.Duration // heartbeat period per connection (OpenIM's read deadline is 30 s)
+	PingInterval time.Duration // heartbeat period per connection (OpenIM's read deadline is 30 s)
+	// ReadSlack is how much longer than PingInterval a connection may go
+	// without a byte from the server before the client counts it dropped:
+	// the driver's read timeout is their sum (ReadTimeout).
+	ReadSlack      time.Duration
 	LoginParallel  int           // logins in flight per VU
 	GapGrace       time.Duration // how long a seq gap may stay open before it is pulled
 	ReconnectDelay time.Duration // first wait before logging in again after a disconnect; doubles per attempt
@@ -34,6 +38,10 @@ type Options struct {
 	Split bool
 }
 
+// ReadTimeout is how long a connection may stay without a byte from the
+// server before the client counts it dropped.
+func (o Options) ReadTimeout() time.Duration { return o.PingInterval + o.ReadSlack }
+
 // Defaults fills unset options.
 func (o *Options) Defaults() {
 	set := func(d *time.Duration, v time.Duration) {
@@ -42,6 +50,7 @@ func (o *Options) Defaults() {
 		}
 	}
 	set(&o.PingInterval, 20*time.Second)
+	set(&o.ReadSlack, 15*time.Second)
 	set(&o.GapGrace, 500*time.Millisecond)
 	set(&o.ReconnectDelay, time.Second)
 	set(&o.ReconnectCap, 10*time.Second)
@@ -78,6 +87,8 @@ type Shared struct {
 	lastChange atomic.Int64 // unix ns of the last delivery or finished pull
 
 	meter   Meter
+	open    Meter          // the open classes' sends alone
+	classes []classCounter // by class: index into Plan.Streams
 	rooms   rooms
 	outages outages
 	failure atomic.Pointer[error]  // what ended the run early, once
@@ -93,10 +104,14 @@ type Shared struct {
 // NewShared prepares the process-wide state of a run.
 func NewShared(runID string, p *plan.Plan, d Driver, opts Options) *Shared {
 	opts.Defaults()
-	return &Shared{RunID: runID, Plan: p, Driver: d, Opts: opts,
+	sh := &Shared{RunID: runID, Plan: p, Driver: d, Opts: opts,
 		Checker:  &verify.Checker{Run: []byte(runID), Plan: p},
 		Logf:     func(string, ...any) {},
 		barriers: map[string]*barrier{}}
+	if p != nil {
+		sh.classes = make([]classCounter, len(p.Streams))
+	}
+	return sh
 }
 
 // Online is the number of users online in this process now; Peak the most.
@@ -139,6 +154,9 @@ func (sh *Shared) Peak() int64 { return sh.peak.Load() }
 
 // Meter is the per-second send counter of this process.
 func (sh *Shared) Meter() *Meter { return &sh.meter }
+
+// OpenMeter is the per-second counter of the open classes' sends.
+func (sh *Shared) OpenMeter() *Meter { return &sh.open }
 
 func (sh *Shared) addOnline(d int64) {
 	n := sh.online.Add(d)
@@ -226,19 +244,29 @@ func (sh *Shared) Barrier(ctx context.Context, name string, n int) (time.Time, e
 	}
 }
 
-// Meter counts sends per wall-clock second.
+// Meter counts sends per second of the run's own: from the plan's first
+// due time (or the first send where none was set), so a burst inside a
+// second is one second's count whatever the clock's second turns.
 type Meter struct {
 	mu          sync.Mutex
-	start       int64
+	origin      time.Time
 	counts      []int64
 	first, last time.Time
 }
 
-func (m *Meter) add(t time.Time) {
-	sec := t.Unix()
+// begin sets the run's first second to start at t, unless set before.
+func (m *Meter) begin(t time.Time) {
 	m.mu.Lock()
-	if m.counts == nil {
-		m.start = sec
+	if m.origin.IsZero() {
+		m.origin = t
+	}
+	m.mu.Unlock()
+}
+
+func (m *Meter) add(t time.Time) {
+	m.mu.Lock()
+	if m.origin.IsZero() {
+		m.origin = t
 	}
 	if m.first.IsZero() || t.Before(m.first) {
 		m.first = t
@@ -246,20 +274,20 @@ func (m *Meter) add(t time.Time) {
 	if t.After(m.last) {
 		m.last = t
 	}
-	if i := sec - m.start; i >= 0 {
-		for int64(len(m.counts)) <= i {
-			m.counts = append(m.counts, 0)
-		}
-		m.counts[i]++
+	i := max(int64(t.Sub(m.origin)/time.Second), 0)
+	for int64(len(m.counts)) <= i {
+		m.counts = append(m.counts, 0)
 	}
+	m.counts[i]++
 	m.mu.Unlock()
 }
 
-// PerSecond returns the first second (unix) and the count of each second.
-func (m *Meter) PerSecond() (int64, []int64) {
+// PerSecond returns when the run's first second began (zero before
+// sending) and the count of each second from it.
+func (m *Meter) PerSecond() (time.Time, []int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.start, append([]int64(nil), m.counts...)
+	return m.origin, append([]int64(nil), m.counts...)
 }
 
 // Span is when the first and the last message were sent.

@@ -23,17 +23,18 @@ type User struct {
 	inbox *verify.Inbox
 	out   *verify.Outbox
 
-	mu       sync.Mutex
-	conn     Conn
-	everOn   bool
-	queue    []sendItem
-	inflight int                // messages sent and not yet answered
-	limit    int                // closed pacing: messages in flight at most (open: 1)
-	cursor   *plan.SenderCursor // closed pacing: the user's messages
-	until    time.Time          // closed pacing: no new message after this
-	pumping  bool               // a goroutine is sending the user's messages
-	repump   bool               // look again before that goroutine stops
-	rooms    []uint32           // chatrooms joined
+	mu          sync.Mutex
+	conn        Conn
+	everOn      bool
+	queue       []sendItem
+	inflight    int                // messages sent and not yet answered
+	limit       int                // closed pacing: messages in flight at most (open: 1)
+	cursor      *plan.SenderCursor // closed pacing: the user's messages
+	cursorClass int                // the class the cursor's messages are of
+	until       time.Time          // closed pacing: no new message after this
+	pumping     bool               // a goroutine is sending the user's messages
+	repump      bool               // look again before that goroutine stops
+	rooms       []uint32           // chatrooms joined
 
 	gapTimer  bool
 	gapConvs  map[uint32]struct{}

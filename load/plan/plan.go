@@ -215,6 +215,22 @@ func (p *Plan) Duration() time.Duration {
 	return d
 }
 
+// FirstDue is when the plan's first message falls due, from the start of
+// sending: 0 where a closed stream sends from the start.
+func (p *Plan) FirstDue() time.Duration {
+	first := time.Duration(-1)
+	for _, s := range p.Streams {
+		d := time.Duration(0)
+		if s.Open() && s.total > 0 {
+			d = s.due(0)
+		}
+		if first < 0 || d < first {
+			first = d
+		}
+	}
+	return max(first, 0)
+}
+
 // DueBefore counts the open streams' messages due before offset t from
 // the start of sending: the plan's own count of a second is
 // DueBefore(t+1s) − DueBefore(t).

@@ -72,7 +72,7 @@ func open(ctx context.Context, p *plan.Plan, t engine.Target, o RunOptions, seg 
 	if err := spec.CanCarry(p); err != nil {
 		return nil, err
 	}
-	d, err := proto.Driver(p, eopts.PingInterval+15*time.Second)
+	d, err := proto.Driver(p, eopts.ReadTimeout())
 	if err != nil {
 		return nil, err
 	}

@@ -53,9 +53,9 @@ func (r *Run) BuildSummary() summary.Summary {
 		s.Groups.BySize[fmt.Sprint(len(g.Members))]++
 	}
 
-	start, perSec := r.Shared.Meter().PerSecond()
+	origin, perSec := r.Shared.Meter().PerSecond()
 	m := summary.MessagesSummary{Planned: p.Planned(), Sent: verify.Sum(t.Sent), Acked: verify.Sum(t.Acked),
-		SendFailed: verify.Sum(t.SendFailed), Unanswered: verify.Sum(t.Unanswered), Unsent: t.Unsent, PlannedRate: p.Rate, PerSecond: perSec, PerSecondStart: start,
+		SendFailed: verify.Sum(t.SendFailed), Unanswered: verify.Sum(t.Unanswered), Unsent: t.Unsent, PlannedRate: p.Rate, PerSecond: perSec,
 		ByType: map[string]int64{}, Dispatches: t.Dispatched}
 	if first, last := r.Shared.Meter().Span(); !first.IsZero() {
 		m.FirstSendMs, m.LastSendMs = first.UnixMilli(), last.UnixMilli()
@@ -68,12 +68,14 @@ func (r *Run) BuildSummary() summary.Summary {
 	if !m.Closed {
 		m.PlannedSeconds = math.Round(p.Duration().Seconds()*1000) / 1000
 	}
-	var first int64
-	m.PlannedPerSecond, first = plannedPerSecond(p, r.Shared.SendingSince(), m.PerSecondStart, len(m.PerSecond))
-	if len(m.PerSecond) > 0 && first < m.PerSecondStart {
-		m.PerSecond = append(make([]int64, m.PerSecondStart-first), m.PerSecond...) // sending began a second before its first send
+	if !origin.IsZero() {
+		m.PerSecondStartMs = origin.UnixMilli()
+		m.PlannedPerSecond = plannedPerSecond(p, origin.Sub(r.Shared.SendingSince()), len(m.PerSecond))
 	}
-	m.PerSecondStart = first
+	if m.Closed {
+		_, m.OpenPerSecond = r.Shared.OpenMeter().PerSecond()
+	}
+	m.ByClass = classSends(p, r.Shared.ClassSends())
 	for _, sess := range r.Shared.Sessions() {
 		m.MaxSendLagMs = math.Max(m.MaxSendLagMs, float64(sess.MaxSendLag().Microseconds())/1000)
 	}
@@ -194,6 +196,25 @@ func byClass(p *plan.Plan, counts []verify.ClassTotals) []summary.DeliveriesByCl
 	return out
 }
 
+// classSends is what each class that sends sent.
+func classSends(p *plan.Plan, sent []engine.ClassSent) []summary.ClassSends {
+	var out []summary.ClassSends
+	for i, st := range p.Streams {
+		if (st.Total() == 0 && st.Until == 0) || i >= len(sent) {
+			continue // sends nothing
+		}
+		c := summary.ClassSends{Class: i + 1, Open: st.Open(), Sent: sent[i].Sent, Unsent: sent[i].Unsent}
+		if c.Open {
+			c.PlannedSeconds = math.Round(st.Length().Seconds()*1000) / 1000
+		}
+		if !sent[i].First.IsZero() {
+			c.FirstSendMs, c.LastSendMs = sent[i].First.UnixMilli(), sent[i].Last.UnixMilli()
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // loginCost sums what the sessions' logins cost.
 func (r *Run) loginCost() *summary.LoginsSummary {
 	l := &summary.LoginsSummary{}
@@ -254,24 +275,21 @@ func loginCauses(a [verify.LoginCauses]int64) *summary.LoginCauses {
 		ConnRefused: a[engine.LoginConnRefused], Other: a[engine.LoginOther], OpenFiles: a[engine.LoginOpenFiles], Ports: a[engine.LoginPorts]}
 }
 
-// plannedPerSecond is the plan's messages due in each wall-clock second
-// from first (unix; the sends' first second, or sending's when nothing was
-// sent), as many seconds as were sent in or as the plan lasts; and that
-// first second. Nothing where no open class has a schedule.
-func plannedPerSecond(p *plan.Plan, sending time.Time, first int64, sent int) ([]int64, int64) {
-	if sending.IsZero() || p.DueBefore(p.Duration()+time.Nanosecond) == 0 {
-		return nil, first
+// plannedPerSecond is the plan's messages due in each of the run's own
+// seconds, the first beginning at offset from the start of sending: as
+// many seconds as were sent in or as the plan has messages due, those
+// due before the first second counted in it. Nothing where no open class
+// has a schedule.
+func plannedPerSecond(p *plan.Plan, offset time.Duration, sent int) []int64 {
+	total := p.DueBefore(p.Duration() + time.Nanosecond)
+	if total == 0 {
+		return nil
 	}
-	if sent == 0 || sending.Unix() < first {
-		first = sending.Unix()
+	var out []int64
+	var prev int64
+	for i := 0; i < sent || prev < total; i++ {
+		next := p.DueBefore(offset + time.Duration(i+1)*time.Second)
+		out, prev = append(out, next-prev), next
 	}
-	end := sending.Add(p.Duration()).Unix()
-	n := max(int64(sent), end-first+1)
-	out := make([]int64, n)
-	prev := p.DueBefore(time.Unix(first, 0).Sub(sending))
-	for i := range out {
-		next := p.DueBefore(time.Unix(first+int64(i)+1, 0).Sub(sending))
-		out[i], prev = next-prev, next
-	}
-	return out, first
+	return out
 }
