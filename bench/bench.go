@@ -26,6 +26,7 @@ package bench
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -109,35 +110,66 @@ func Run(o Options) error {
 	fmt.Printf("imbench bench: open files %d (hard limit), ephemeral ports %s\n", lim.Max, res.Limits["net.ipv4.ip_local_port_range"])
 	b := &bench{hold: o.Hold, out: o.Out, resultsDir: filepath.Join(o.Out, "runs"), rounds: o.Rounds}
 	targetLogs = filepath.Join(o.Out, "targets") // why a target process failed, if one did
-	var err error
-	if o.Want["density"] && !o.SkipOpenIM {
-		if res.Density, err = b.holdOurs(o.Users, "openim"); err != nil {
-			return fmt.Errorf("density: %w", err)
+	// A point that fails is marked and the bench goes on: one point does
+	// not lose the page. A failure for the machine's sake is tried again
+	// first; any other ends the bench with an error once the page is out.
+	var failed []error
+	point := func(name string, measure func() error) {
+		_, err := retryBusy(name, func() (struct{}, error) { return struct{}{}, measure() })
+		switch {
+		case err == nil:
+		case isBusy(err):
+			res.Notes = append(res.Notes, name+": "+notMeasured(err))
+		default:
+			res.Notes = append(res.Notes, name+": not measured: "+err.Error())
+			failed = append(failed, fmt.Errorf("%s: %w", name, err))
 		}
-		res.RSSPerUserBytes = res.Density.RSSPerUserBytes
+	}
+	if o.Want["density"] && !o.SkipOpenIM {
+		point("density", func() (err error) {
+			res.Density, err = b.holdOurs(o.Users, "openim")
+			if res.Density != nil {
+				res.RSSPerUserBytes = res.Density.RSSPerUserBytes
+			}
+			return err
+		})
 	}
 	if o.Want["baseline"] && !o.SkipOpenIM {
-		if res.Baseline, err = b.holdBaseline(o.Users); err != nil {
-			return fmt.Errorf("baseline: %w", err)
-		}
+		point("baseline", func() (err error) { res.Baseline, err = b.holdBaseline(o.Users); return err })
 	}
 	res.Ratio = baselineRatio(res.Density, res.Baseline)
 	if o.Want["delivery"] && !o.SkipOpenIM {
 		for _, r := range o.Rates {
-			d, err := b.delivery(r, "openim")
-			if err != nil {
-				return fmt.Errorf("delivery at %g msg/s: %w", r, err)
-			}
-			res.Delivery = append(res.Delivery, d)
+			point(fmt.Sprintf("delivery at %g msg/s", r), func() error {
+				d, err := b.delivery(r, "openim")
+				if err == nil {
+					res.Delivery = append(res.Delivery, d)
+				}
+				return err
+			})
 		}
 	}
 	for _, p := range o.Protocols {
 		if p = strings.TrimSpace(p); p == "" || (!o.Want["density"] && !o.Want["delivery"]) {
 			continue
 		}
-		pb, err := b.protocol(p, o.Users, o.Rates, o.Want)
-		if err != nil {
-			return fmt.Errorf("%s: %w", p, err)
+		if p == "openim" {
+			return badinput.Errorf("openim is measured already; -protocols names the others")
+		}
+		pb := &protocolBench{}
+		if o.Want["density"] {
+			point(p+" density", func() (err error) { pb.Density, err = b.holdOurs(o.Users, p); return err })
+		}
+		if o.Want["delivery"] {
+			for _, r := range o.Rates {
+				point(fmt.Sprintf("%s delivery at %g msg/s", p, r), func() error {
+					d, err := b.delivery(r, p)
+					if err == nil {
+						pb.Delivery = append(pb.Delivery, d)
+					}
+					return err
+				})
+			}
 		}
 		if res.Protocols == nil {
 			res.Protocols = map[string]*protocolBench{}
@@ -146,15 +178,16 @@ func Run(o Options) error {
 	}
 	res.Throughput = bestWithin(res, 100)
 	if o.Want["flat"] {
-		if res.Flat, err = b.flat(o.FlatScenario, o.Flat, o.FlatRate); err != nil {
-			return fmt.Errorf("flat: %w", err)
-		}
+		point("flat", func() (err error) { res.Flat, err = b.flat(o.FlatScenario, o.Flat, o.FlatRate); return err })
 	}
 	if o.Want["distributed"] {
-		if res.Distributed, err = b.distributed(o.Total, o.Procs); err != nil {
-			return fmt.Errorf("distributed: %w", err)
-		}
-		res.UsersHeld = res.Distributed.UsersHeld
+		point("distributed", func() (err error) {
+			res.Distributed, err = b.distributed(o.Total, o.Procs)
+			if res.Distributed != nil {
+				res.UsersHeld = res.Distributed.UsersHeld
+			}
+			return err
+		})
 	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return err
@@ -167,36 +200,13 @@ func Run(o Options) error {
 	fmt.Println()
 	writeTable(os.Stdout, res)
 	fmt.Println("imbench bench: wrote", path)
-	return nil
+	return errors.Join(failed...)
 }
 
 // protocolBench is density and delivery over one more protocol.
 type protocolBench struct {
 	Density  *holdResult       `json:"density,omitempty"`
 	Delivery []*deliveryResult `json:"delivery,omitempty"`
-}
-
-func (b *bench) protocol(p string, users int, rates []float64, want map[string]bool) (*protocolBench, error) {
-	if p == "openim" {
-		return nil, badinput.Errorf("openim is measured already; -protocols names the others")
-	}
-	out := &protocolBench{}
-	var err error
-	if want["density"] {
-		if out.Density, err = b.holdOurs(users, p); err != nil {
-			return nil, fmt.Errorf("density: %w", err)
-		}
-	}
-	if want["delivery"] {
-		for _, r := range rates {
-			d, err := b.delivery(r, p)
-			if err != nil {
-				return nil, fmt.Errorf("delivery at %g msg/s: %w", r, err)
-			}
-			out.Delivery = append(out.Delivery, d)
-		}
-	}
-	return out, nil
 }
 
 type bench struct {
@@ -213,6 +223,7 @@ type benchRun struct {
 	id   string
 	cmd  *exec.Cmd
 	done chan error // its exit, sent once
+	said tail       // what it printed last
 }
 
 // pids are the run's processes: the `imbench run` the bench started and
@@ -245,7 +256,7 @@ func (b *bench) runScenario(bt *benchTarget, scenario, protocol string, segments
 	for _, k := range slices.Sorted(maps.Keys(env)) {
 		r.cmd.Env = append(r.cmd.Env, k+"="+env[k])
 	}
-	r.cmd.Stdout, r.cmd.Stderr = os.Stdout, os.Stderr
+	r.cmd.Stdout, r.cmd.Stderr = io.MultiWriter(os.Stdout, &r.said), io.MultiWriter(os.Stderr, &r.said)
 	endsWithBench(r.cmd)
 	if err := r.cmd.Start(); err != nil {
 		return nil, err
@@ -254,6 +265,9 @@ func (b *bench) runScenario(bt *benchTarget, scenario, protocol string, segments
 		err := r.cmd.Wait()
 		if err != nil {
 			err = fmt.Errorf("imbench run %s (%s): %w", r.id, scenario, err)
+			if r.cmd.ProcessState.ExitCode() == 99 && onlyPaceCrossed(r.said.String()) {
+				err = busyError{fmt.Errorf("%w: it kept less than 90 %% of its pace", err)}
+			}
 		}
 		r.done <- err
 	}()
@@ -287,6 +301,10 @@ func writeTable(w io.Writer, r *benchResult) {
 			proto, d.UsersHeld, d.RSSPerUserBytes, d.CPUPer1000UsersPerSec)
 	}
 	delivery := func(d *deliveryResult) {
+		if d.NotMeasured != "" {
+			fmt.Fprintf(w, "| generator CPU per verified delivery, %s at %g msg/s | %s |\n", d.Protocol, d.Rate, d.NotMeasured)
+			return
+		}
 		fmt.Fprintf(w, "| generator CPU per verified delivery, %s | %.2f µs (%d deliveries at %.0f msg/s × %d members: %.0f a second, e2e p50/p99 %.1f/%.1f ms, target %.2f µs each); profile `%s` |\n",
 			d.Protocol, d.CPUMicrosPerDeliv, d.Deliveries, d.Rate, d.Users-1, d.DeliveriesPerSec, d.P50Ms, d.P99Ms, d.TargetMicrosPerDl, filepath.Base(d.CPUProfile))
 		if f := d.Floor; f != nil {
@@ -340,6 +358,11 @@ func writeTable(w io.Writer, r *benchResult) {
 		if k := d.Kernel; k != nil && (k.BacklogDrops > 0 || k.ListenOverflows > 0) {
 			fmt.Fprintf(w, "| distributed: the kernel meanwhile | dropped %d packets with a CPU's backlog full (net.core.netdev_max_backlog), "+
 				"turned away %d connections with a listen queue full, retransmitted %d TCP segments |\n", k.BacklogDrops, k.ListenOverflows, k.Retransmits)
+		}
+	}
+	for _, n := range r.Notes {
+		if name, why, ok := strings.Cut(n, ": not measured: "); ok {
+			fmt.Fprintf(w, "| %s | not measured: %s |\n", name, why)
 		}
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/imbench/imbench/internal/stack"
 )
@@ -71,7 +73,8 @@ func (b *bench) measureFloor(protocol string, rate float64, messages, round int)
 		"-api", api, "-gateway", gateway, "-users", strconv.Itoa(deliveryUsers), "-rate", strconv.FormatFloat(rate, 'f', -1, 64),
 		"-messages", strconv.Itoa(messages), "-body", strconv.Itoa(deliveryBody), "-out", report.Name())
 	cmd.Env = append(os.Environ(), "IM_SECRET="+bt.secret, "IMBENCH_CPUPROFILE="+profile)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	var said tail
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(os.Stdout, &said), io.MultiWriter(os.Stderr, &said)
 	endsWithBench(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -83,7 +86,11 @@ func (b *bench) measureFloor(protocol string, rate float64, messages, round int)
 		cmd.Process.Kill()
 	}
 	if rerr := <-done; rerr != nil {
-		return nil, fmt.Errorf("bench-floor: %w", rerr)
+		err := fmt.Errorf("bench-floor: %w", rerr)
+		if strings.Contains(said.String(), "a connection ended") {
+			err = busyError{fmt.Errorf("%w: a bare client's connection ended", err)}
+		}
+		return nil, err
 	}
 	if werr != nil {
 		return nil, werr

@@ -620,7 +620,7 @@ declare module 'imbench' {
     planned_timed: number;
     reconnects: number;
     registered: number;
-    /** TimedLogins logged in at their time during sending (loginAt), in Logins as the late ones are. */
+    /** TimedLogins logged in at their time on the run's timeline (loginAt), in Logins as the late ones are. */
     timed_logins: number;
   }
   export interface WatchersSummary {

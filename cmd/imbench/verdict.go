@@ -93,9 +93,10 @@ func verdict(dir string, code int) (level, line string) {
 		}
 	}
 	why := map[int]string{
-		runner.ExitThresholds:  "a threshold was crossed",
-		runner.ExitInterrupted: "interrupted",
-		runner.ExitAborted:     "ended early",
+		runner.ExitThresholds:    "a threshold was crossed",
+		runner.ExitInterrupted:   "interrupted",
+		runner.ExitAborted:       "ended early",
+		runner.ExitHandleSummary: "the scenario's handleSummary failed (the line above says how); summary.json and the report are written",
 	}[code]
 	if why == "" && code != 0 {
 		why = "the run failed"

@@ -97,3 +97,13 @@ func TestUnmeteredSendsAreASecondOfTheirOwn(t *testing.T) {
 		t.Fatalf("peak %d, average %v", m.PeakPerSecond, m.AvgPerSecond)
 	}
 }
+
+// A login timed after the sending ended is not said to be during it.
+func TestTimedLoginsAreOnTheTimeline(t *testing.T) {
+	if got := TimedText(UsersSummary{TimedLogins: 3, PlannedTimed: 3}); got != ", 3 at their time on the run's timeline" {
+		t.Fatalf("%q", got)
+	}
+	if got := TimedText(UsersSummary{}); got != "" {
+		t.Fatalf("%q with none timed", got)
+	}
+}

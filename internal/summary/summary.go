@@ -69,7 +69,7 @@ type UsersSummary struct {
 	OnlinePeak   int64 `json:"online_peak"`
 	Logins       int64 `json:"logins"`
 	LateLogins   int64 `json:"late_logins"`
-	// TimedLogins logged in at their time during sending (loginAt), in
+	// TimedLogins logged in at their time on the run's timeline (loginAt), in
 	// Logins as the late ones are.
 	TimedLogins int64 `json:"timed_logins"`
 	// Logouts are users logging out for a spell away (a class's away), and
@@ -524,13 +524,14 @@ func QuotaText(g GeneratorSummary) string {
 	return "the generator's CPU quota held it back: " + strings.Join(held, ", ") + "; raise its CPU limit (a pod's resources.limits.cpu)"
 }
 
-// TimedText is ", 200 at their time during sending" where users logged
-// in on the run's timeline (loginAt), else "".
+// TimedText is ", 200 at their time on the run's timeline" where users
+// logged in at a time of the plan's (loginAt, from the start of sending,
+// which may be after the sending ended), else "".
 func TimedText(u UsersSummary) string {
 	if u.TimedLogins == 0 && u.PlannedTimed == 0 {
 		return ""
 	}
-	return fmt.Sprintf(", %d at their time during sending", u.TimedLogins)
+	return fmt.Sprintf(", %d at their time on the run's timeline", u.TimedLogins)
 }
 
 // Table renders the seed's result table.

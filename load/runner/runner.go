@@ -27,12 +27,16 @@ import (
 
 // Exit codes of a run, as k6 had them where k6 had one.
 const (
-	ExitOK          = 0
-	ExitFailed      = 1   // the run failed, or a part of a split run is missing
-	ExitBadInput    = 2   // refused before any load
-	ExitInterrupted = 105 // stopped by a signal; its summary is still written
-	ExitThresholds  = 99  // a threshold was crossed
-	ExitAborted     = 108 // ended early: the server lost its state, or nobody could log in
+	ExitOK       = 0
+	ExitFailed   = 1 // the run failed, or a part of a split run is missing
+	ExitBadInput = 2 // refused before any load
+	// ExitHandleSummary: the scenario's handleSummary threw, or returned
+	// what is not files; summary.json and the report are written all the
+	// same.
+	ExitHandleSummary = 5
+	ExitInterrupted   = 105 // stopped by a signal; its summary is still written
+	ExitThresholds    = 99  // a threshold was crossed
+	ExitAborted       = 108 // ended early: the server lost its state, or nobody could log in
 )
 
 // Config is one run of a scenario in this process.
@@ -366,7 +370,7 @@ func Finish(sc *Script, s summary.Summary, dir string, noThresholds bool, stdout
 		switch {
 		case err != nil:
 			fmt.Fprintln(stderr, "imbench:", err)
-			code = ExitFailed
+			code = ExitHandleSummary
 		case ok:
 			out = files
 		}
@@ -379,7 +383,7 @@ func Finish(sc *Script, s summary.Summary, dir string, noThresholds bool, stdout
 		}
 		if err := writeOutput(dir, name, out[name]); err != nil {
 			fmt.Fprintln(stderr, "imbench: handleSummary:", err)
-			code = ExitFailed
+			code = ExitHandleSummary
 			continue
 		}
 		fmt.Fprintf(stdout, "imbench: handleSummary wrote %s\n", filepath.Join(dir, name))

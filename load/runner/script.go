@@ -102,6 +102,12 @@ func evaluate(path string, env map[string]string, runID string) (*sobek.Runtime,
 		}
 		return nil, fmt.Errorf("module %q: a scenario imports only %q, %s and files of its own", name, ModuleName, strings.Join(slices.Sorted(maps.Keys(lib.Modules)), ", "))
 	}
+	limit, err := evalLimit(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	timer := time.AfterFunc(limit, func() { rt.Interrupt(errEvalTooLong) })
+	defer timer.Stop()
 	// The wrapper opens on the bundle's first line, so that the source
 	// map's lines stay the bundle's.
 	fnVal, err := rt.RunScript(filepath.Base(path), "(function (module, exports, require, __ENV) {"+code+"\n})")
@@ -113,13 +119,35 @@ func evaluate(path string, env map[string]string, runID string) (*sobek.Runtime,
 		return nil, nil, errors.New("the bundled scenario is not a function")
 	}
 	if _, err := fn(sobek.Undefined(), module, module.Get("exports"), rt.ToValue(require), envObj); err != nil {
+		var stop *sobek.InterruptedError
+		if errors.As(err, &stop) {
+			return nil, nil, fmt.Errorf("%s: evaluating the scenario took longer than %s, stopped (a loop that never ends, or a plan built by hand too large; IM_EVAL_TIMEOUT allows more)", path, limit)
+		}
 		return nil, nil, scriptError(path, err)
 	}
+	timer.Stop()
+	rt.ClearInterrupt()
 	if err := ev.unread(path); err != nil {
 		return nil, nil, err
 	}
 	return rt, module.Get("exports").ToObject(rt), nil
 }
+
+// evalLimit is how long evaluating a scenario may take: IM_EVAL_TIMEOUT,
+// 30 s by default. A scenario states a workload; imbench builds it.
+func evalLimit(env map[string]string) (time.Duration, error) {
+	raw := env["IM_EVAL_TIMEOUT"]
+	if raw == "" {
+		return 30 * time.Second, nil
+	}
+	d, err := time.ParseDuration(raw)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("IM_EVAL_TIMEOUT %q is not a positive duration", raw)
+	}
+	return d, nil
+}
+
+var errEvalTooLong = errors.New("evaluation took too long")
 
 // Knobs are the run-size settings a user gives on the command line (make's
 // SCALE, RATE, DURATION, BODY_SIZE), which reach a scenario only through
@@ -258,7 +286,7 @@ func (s *Script) HandleSummary(summary any) (out map[string]string, ok bool, err
 	}
 	v, err := s.handleSummary(sobek.Undefined(), s.rt.ToValue(summary))
 	if err != nil {
-		return nil, true, scriptError(s.Path+": handleSummary", err)
+		return nil, true, fmt.Errorf("handleSummary threw: %w", scriptError(s.Path, err))
 	}
 	if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
 		return map[string]string{}, true, nil

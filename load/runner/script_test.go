@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/imbench/imbench/internal/summary"
 )
 
 // A scenario outside this repository imports the environment's knobs by
@@ -66,5 +68,43 @@ func TestAnErrorAtEvaluationSaysWhere(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want it at %s", src, err, want)
 		}
+	}
+}
+
+// Evaluating a scenario is bounded: a loop that never ends is stopped at
+// IM_EVAL_TIMEOUT, in one line that says so, and a bad limit is named.
+func TestEvaluationIsBoundedInTime(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "spin.js")
+	os.WriteFile(f, []byte("import im from 'imbench';\nwhile (true) {}\nexport const plan = im.workload({ name: 'spin', classes: [] });\n"), 0o644)
+	_, err := Load(f, map[string]string{"IM_EVAL_TIMEOUT": "300ms"}, "r1")
+	if err == nil || !strings.Contains(err.Error(), "took longer than 300ms") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("a loop that never ends: %v", err)
+	}
+	if _, err := Load(f, map[string]string{"IM_EVAL_TIMEOUT": "soon"}, "r1"); err == nil || !strings.Contains(err.Error(), `IM_EVAL_TIMEOUT "soon"`) {
+		t.Fatalf("a bad limit: %v", err)
+	}
+}
+
+// A handleSummary that throws is named, with where in the file, and
+// exits apart from a failed run: summary.json was written before it ran.
+func TestAThrowingHandleSummaryIsNamed(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "hs.js")
+	os.WriteFile(f, []byte(`import im from 'imbench';
+export const plan = im.workload({ name: 'hs', classes: [{ kind: 'pairs', pairs: 2, rate: 1, messages: 1 }] });
+export function handleSummary(data) {
+  return { stdout: data.nothing.here };
+}
+`), 0o644)
+	sc, err := Load(f, nil, "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errs strings.Builder
+	if code := Finish(sc, summary.Summary{}, dir, true, &out, &errs); code != ExitHandleSummary {
+		t.Fatalf("exit %d, want %d", code, ExitHandleSummary)
+	}
+	if want := "handleSummary threw: " + f + ":4:"; !strings.Contains(errs.String(), want) {
+		t.Fatalf("%q does not say %q", errs.String(), want)
 	}
 }

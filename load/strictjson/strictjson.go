@@ -21,6 +21,9 @@ func Decode(raw []byte, dst any) error {
 	if err := exactNames(raw, reflect.TypeOf(dst), ""); err != nil {
 		return err
 	}
+	if bad := typeMistakes(raw, reflect.TypeOf(dst), "", nil); len(bad) > 0 {
+		return errors.New(strings.Join(bad, "; "))
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
@@ -201,4 +204,96 @@ func valueWords(v string) string {
 		return "a number"
 	}
 	return v // a number that does not fit: "number -1"
+}
+
+var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+// typeMistakes lists every value of raw whose kind its field cannot take,
+// each named by its path in the JSON's own names ("classes[0].allOnline"),
+// so that a workload with three wrong fields hears of the three at once.
+// A field that decodes itself (a duration given as "45s") is left to its
+// own decoder.
+func typeMistakes(raw []byte, t reflect.Type, at string, out []string) []string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || reflect.PointerTo(t).Implements(unmarshaler) || t.Implements(unmarshaler) || t.Kind() == reflect.Interface {
+		return out
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return out
+	}
+	mistake := func(what string) []string {
+		return append(out, fmt.Sprintf("field %q takes %s, not %s", at, kindWords(t), what))
+	}
+	switch c := raw[0]; t.Kind() {
+	case reflect.Struct:
+		var obj map[string]json.RawMessage
+		if c != '{' || json.Unmarshal(raw, &obj) != nil {
+			return mistake(jsonWords(raw))
+		}
+		fields := map[string]reflect.Type{}
+		collect(t, fields, map[string]string{})
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if ft, ok := fields[k]; ok {
+				out = typeMistakes(obj[k], ft, join(at, k), out)
+			}
+		}
+	case reflect.Map:
+		var obj map[string]json.RawMessage
+		if c != '{' || json.Unmarshal(raw, &obj) != nil {
+			return mistake(jsonWords(raw))
+		}
+	case reflect.Slice, reflect.Array:
+		var items []json.RawMessage
+		if c != '[' || json.Unmarshal(raw, &items) != nil {
+			return mistake(jsonWords(raw))
+		}
+		for i, it := range items {
+			out = typeMistakes(it, t.Elem(), fmt.Sprintf("%s[%d]", at, i), out)
+		}
+	case reflect.Bool:
+		if string(raw) != "true" && string(raw) != "false" {
+			return mistake(jsonWords(raw))
+		}
+	case reflect.String:
+		if c != '"' {
+			return mistake(jsonWords(raw))
+		}
+	case reflect.Float32, reflect.Float64:
+		if c != '-' && (c < '0' || c > '9') {
+			return mistake(jsonWords(raw))
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if c != '-' && (c < '0' || c > '9') {
+			return mistake(jsonWords(raw))
+		}
+		var f float64
+		if json.Unmarshal(raw, &f) == nil && (f != math.Trunc(f) || (f < 0 && t.Kind() >= reflect.Uint)) {
+			return mistake(string(raw))
+		}
+	}
+	return out
+}
+
+// jsonWords is a JSON value's kind, in words.
+func jsonWords(raw []byte) string {
+	switch raw[0] {
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "true or false"
+	case '[':
+		return "a list"
+	case '{':
+		return "an object"
+	}
+	return "a number"
 }

@@ -22,7 +22,8 @@ func TestDecodeRefusesInJSONsWords(t *testing.T) {
 		`{"kind":"groups","bodysize":3}`:              `unknown field "bodysize": did you mean "bodySize"?`,
 		`{"kind":"groups","stages":[{"Target":3}]}`:   `unknown field "stages[0].Target": did you mean "target"?`,
 		`{"kind":"groups","members":"40"}`:            `field "members" takes a whole number, not a string`,
-		`{"kind":"groups","stages":[{"target":"x"}]}`: `field "stages.target" takes a number, not a string`,
+		`{"kind":"groups","stages":[{"target":"x"}]}`: `field "stages[0].target" takes a number, not a string`,
+		`{"kind":"groups","members":2.5}`:             `field "members" takes a whole number, not 2.5`,
 		`{"kind":"groups","member":3}`:                `unknown field "member"`,
 	} {
 		var c class
@@ -33,6 +34,27 @@ func TestDecodeRefusesInJSONsWords(t *testing.T) {
 	var c class
 	if err := Decode([]byte(`{"kind":"groups","members":40,"bodySize":64,"stages":[{"target":5}]}`), &c); err != nil || c.Members != 40 || c.Stages[0].Target != 5 {
 		t.Fatalf("%+v %v", c, err)
+	}
+}
+
+type presence struct {
+	AllOnline bool `json:"allOnline"`
+}
+
+type pairs struct {
+	presence
+	Pairs int     `json:"pairs"`
+	Rate  float64 `json:"rate"`
+}
+
+// Every field of the wrong kind is named, at once, by its JSON name: not
+// the first alone, and not by the Go type it sits in (presence.allOnline).
+func TestEveryTypeMistakeIsNamed(t *testing.T) {
+	var p pairs
+	err := Decode([]byte(`{"pairs":"ten","allOnline":"yes","rate":"fast"}`), &p)
+	want := `field "allOnline" takes true or false, not a string; field "pairs" takes a whole number, not a string; field "rate" takes a number, not a string`
+	if err == nil || err.Error() != want {
+		t.Fatalf("%v\nwant %s", err, want)
 	}
 }
 

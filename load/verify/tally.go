@@ -65,7 +65,7 @@ type Tally struct {
 	WatchExpected                           atomic.Int64 // deliveries owed to watchers (what they received: Reconciliation.WatchMatched)
 	ConnectErrors, Disconnects, Kicks       atomic.Int64
 	Reconnects, LoginsImmediate, LoginsLate atomic.Int64
-	Logouts, LoginsBack, LoginsTimed        atomic.Int64 // spells away: logged out, and in again; logins at their time during sending
+	Logouts, LoginsBack, LoginsTimed        atomic.Int64 // spells away: logged out, and in again; logins at their time on the run's timeline
 	PullRequests, HeartbeatsSent            atomic.Int64
 	GapPullRequests                         atomic.Int64 // the part of PullRequests made for a seq gap
 	HeartbeatsSkipped                       atomic.Int64 // not needed: the connection had written
