@@ -11,9 +11,9 @@ import (
 // sake; one that also lost a message did not.
 func TestOnlyAMissedPaceIsTheMachines(t *testing.T) {
 	for out, want := range map[string]bool{
-		"imbench: thresholds crossed: send_pace value>=0.9\n":                     true,
+		"imbench: thresholds crossed: send_pace value>=0.9\n":                    true,
 		"x\nimbench: thresholds crossed: send_pace value>=0.9, send_pace{x} p\n": true,
-		"imbench: thresholds crossed: lost count==0, send_pace value>=0.9\n":      false,
+		"imbench: thresholds crossed: lost count==0, send_pace value>=0.9\n":     false,
 		"imbench: target down\n": false,
 	} {
 		if got := onlyPaceCrossed(out); got != want {
