@@ -373,8 +373,12 @@ declare module 'imbench' {
   export interface DeliveriesSummary {
     /** the workload's classes that send, in its order */
     by_class: DeliveriesByClass[];
+    /** ByGapPull is the part of ByPull the server owed a push and never pushed: fetched after a sequence gap, by the drain's sync, or by a login's sync when sent before the user left. */
     by_gap_pull: number;
     by_pull: number;
+    by_reconnect_pull: number;
+    /** ByReturnPull and ByReconnectPull are the parts of ByPull sent while the user was away for a spell, or dropped, found by its login after. */
+    by_return_pull: number;
     by_type: Record<string, DeliveriesByType>;
     corrupted: number;
     duplicates: number;

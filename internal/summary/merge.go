@@ -131,6 +131,8 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 		d.Pushed += pd.Pushed
 		d.ByPull += pd.ByPull
 		d.ByGapPull += pd.ByGapPull
+		d.ByReturnPull += pd.ByReturnPull
+		d.ByReconnectPull += pd.ByReconnectPull
 		d.Duplicates += pd.Duplicates
 		d.OutOfOrder += pd.OutOfOrder
 		d.Lost += pd.Lost

@@ -280,7 +280,14 @@ type DeliveriesSummary struct {
 	Received   int64 `json:"received"`
 	Pushed     int64 `json:"pushed"`
 	ByPull     int64 `json:"by_pull"`
-	ByGapPull  int64 `json:"by_gap_pull"`
+	// ByGapPull is the part of ByPull the server owed a push and never
+	// pushed: fetched after a sequence gap, by the drain's sync, or by a
+	// login's sync when sent before the user left.
+	ByGapPull int64 `json:"by_gap_pull"`
+	// ByReturnPull and ByReconnectPull are the parts of ByPull sent while
+	// the user was away for a spell, or dropped, found by its login after.
+	ByReturnPull    int64 `json:"by_return_pull"`
+	ByReconnectPull int64 `json:"by_reconnect_pull"`
 	Duplicates int64 `json:"duplicates"`
 	OutOfOrder int64 `json:"out_of_order"`
 	// Lost were owed and never arrived, and the server does not hold their
@@ -601,10 +608,11 @@ func (s Summary) Table() string {
 }
 
 // LatencyCountText says which deliveries the e2e latency counts: those
-// pushed and those pulled after a gap or a reconnect (not a login's sync).
+// pushed and those pulled after a gap or a reconnect (not a login's sync,
+// nor a return's from a spell away).
 func LatencyCountText(n int64, d DeliveriesSummary) string {
-	if d.ByGapPull > 0 && n == d.Pushed+d.ByGapPull {
-		return fmt.Sprintf("%d deliveries (%d pushed, %d pulled after a gap or reconnect)", n, d.Pushed, d.ByGapPull)
+	if pulled := d.ByGapPull + d.ByReconnectPull; pulled > 0 && n == d.Pushed+pulled {
+		return fmt.Sprintf("%d deliveries (%d pushed, %d pulled after a gap or reconnect)", n, d.Pushed, pulled)
 	}
 	return fmt.Sprintf("%d deliveries", n)
 }

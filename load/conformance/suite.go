@@ -44,6 +44,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("store-unanswered", func(t *testing.T) { testmachine.Shared(t); testStoreUnanswered(t, h) })
 	t.Run("batch-drop", func(t *testing.T) { testmachine.Shared(t); testBatchDrop(t, h) })
 	t.Run("skip-push", func(t *testing.T) { testmachine.Shared(t); testSkipPush(t, h) })
+	t.Run("pulls-apart", func(t *testing.T) { testmachine.Shared(t); testPullsApart(t, h) })
 	t.Run("duplicate", func(t *testing.T) { testmachine.Shared(t); testDuplicate(t, h) })
 	t.Run("reorder", func(t *testing.T) { testmachine.Shared(t); testReorder(t, h) })
 	t.Run("delay", func(t *testing.T) { testmachine.Shared(t); testDelay(t, h) })
@@ -372,6 +373,44 @@ func testSkipPush(t *testing.T, h Harness) {
 	skipped := int64(srv.Counter(t, SkippedCounter))
 	if skipped == 0 || verify.Sum(o.rec.Lost) != 0 || verify.Sum(o.totals.GapPulled) != skipped {
 		t.Fatalf("skipped %d, recovered by pull %d, lost %v", skipped, verify.Sum(o.totals.GapPulled), o.rec.Lost)
+	}
+}
+
+// A count means one thing: what a user away for a spell, or dropped, was
+// sent meanwhile is pulled at its return or reconnect and counted there,
+// never as a gap; a gap pull is a push the server owed and skipped, so
+// by_gap_pull equals the target's skipped pushes with spells away and
+// drops in the workload too. The spells begin and end a quarter second
+// from any message's due time, so no push is in flight as a user leaves.
+func testPullsApart(t *testing.T, h Harness) {
+	const away = `{"kind":"groups","groups":3,"members":6,"senders":1,"allOnline":true,"away":[{"at":"2250ms","for":"1s","share":0.5}],"rate":2,"duration":"5s"}`
+	for _, c := range []struct {
+		name   string
+		faults Faults
+	}{
+		{"clean", Faults{}},
+		{"skip-push", Faults{SkipPush: 0.1, Seed: 31}},
+		{"disconnect", Faults{DisconnectEvery: 1300 * time.Millisecond, DisconnectCount: 2, Seed: 32}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := h.Start(t, c.faults)
+			o := run(t, srv.Target(), build(t, "apart"+strings.ReplaceAll(c.name, "-", ""), away), 2, engine.Options{})
+			tot := o.totals
+			gap, back, again := verify.Owed(tot.GapPulled), verify.Owed(tot.CatchupPulled[verify.CatchupReturn]), verify.Owed(tot.CatchupPulled[verify.CatchupReconnect])
+			skipped := int64(srv.Counter(t, SkippedCounter))
+			if verify.Owed(o.rec.Lost) != 0 || back == 0 || tot.LoginsBack != tot.Logouts {
+				t.Fatalf("lost %v; %d pulled at a return (%d logouts, %d back)", o.rec.Lost, back, tot.Logouts, tot.LoginsBack)
+			}
+			if c.faults.DisconnectEvery == 0 && gap != skipped {
+				t.Fatalf("by gap pull %d, target skipped %d pushes (%d pulled at a return, %d at a reconnect)", gap, skipped, back, again)
+			}
+			if c.faults.DisconnectEvery > 0 && (tot.Reconnects == 0 || again == 0) {
+				t.Fatalf("%d reconnects, %d pulled at a reconnect", tot.Reconnects, again)
+			}
+			if pulled := verify.Owed(tot.Pulled); pulled < gap+back+again {
+				t.Fatalf("pulled %d, below its parts: gap %d, return %d, reconnect %d", pulled, gap, back, again)
+			}
+		})
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/imbench/imbench/load/plan"
+	"github.com/imbench/imbench/load/verify"
 )
 
 // event is one step of the session's timeline: users who log in at a
@@ -90,6 +91,9 @@ func (u *User) logout() {
 	u.mu.Lock()
 	c := u.conn
 	u.conn, u.away = nil, true
+	if c != nil {
+		u.markLeft(verify.CatchupReturn)
+	}
 	u.mu.Unlock()
 	if c == nil {
 		return

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/imbench/imbench/load/plan"
@@ -40,6 +41,47 @@ type User struct {
 	gapConvs  map[uint32]struct{}
 	reconnect bool
 	away      bool // logged out for a spell: no reconnect until it ends
+	// left is when and why the user's connection last ended, until a
+	// login's sync has caught up; catchup is it while that sync runs.
+	left    leaving
+	catchup atomic.Pointer[leaving]
+}
+
+// leaving is a connection's end: why (a spell away, a drop) and when.
+type leaving struct {
+	why  verify.Catchup
+	atUs int64
+}
+
+// markLeft records the end of the user's connection, the first since its
+// last catch-up. Called with u.mu held.
+func (u *User) markLeft(why verify.Catchup) {
+	if c := u.catchup.Load(); u.left.why == verify.NoCatchup || (c != nil && *c == u.left) {
+		u.left = leaving{why: why, atUs: time.Now().UnixMicro()}
+	}
+}
+
+// catchingUp marks the pulls of a login's sync as a catch-up after the
+// user's last leaving, until done is called; caughtUp forgets the leaving
+// once a sync got everything.
+func (u *User) catchingUp() (l leaving, done func()) {
+	u.mu.Lock()
+	l = u.left
+	u.mu.Unlock()
+	if l.why == verify.NoCatchup {
+		return l, func() {}
+	}
+	u.catchup.Store(&l)
+	return l, func() { u.catchup.Store(nil) }
+}
+
+// caughtUp forgets leaving l, unless the connection ended again since.
+func (u *User) caughtUp(l leaving) {
+	u.mu.Lock()
+	if u.left == l {
+		u.left = leaving{}
+	}
+	u.mu.Unlock()
 }
 
 type sendItem struct {
@@ -60,8 +102,12 @@ func (u *User) login(ctx context.Context, recover bool) error {
 	s := u.s
 	began := time.Now()
 	var had map[uint32]uint64 // seqs that arrived before this login: the server had them
+	var left leaving
 	if recover {
 		had = u.inbox.MaxSeqs()
+		var done func()
+		left, done = u.catchingUp()
+		defer done()
 	}
 	c, err := s.sh.Driver.Connect(ctx, u.idx, u)
 	if err != nil {
@@ -117,6 +163,9 @@ func (u *User) login(ctx context.Context, recover bool) error {
 		return err // the sync found the server without its state
 	}
 	s.Logins.record(c, began, reqs, ok && synced)
+	if ok && synced {
+		u.caughtUp(left)
+	}
 	if recover {
 		u.rejoin(ctx)
 	}
@@ -228,6 +277,11 @@ func (u *User) Sent(conv uint32, seq uint64) { u.inbox.Own(conv, seq) }
 func (u *User) Arrive(a verify.Arrival) {
 	s := u.s
 	now := time.Now()
+	if a.Pulled {
+		if l := u.catchup.Load(); l != nil {
+			a.Catchup, a.LeftUs = l.why, l.atUs
+		}
+	}
 	_, gap := s.sh.Checker.Receive(u.inbox, a, now, &s.Tally)
 	s.sh.touchAt(now)
 	if a.Pulled || a.Seq == 0 || !gap || s.sh.Plan.Convs[a.Conv].Kind == plan.Room {
@@ -294,6 +348,9 @@ func (u *User) Closed(c Conn, err error, kicked bool) {
 	if !was {
 		return
 	}
+	u.mu.Lock()
+	u.markLeft(verify.CatchupReconnect)
+	u.mu.Unlock()
 	s.sh.addOnline(-1)
 	// Even while the session closes: Close had not reached this connection,
 	// so no goodbye was out and the server dropped it.

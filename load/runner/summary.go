@@ -88,7 +88,8 @@ func (r *Run) BuildSummary() summary.Summary {
 	// Chatrooms are counted apart: what their members miss is a rate.
 	d := summary.DeliveriesSummary{Expected: verify.Owed(t.Expected) - verify.Owed(rec.NotAttempted), NotAttempted: verify.Owed(rec.NotAttempted),
 		PushedAfterPull: verify.Sum(t.PushedAfterPull), Pushed: verify.Owed(t.Pushed), ByPull: verify.Owed(t.Pulled),
-		ByGapPull: verify.Owed(t.GapPulled), Duplicates: verify.Sum(t.Duplicates), OutOfOrder: verify.Sum(t.OutOfOrder),
+		ByGapPull: verify.Owed(t.GapPulled), ByReturnPull: verify.Owed(t.CatchupPulled[verify.CatchupReturn]),
+		ByReconnectPull: verify.Owed(t.CatchupPulled[verify.CatchupReconnect]), Duplicates: verify.Sum(t.Duplicates), OutOfOrder: verify.Sum(t.OutOfOrder),
 		Lost: verify.Owed(rec.Lost), LostNeverStored: verify.Owed(rec.NeverStored), Late: verify.Owed(rec.Late), Unchecked: verify.Owed(rec.Unchecked), Unexpected: verify.Owed(rec.Unexpected), OfUnanswered: verify.Owed(rec.OfUnanswered), Corrupted: t.Corrupt, Foreign: t.Foreign,
 		LostSample: rec.Sample, ByType: map[string]summary.DeliveriesByType{}}
 	d.Received = d.Pushed + d.ByPull

@@ -26,16 +26,32 @@ const (
 
 // Arrival is a message as a driver decoded it, resolved to plan indexes.
 type Arrival struct {
-	Conv     uint32  // the plan conversation it arrived in
-	Seq      uint64  // server sequence in that conversation, 0 if none
-	Sender   int64   // plan index of the envelope's sender, -1 if not a plan user
-	Text     []byte  // the message text
-	CreateMs int64   // the envelope's create time, ms; 0 when the protocol carries none (WuKongIM)
-	Pulled   bool    // arrived in a pull response rather than a push
-	GapFill  bool    // pulled because a seq gap was noticed (not a login sync)
-	Parsed   *Parsed // Text already parsed: once per identical frame, not per receiver
-	Notice   bool    // the server's own message in a conversation of the plan (OpenIM's notifications): only its seq counts
+	Conv     uint32 // the plan conversation it arrived in
+	Seq      uint64 // server sequence in that conversation, 0 if none
+	Sender   int64  // plan index of the envelope's sender, -1 if not a plan user
+	Text     []byte // the message text
+	CreateMs int64  // the envelope's create time, ms; 0 when the protocol carries none (WuKongIM)
+	Pulled   bool   // arrived in a pull response rather than a push
+	GapFill  bool   // pulled because a seq gap was noticed (not a login sync)
+	// Catchup is the sync at a login after the user's connection ended,
+	// and LeftUs when it ended: what it pulls that was sent after that was
+	// never owed a push (a return's or a reconnect's pull, not a gap's).
+	Catchup Catchup
+	LeftUs  int64
+	Parsed  *Parsed // Text already parsed: once per identical frame, not per receiver
+	Notice  bool    // the server's own message in a conversation of the plan (OpenIM's notifications): only its seq counts
 }
+
+// Catchup says which login's sync an arrival came by: one after a spell
+// away, or after a drop.
+type Catchup uint8
+
+const (
+	NoCatchup        Catchup = iota // a push, a gap pull, a first login's or the drain's sync
+	CatchupReturn                   // the login back after a spell away
+	CatchupReconnect                // the login again after a drop
+	catchups
+)
 
 // Parsed is the result of ParseBody, kept with a frame many receivers got.
 type Parsed struct {
@@ -235,15 +251,21 @@ func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *
 	}
 	cls.Received.Add(1)
 	s.maxN = max(s.maxN, n)
-	if a.Pulled {
+	caughtUp := a.Pulled && a.Catchup != NoCatchup && b.CreateUs >= a.LeftUs
+	switch {
+	case caughtUp:
+		t.Pulled[k].Add(1)
+		t.CatchupPulled[a.Catchup][k].Add(1)
+	case a.Pulled:
 		t.Pulled[k].Add(1)
 		if a.GapFill {
 			t.GapPulled[k].Add(1)
 		}
-	} else {
+	default:
 		t.Pushed[k].Add(1)
 	}
-	if !a.Pulled || a.GapFill {
+	// A return's pull is the user's absence, not the server's delay.
+	if !a.Pulled || (a.GapFill && !(caughtUp && a.Catchup == CatchupReturn)) {
 		d := now.Sub(time.UnixMicro(b.CreateUs))
 		if d < 0 {
 			t.NegativeE2E.Add(1)

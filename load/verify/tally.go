@@ -54,10 +54,14 @@ func LoginCauseName(i int) string {
 // conversation kind; the runner writes them as metric series and
 // the summary adds the tallies of all VUs.
 type Tally struct {
-	Sent, Acked, SendFailed, Expected       [Kinds]atomic.Int64
-	Unanswered                              [Kinds]atomic.Int64 // sends with no answer within the timeout: not failed, not known stored
-	Pushed, Pulled, Duplicates, OutOfOrder  [Kinds]atomic.Int64
-	GapPulled                               [Kinds]atomic.Int64 // the part of Pulled that filled a seq gap
+	Sent, Acked, SendFailed, Expected      [Kinds]atomic.Int64
+	Unanswered                             [Kinds]atomic.Int64 // sends with no answer within the timeout: not failed, not known stored
+	Pushed, Pulled, Duplicates, OutOfOrder [Kinds]atomic.Int64
+	GapPulled                              [Kinds]atomic.Int64 // the part of Pulled that filled a seq gap
+	// CatchupPulled is the part of Pulled sent while the user was away
+	// ([CatchupReturn]) or dropped ([CatchupReconnect]), found by the
+	// login's sync after.
+	CatchupPulled                           [catchups][Kinds]atomic.Int64
 	PushedAfterPull                         [Kinds]atomic.Int64 // a push of a message the user already had by pull: the client's pull met a late push
 	Corrupt, Foreign, Overlap               atomic.Int64
 	BeforeJoin                              atomic.Int64 // chatroom messages sent before the receiver joined
@@ -130,6 +134,7 @@ type Totals struct {
 	Sent, Acked, SendFailed, Expected       [Kinds]int64
 	Unanswered                              [Kinds]int64
 	Pushed, Pulled, GapPulled               [Kinds]int64
+	CatchupPulled                           [catchups][Kinds]int64
 	Duplicates, OutOfOrder, PushedAfterPull [Kinds]int64
 	Corrupt, Foreign, Overlap               int64
 	BeforeJoin                              int64
@@ -160,6 +165,9 @@ func (t *Totals) Add(x *Tally) {
 		t.Pushed[k] += x.Pushed[k].Load()
 		t.Pulled[k] += x.Pulled[k].Load()
 		t.GapPulled[k] += x.GapPulled[k].Load()
+		for c := range catchups {
+			t.CatchupPulled[c][k] += x.CatchupPulled[c][k].Load()
+		}
 		t.Duplicates[k] += x.Duplicates[k].Load()
 		t.OutOfOrder[k] += x.OutOfOrder[k].Load()
 		t.PushedAfterPull[k] += x.PushedAfterPull[k].Load()
