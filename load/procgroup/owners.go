@@ -106,21 +106,6 @@ func listening(f string, ports []int, inodes map[string]int) error {
 	return sc.Err()
 }
 
-// ProcessUsage is one process's CPU seconds so far and its memory: its
-// proportional share (smaps_rollup's Pss) where the kernel gives it, else
-// its resident set.
-func ProcessUsage(pid int) (cpuSeconds, memBytes float64, ok bool) {
-	d := fmt.Sprintf("/proc/%d", pid)
-	cpu, rss, ok := readProc(d)
-	if !ok {
-		return 0, 0, false
-	}
-	if pss, ok := readPss(d); ok {
-		return cpu, pss, true
-	}
-	return cpu, rss, true
-}
-
 // readPss is smaps_rollup's Pss line, in bytes.
 func readPss(dir string) (float64, bool) {
 	raw, err := os.ReadFile(dir + "/smaps_rollup")

@@ -31,6 +31,7 @@ type point struct {
 	rss   float64
 	procs int
 	pids  map[int]float64 // each process's CPU seconds, so that one that ends takes its seconds with it
+	tree  map[int]times   // each process's times, the children it reaped included (treeDelta)
 	tids  map[int]float64 // each thread's CPU seconds: a part whose work runs on one thread shows it full
 	// waits: each thread's seconds waiting for a core while it could run
 	// (its run-queue wait, /proc/…/schedstat): a thread with work for a
@@ -162,56 +163,72 @@ func (s *Sampler) lookOwners(now time.Time) {
 func (s *Sampler) sample() {
 	now := time.Now()
 	s.lookOwners(now)
-	cur := map[string]*point{}
-	others := map[string]int{}
+	type seen struct {
+		dir, group string
+		t          times
+	}
+	all, byPID := map[int]seen{}, map[int]times{}
 	for pid, d := range processes() {
+		t, ok := readTimes(d)
+		if !ok {
+			continue
+		}
 		comm, _ := os.ReadFile(d + "/comm")
 		cmd, _ := os.ReadFile(d + "/cmdline")
-		g := s.match(strings.TrimSpace(string(comm)), strings.ReplaceAll(string(cmd), "\x00", " "))
+		all[pid] = seen{dir: d, group: s.match(strings.TrimSpace(string(comm)), strings.ReplaceAll(string(cmd), "\x00", " ")), t: t}
+		byPID[pid] = t
+	}
+	cur := map[string]*point{}
+	others := map[string]int{}
+	for pid, p := range all {
+		// A group the run's ports found is its listening owners and their
+		// process trees (a PostgreSQL postmaster's backends), whatever
+		// their names; other processes of its name are someone else's.
+		g := p.group
+		if comp, ok := s.ownerOf(pid, byPID); ok && (g == "" || g == comp) {
+			g = comp
+		} else if s.ownedBy[g] {
+			others[g]++
+			continue
+		}
 		if g == "" {
 			continue
 		}
 		_, owner := s.owners[pid]
-		if s.ownedBy[g] && !owner {
-			others[g]++
-			continue
-		}
-		cpu, rss, ok := readProc(d)
-		if !ok {
-			continue
-		}
-		p := cur[g]
-		if p == nil {
-			p = &point{at: now, pids: map[int]float64{}, tids: map[int]float64{}, waits: map[int]float64{}}
-			cur[g] = p
+		d := p.dir
+		pt := cur[g]
+		if pt == nil {
+			pt = &point{at: now, pids: map[int]float64{}, tree: map[int]times{}, tids: map[int]float64{}, waits: map[int]float64{}}
+			cur[g] = pt
 		}
 		set := cpuList(d)
 		if owner {
-			if n, limit, ok := openFiles(d); ok && (p.fdLimit == 0 || limit > 0 && float64(n)/float64(limit) > float64(p.fds)/float64(max(p.fdLimit, 1))) {
-				p.fds, p.fdLimit = n, limit
+			if n, limit, ok := openFiles(d); ok && (pt.fdLimit == 0 || limit > 0 && float64(n)/float64(limit) > float64(pt.fds)/float64(max(pt.fdLimit, 1))) {
+				pt.fds, pt.fdLimit = n, limit
 			}
-			p.cpus += CountCPUs(set)
+			pt.cpus += CountCPUs(set)
 		}
 		switch {
-		case p.procs == 0:
-			p.cpuSet = set
-		case set != p.cpuSet:
-			p.cpuSet = mixedSets
+		case pt.procs == 0:
+			pt.cpuSet = set
+		case set != pt.cpuSet:
+			pt.cpuSet = mixedSets
 		}
-		p.pids[pid] = cpu
+		pt.pids[pid] = p.t.own
+		pt.tree[pid] = p.t
 		tasks, _ := filepath.Glob(d + "/task/[0-9]*")
 		for _, td := range tasks {
 			if tid, err := strconv.Atoi(filepath.Base(td)); err == nil {
 				if c, w, ok := readThread(td); ok {
-					p.tids[tid] = c
+					pt.tids[tid] = c
 					if w >= 0 {
-						p.waits[tid] = w
+						pt.waits[tid] = w
 					}
 				}
 			}
 		}
-		p.rss += rss
-		p.procs++
+		pt.rss += p.t.rss
+		pt.procs++
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -226,6 +243,20 @@ func (s *Sampler) sample() {
 		}
 		s.points[g] = append(s.points[g], *p)
 	}
+}
+
+// ownerOf is the component of the listening owner pid is, or descends
+// from.
+func (s *Sampler) ownerOf(pid int, all map[int]times) (string, bool) {
+	for p, hops := pid, 0; p > 1 && hops < 64; p, hops = all[p].ppid, hops+1 {
+		if o, ok := s.owners[p]; ok {
+			return o.Component, true
+		}
+		if _, known := all[p]; !known {
+			break
+		}
+	}
+	return "", false
 }
 
 // match is the first group whose comm or command line selects a process.
@@ -310,7 +341,8 @@ func (s *Sampler) Window(from, to time.Time) []Usage {
 		perPID, perTID, perWait := map[int]float64{}, map[int]float64{}, map[int]float64{}
 		for i := 1; i < len(in); i++ {
 			dt := in[i].at.Sub(in[i-1].at).Seconds()
-			d := cpuDelta(in[i-1].pids, in[i].pids, perPID)
+			cpuDelta(in[i-1].pids, in[i].pids, perPID)
+			d := treeDelta(in[i-1].tree, in[i].tree)
 			cpuDelta(in[i-1].tids, in[i].tids, perTID)
 			cpuDelta(in[i-1].waits, in[i].waits, perWait)
 			busy += d

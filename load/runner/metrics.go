@@ -79,7 +79,8 @@ type pusher struct {
 	done chan struct{}
 	once sync.Once
 
-	target *targetProcs // the processes serving the run's ports here, if any
+	target *targetProcs        // the processes serving the run's ports here, if any
+	trees  procgroup.TreeMeter // their process trees' CPU, what they forked and reaped included
 
 	mu         sync.Mutex
 	lost       *verify.Reconciliation
@@ -175,12 +176,23 @@ func (p *pusher) series(now time.Time, lost *verify.Reconciliation) []promrw.Tim
 		add(mProcRSS, rss)
 	}
 	// The target's processes serving this run's ports (by their listening
-	// sockets, not their name): CPU, and memory by proportional share.
-	for _, o := range p.target.current(now) {
-		if cpu, mem, ok := procgroup.ProcessUsage(o.PID); ok {
+	// sockets, not their name), each with its process tree: CPU, the
+	// children it forked and reaped between two pushes included, and
+	// memory by proportional share.
+	owners := p.target.current(now)
+	roots := make([]int, len(owners))
+	for i, o := range owners {
+		roots[i] = o.PID
+	}
+	var usage map[int][2]float64
+	if len(roots) > 0 {
+		usage = p.trees.Usage(roots)
+	}
+	for _, o := range owners {
+		if u, ok := usage[o.PID]; ok {
 			pid := strconv.Itoa(o.PID)
-			add(mTargetCPU, cpu, "component", o.Component, "pid", pid)
-			add(mTargetMem, mem, "component", o.Component, "pid", pid)
+			add(mTargetCPU, u[0], "component", o.Component, "pid", pid)
+			add(mTargetMem, u[1], "component", o.Component, "pid", pid)
 		}
 	}
 	// Every counter is sent on every push, zeros included: a counter that

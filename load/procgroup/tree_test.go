@@ -1,0 +1,134 @@
+package procgroup
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"net"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/imbench/imbench/internal/profile"
+	"github.com/imbench/imbench/internal/testmachine"
+)
+
+// TestForkingServerHelper is not a test: run by TestAServersForkedChildrenAreItsCPU
+// as a server that, as PostgreSQL does per connection, forks a short-lived
+// CPU-busy process again and again, reaping each, for at most 30 s.
+func TestForkingServerHelper(t *testing.T) {
+	if os.Getenv("PROCGROUP_FORKING_SERVER") != "1" {
+		t.Skip("the helper of TestAServersForkedChildrenAreItsCPU")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	fmt.Println(l.Addr().(*net.TCPAddr).Port)
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); {
+		exec.Command("sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done").Run()
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// treeCPU is /proc's own account of a process and its children: its own
+// CPU seconds, its reaped children's, and its live children's own.
+func treeCPU(t *testing.T, pid int) float64 {
+	t.Helper()
+	stat := func(p int) []string {
+		raw, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat")
+		if err != nil {
+			return nil
+		}
+		s := string(raw)
+		return strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	}
+	ticks := func(f []string, k ...int) (n float64) {
+		for _, i := range k {
+			v, _ := strconv.ParseFloat(f[i], 64)
+			n += v
+		}
+		return n / clockTicks
+	}
+	f := stat(pid)
+	if f == nil {
+		t.Fatalf("server %d is gone", pid)
+	}
+	total := ticks(f, 11, 12, 13, 14)
+	children, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	for _, c := range strings.Fields(string(children)) {
+		cp, _ := strconv.Atoi(c)
+		if cf := stat(cp); cf != nil {
+			total += ticks(cf, 11, 12)
+		}
+	}
+	return total
+}
+
+// A server part that forks short-lived CPU-busy processes is measured
+// whole: its row (the sampler's, for a limit search or a comparison, and
+// the run's pushed counter, for the report) equals /proc's account of it,
+// the exited children's time included, within 2 points of a core. Its
+// listening process alone would show a few per cent.
+func TestAServersForkedChildrenAreItsCPU(t *testing.T) {
+	testmachine.Shared(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestForkingServerHelper$")
+	cmd.Env = append(os.Environ(), "PROCGROUP_FORKING_SERVER=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	port, perr := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || perr != nil {
+		t.Fatalf("the helper said %q: %v", line, err)
+	}
+	pid := cmd.Process.Pid
+	comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	s, err := Start([]profile.Process{{Group: "pgfake", Comm: []string{strings.TrimSpace(string(comm))}}}, time.Hour, port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	var m TreeMeter
+	time.Sleep(time.Second) // the forks under way
+
+	from := time.Now()
+	ref1, meter1 := treeCPU(t, pid), m.Usage([]int{pid})[pid][0]
+	s.sample()
+	time.Sleep(6 * time.Second)
+	s.sample()
+	ref2, meter2, to := treeCPU(t, pid), m.Usage([]int{pid})[pid][0], time.Now()
+	ref := 100 * (ref2 - ref1) / to.Sub(from).Seconds()
+
+	var row *Usage
+	for _, u := range s.Window(from, to) {
+		if u.Group == "pgfake" {
+			row = &u
+		}
+	}
+	if row == nil || !slices.Contains(row.PIDs, pid) {
+		t.Fatalf("no row for the server %d: %+v", pid, row)
+	}
+	t.Logf("/proc's account %.1f %% of a core; the sampler's row %.1f %% (%v processes), the pushed counter %.1f %%",
+		ref, row.CPUAvg, row.Processes, 100*(meter2-meter1)/to.Sub(from).Seconds())
+	if ref < 20 {
+		t.Fatalf("the server's tree used %.1f %% of a core: too little to tell", ref)
+	}
+	if math.Abs(row.CPUAvg-ref) > 2 {
+		t.Errorf("sampler: %.1f %% of a core, /proc's account %.1f %%", row.CPUAvg, ref)
+	}
+	if got := 100 * (meter2 - meter1) / to.Sub(from).Seconds(); math.Abs(got-ref) > 2 {
+		t.Errorf("pushed counter: %.1f %% of a core, /proc's account %.1f %%", got, ref)
+	}
+}
+
