@@ -93,8 +93,9 @@ func imbenchVersion() string {
 }
 
 // serverCores is the target machine's cores: IM_SERVER_CORES, the
-// profile's, or this machine's where the target runs here (the reference
-// target; every endpoint on loopback). This machine's are all its CPUs,
+// profile's, or where the target runs here (the reference target; every
+// endpoint on loopback) the CPUs its listening processes may run on (a
+// server pinned to one core has one), else this machine's, all its CPUs,
 // not the few this process may be pinned to.
 func serverCores(p profile.Profile, endpoints profile.Endpoints) int {
 	if v, err := strconv.Atoi(os.Getenv("IM_SERVER_CORES")); err == nil && v > 0 {
@@ -108,6 +109,13 @@ func serverCores(p profile.Profile, endpoints profile.Endpoints) int {
 		local = local && loopback.Require(e) == nil
 	}
 	if p.Name == "reference" || local {
+		var urls []string
+		for _, u := range endpoints {
+			urls = append(urls, u)
+		}
+		if n := procgroup.ServingCPUs(procgroup.Ports(urls)); n > 0 {
+			return n
+		}
 		return procgroup.MachineCores()
 	}
 	return 0

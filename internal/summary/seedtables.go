@@ -113,7 +113,7 @@ const wildfireTitle = "As the Wildfire report has it (内容 | 结果)"
 
 func wildfireCores(s Summary) string {
 	if s.ServerCores > 0 {
-		return fmt.Sprintf("%d cores, the target's machine (%s)", s.ServerCores, s.Target)
+		return fmt.Sprintf("%d cores the target may use (%s)", s.ServerCores, s.Target)
 	}
 	return "unknown: set IM_SERVER_CORES"
 }

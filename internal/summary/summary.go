@@ -28,7 +28,7 @@ type Summary struct {
 	StartedAt   time.Time         `json:"started_at"`
 	EndedAt     time.Time         `json:"ended_at"`
 	Workload    json.RawMessage   `json:"workload"`     // kind and parameters of each class, as built
-	ServerCores int               `json:"server_cores"` // of the target's machine, for per-core rates
+	ServerCores int               `json:"server_cores"` // the target may run on (its affinity where it runs here), for per-core rates
 	Setup       SetupSummary      `json:"setup"`
 	Users       UsersSummary      `json:"users"`
 	Logins      *LoginsSummary    `json:"logins"` // what logging in cost (absent in older summaries)

@@ -236,3 +236,28 @@ func CountCPUs(list string) int {
 	}
 	return n
 }
+
+// ServingCPUs counts the CPUs the processes listening on ports may run on
+// together (the union of their affinities: a server pinned with taskset
+// to one core has one), 0 where none was found or read.
+func ServingCPUs(ports []int) int {
+	owners, err := ListenOwners(ports, nil)
+	if err != nil {
+		return 0
+	}
+	cpus := map[int]bool{}
+	for _, o := range owners {
+		for _, part := range strings.Split(cpuList(fmt.Sprintf("/proc/%d", o.PID)), ",") {
+			lo, hi, isRange := strings.Cut(part, "-")
+			a, err1 := strconv.Atoi(lo)
+			b, err2 := a, error(nil)
+			if isRange {
+				b, err2 = strconv.Atoi(hi)
+			}
+			for c := a; err1 == nil && err2 == nil && c <= b; c++ {
+				cpus[c] = true
+			}
+		}
+	}
+	return len(cpus)
+}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/imbench/imbench/internal/profile"
 	"github.com/imbench/imbench/internal/testmachine"
 )
@@ -132,3 +134,37 @@ func TestAServersForkedChildrenAreItsCPU(t *testing.T) {
 	}
 }
 
+// A server pinned to one core (taskset) may use one: the per-core rates
+// divide by its CPUs, not the machine's.
+func TestAPinnedServerHasItsCores(t *testing.T) {
+	testmachine.Shared(t)
+	if MachineCores() < 2 {
+		t.Skip("one CPU: nothing to pin to")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestForkingServerHelper$")
+	cmd.Env = append(os.Environ(), "PROCGROUP_FORKING_SERVER=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	port, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatalf("the helper said %q", line)
+	}
+	if n := ServingCPUs([]int{port}); n != CountCPUs(cpuList("/proc/self")) {
+		t.Fatalf("unpinned: %d CPUs, this process may use %s", n, cpuList("/proc/self"))
+	}
+	var one unix.CPUSet
+	one.Set(0)
+	if err := unix.SchedSetaffinity(cmd.Process.Pid, &one); err != nil {
+		t.Skip("cannot pin here:", err)
+	}
+	if n := ServingCPUs([]int{port}); n != 1 {
+		t.Fatalf("pinned to CPU 0: %d CPUs", n)
+	}
+}
