@@ -319,7 +319,7 @@ declare module 'imbench' {
     purpose: string;
     run_id: string;
     scenario: string;
-    /** of the target's machine, for per-core rates */
+    /** the target may run on (its affinity where it runs here), for per-core rates */
     server_cores: number;
     setup: SetupSummary;
     started_at: string;
