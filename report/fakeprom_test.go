@@ -114,7 +114,7 @@ func (f *fakeProm) instant(expr, at string) []any {
 		}
 	case strings.Contains(expr, "imbench_target_process_"):
 		for name, v := range f.server {
-			if strings.Contains(expr, "count by") {
+			if strings.Contains(expr, "tree_size") {
 				out = append(out, sample(map[string]string{"component": name}, float64(len(f.pids[name]))))
 			} else if x, ok := pick(v); ok {
 				out = append(out, sample(map[string]string{"component": name}, x))

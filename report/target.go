@@ -13,8 +13,9 @@ import (
 // process's component and pid: the target's own processes, where
 // process-exporter's groups count every process of their name on the host.
 const (
-	ownTargetCPU = "imbench_target_process_cpu_seconds_total"
-	ownTargetMem = "imbench_target_process_memory_bytes"
+	ownTargetCPU  = "imbench_target_process_cpu_seconds_total"
+	ownTargetMem  = "imbench_target_process_memory_bytes"
+	ownTargetSize = "imbench_target_process_tree_size"
 )
 
 // ownTargetQueries are the resource table's five figures per component over
@@ -22,7 +23,7 @@ const (
 func ownTargetQueries(runID, window string) []string {
 	return ownQueries(fmt.Sprintf(`sum by (component) (rate(%s{run_id=%q}[30s]))`, ownTargetCPU, runID),
 		fmt.Sprintf(`sum by (component) (%s{run_id=%q})`, ownTargetMem, runID),
-		fmt.Sprintf(`count by (component) (%s{run_id=%q})`, ownTargetMem, runID), window)
+		fmt.Sprintf(`sum by (component) (%s{run_id=%q})`, ownTargetSize, runID), window)
 }
 
 // ownTarget puts the rows of the target's processes that served the run's

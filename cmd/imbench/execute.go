@@ -126,6 +126,9 @@ func (rc *runConfig) observation() observe.Observation {
 		return observe.Observation{PromWrite: rc.promWrite, LogPush: rc.logPush}
 	}
 	o := observe.Native(rc.runID)
+	if rc.stackHome != "" {
+		o.Notes = append(o.Notes, "the native stack here is "+rc.stackHome+"'s (another checkout): the run registers its target with it, this checkout's profile applied")
+	}
 	if o.PromWrite != "" {
 		notes, release, err := stack.Follow(rc.target.Name)
 		o.Release = release

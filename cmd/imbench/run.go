@@ -36,6 +36,7 @@ type runConfig struct {
 	endpoints        profile.Endpoints // by name, each overridable by IM_<NAME>_URL
 	checkOnly        bool              // -check-only: stop after the checks, before any load
 	secret           string
+	stackHome        string // another checkout whose native stack this run reports into ("": this one's)
 	admin            string
 	allowRemote      bool
 	runID            string

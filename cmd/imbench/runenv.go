@@ -59,6 +59,7 @@ func (rc *runConfig) targetEnv(p profile.Profile, spec engine.Spec, env map[stri
 	rc.admin = envOr("IM_ADMIN_USER", p.Admin)
 	rc.allowRemote = os.Getenv("IM_ALLOW_REMOTE") == "1"
 	rc.secret = os.Getenv("IM_SECRET")
+	rc.stackHome = stack.UseRunningStack()
 	if rc.secret == "" && p.Name == "reference" {
 		if rc.secret, err = stack.TargetSecret(false); err != nil {
 			return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"strings"
 
 	"github.com/imbench/imbench/internal/badinput"
@@ -22,7 +23,12 @@ func cmdUp(args []string) error {
 
 func cmdDown(args []string) error { return stack.Down() }
 
-func cmdStatus(args []string) error { return stack.Status() }
+func cmdStatus(args []string) error {
+	if home := stack.UseRunningStack(); home != "" {
+		fmt.Printf("the stack answering is %s's (another checkout; make down there stops it)\n", home)
+	}
+	return stack.Status()
+}
 
 func stackFlags(name string, args []string) (string, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)

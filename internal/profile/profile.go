@@ -26,6 +26,20 @@ type Process struct {
 	// says (a profile.local.yaml's "FerretDB and PostgreSQL stand in for
 	// MongoDB"); the report shows it beside the group's row.
 	Note string `yaml:"note,omitempty"`
+	// Ports are ports its processes listen on, on this machine (a
+	// database's, a broker's): the processes holding them and their
+	// process trees are the group, whatever their names, and another
+	// program of the name on the host is not counted in the run's rows.
+	Ports []int `yaml:"ports,omitempty"`
+}
+
+// GroupPorts are the ports every group names.
+func GroupPorts(groups []Process) []int {
+	var out []int
+	for _, g := range groups {
+		out = append(out, g.Ports...)
+	}
+	return out
 }
 
 // MaxComm is the longest process name Linux keeps in /proc/<pid>/comm
@@ -147,9 +161,15 @@ func (p *Profile) applyLocal(f string) error {
 }
 
 // checkProcesses refuses a comm Linux never reports: process-exporter
-// would match no process, and the part would go missing from the table.
+// would match no process, and the part would go missing from the table;
+// and a port no process can listen on.
 func (p Profile) checkProcesses(f string) error {
 	for _, pr := range p.Processes {
+		for _, port := range pr.Ports {
+			if port < 1 || port > 65535 {
+				return fmt.Errorf("%s: process group %q: port %d is not a TCP port (1..65535)", f, pr.Group, port)
+			}
+		}
 		for _, c := range pr.Comm {
 			if len(c) > MaxComm {
 				return fmt.Errorf("%s: process group %q: comm %q is %d characters; Linux keeps %d in /proc/<pid>/comm (%q)",

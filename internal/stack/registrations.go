@@ -18,7 +18,7 @@ import (
 // registrationsDir holds one file a registration: a run's process's
 // (<pid>.json, while it lives) or the stack's own target's (up.json, from
 // make up to make down).
-var registrationsDir = filepath.Join(RunDir, "prometheus", "runs")
+func registrationsDir() string { return filepath.Join(RunDir, "prometheus", "runs") }
 
 // registration is what one run (or the stack's own target) asks
 // Prometheus to scrape: its profile's file_sd groups, and the OpenIM API
@@ -74,11 +74,11 @@ func (r registration) file() string {
 	if r.PID != 0 {
 		name = strconv.Itoa(r.PID) + ".json"
 	}
-	return filepath.Join(registrationsDir, name)
+	return filepath.Join(registrationsDir(), name)
 }
 
 func (r registration) write() error {
-	if err := os.MkdirAll(registrationsDir, 0o755); err != nil {
+	if err := os.MkdirAll(registrationsDir(), 0o755); err != nil {
 		return err
 	}
 	raw, err := json.Marshal(r)
@@ -106,7 +106,7 @@ func (r registration) fixedText() string {
 // live are the registrations whose process runs (or the stack's own),
 // oldest first; those of processes gone are removed.
 func live() []registration {
-	files, _ := filepath.Glob(filepath.Join(registrationsDir, "*.json"))
+	files, _ := filepath.Glob(filepath.Join(registrationsDir(), "*.json"))
 	var out []registration
 	for _, f := range files {
 		raw, err := os.ReadFile(f)
@@ -140,11 +140,11 @@ func renderScrapes() (changed bool, discovery string, err error) {
 			break
 		}
 	}
-	before, _ := os.ReadFile(prometheusConfig)
+	before, _ := os.ReadFile(prometheusConfig())
 	if err := renderPrometheus(a); err != nil {
 		return false, "", err
 	}
-	after, _ := os.ReadFile(prometheusConfig)
+	after, _ := os.ReadFile(prometheusConfig())
 	changed = !bytes.Equal(before, after)
 	c, err := renderScrapeTargets(regs)
 	return changed || c, a.discovery, err

@@ -72,7 +72,7 @@ func TestConcurrentRunsKeepTheirOwnScrapes(t *testing.T) {
 
 	check := func(wantWK bool) {
 		t.Helper()
-		cfg := readFile(t, prometheusConfig)
+		cfg := readFile(t, prometheusConfig())
 		if !strings.Contains(cfg, "http://127.0.0.1:20002/prometheus_discovery/msg_gateway") || strings.Contains(cfg, "30002") || strings.Contains(cfg, "29999") {
 			t.Fatalf("discovery is not the OpenIM run's:\n%s", cfg)
 		}
@@ -91,7 +91,7 @@ func TestConcurrentRunsKeepTheirOwnScrapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(false)
-	if _, err := os.Stat(filepath.Join(registrationsDir, filepathBase(gone.Process.Pid))); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(registrationsDir(), filepathBase(gone.Process.Pid))); !os.IsNotExist(err) {
 		t.Fatalf("the registration of a process gone is kept: %v", err)
 	}
 	openim.remove()
@@ -103,4 +103,4 @@ func TestConcurrentRunsKeepTheirOwnScrapes(t *testing.T) {
 	}
 }
 
-func filepathBase(pid int) string { return registration{PID: pid}.file()[len(registrationsDir)+1:] }
+func filepathBase(pid int) string { return registration{PID: pid}.file()[len(registrationsDir())+1:] }

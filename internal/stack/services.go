@@ -107,7 +107,7 @@ func services(forStart, withTarget bool) ([]service, error) {
 		service{
 			name:   "process-exporter",
 			bin:    "prometheus-process-exporter",
-			args:   []string{"-web.listen-address=" + a.process, "-config.path=" + processExporterConfig, "-threads=false"},
+			args:   []string{"-web.listen-address=" + a.process, "-config.path=" + processExporterConfig(), "-threads=false"},
 			health: "http://" + a.process + "/metrics",
 			url:    "http://" + a.process + "/metrics",
 			render: func() error { _, err := renderProcessExporter(); return err },
@@ -115,8 +115,10 @@ func services(forStart, withTarget bool) ([]service, error) {
 		service{
 			name: "prometheus",
 			bin:  filepath.Join(ToolsBin, "prometheus"),
-			args: []string{"--config.file=" + prometheusConfig,
-				"--storage.tsdb.path=" + filepath.Join(RunDir, "prometheus", "data"),
+			// Absolute, so that another checkout finds this one's state
+			// from Prometheus' flags (UseRunningStack).
+			args: []string{"--config.file=" + absPath(prometheusConfig()),
+				"--storage.tsdb.path=" + absPath(filepath.Join(RunDir, "prometheus", "data")),
 				"--web.listen-address=" + a.Prometheus, "--web.enable-remote-write-receiver",
 				"--storage.tsdb.retention.time=30d"},
 			health: "http://" + a.Prometheus + "/-/ready",
@@ -144,17 +146,17 @@ func renderPrometheus(a Addresses) error {
 		"127.0.0.1:10002", a.discovery,
 		"- rules/", "- "+rules+"/",
 	).Replace(string(raw))
-	_, err = writeIfChanged(prometheusConfig, []byte(s))
+	_, err = writeIfChanged(prometheusConfig(), []byte(s))
 	return err
 }
 
 // prometheusConfig is Prometheus' config as the native stack renders it.
-var prometheusConfig = filepath.Join(RunDir, "prometheus", "prometheus.yml")
+func prometheusConfig() string { return filepath.Join(RunDir, "prometheus", "prometheus.yml") }
 
 // processExporterConfig is process-exporter's config as the native stack
 // runs it: exporters/process-exporter.yml with this machine's local
 // profile overrides (profile.LocalFile) applied.
-var processExporterConfig = filepath.Join(RunDir, "process-exporter.yml")
+func processExporterConfig() string { return filepath.Join(RunDir, "process-exporter.yml") }
 
 // renderProcessExporter writes processExporterConfig and reports whether
 // it changed.
@@ -167,7 +169,7 @@ func renderProcessExporter() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return writeIfChanged(processExporterConfig, raw)
+	return writeIfChanged(processExporterConfig(), raw)
 }
 
 // writeIfChanged writes raw to path unless it holds raw already.

@@ -19,11 +19,13 @@ import (
 	"time"
 )
 
-// Paths the Makefile and the CLI agree on, relative to the project root.
-const (
-	ToolsBin = ".tools/bin"
-	RunDir   = ".run"
-)
+// ToolsBin is where the Makefile builds the tools, relative to the
+// project root.
+const ToolsBin = ".tools/bin"
+
+// RunDir holds the native stack's state: this checkout's .run, or the
+// .run of another checkout whose stack answers (UseRunningStack).
+var RunDir = ".run"
 
 // VictoriaLogs' endpoints: Loki's push protocol in, LogsQL and its web UI out.
 const (

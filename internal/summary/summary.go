@@ -276,10 +276,10 @@ func (c ClassSends) Pace() (float64, bool) {
 // NotAttempted, in neither Expected nor Lost. Lost = Expected − received
 // (of acknowledged messages).
 type DeliveriesSummary struct {
-	Expected   int64 `json:"expected"`
-	Received   int64 `json:"received"`
-	Pushed     int64 `json:"pushed"`
-	ByPull     int64 `json:"by_pull"`
+	Expected int64 `json:"expected"`
+	Received int64 `json:"received"`
+	Pushed   int64 `json:"pushed"`
+	ByPull   int64 `json:"by_pull"`
 	// ByGapPull is the part of ByPull the server owed a push and never
 	// pushed: fetched after a sequence gap, by the drain's sync, or by a
 	// login's sync when sent before the user left.
@@ -288,8 +288,8 @@ type DeliveriesSummary struct {
 	// the user was away for a spell, or dropped, found by its login after.
 	ByReturnPull    int64 `json:"by_return_pull"`
 	ByReconnectPull int64 `json:"by_reconnect_pull"`
-	Duplicates int64 `json:"duplicates"`
-	OutOfOrder int64 `json:"out_of_order"`
+	Duplicates      int64 `json:"duplicates"`
+	OutOfOrder      int64 `json:"out_of_order"`
 	// Lost were owed and never arrived, and the server does not hold their
 	// messages as far as the store check could tell (or it did not ask).
 	Lost int64 `json:"lost"`

@@ -70,7 +70,10 @@ func listenOwners(ports []int, m matcher) ([]Owner, error) {
 		comm, _ := os.ReadFile(d + "/comm")
 		cmd, _ := os.ReadFile(d + "/cmdline")
 		c := strings.TrimSpace(string(comm))
-		name := m.match(c, strings.ReplaceAll(string(cmd), "\x00", " "))
+		name := m.byPort(held)
+		if name == "" {
+			name = m.match(c, strings.ReplaceAll(string(cmd), "\x00", " "))
+		}
 		if name == "" {
 			name = c
 		}
@@ -131,7 +134,7 @@ type matcher []group
 func newMatcher(groups []profile.Process) (matcher, error) {
 	var m matcher
 	for _, g := range groups {
-		gg := group{name: g.Group, comm: g.Comm}
+		gg := group{name: g.Group, comm: g.Comm, ports: g.Ports}
 		for _, re := range g.Cmdline {
 			r, err := regexp.Compile(re)
 			if err != nil {
@@ -142,6 +145,18 @@ func newMatcher(groups []profile.Process) (matcher, error) {
 		m = append(m, gg)
 	}
 	return m, nil
+}
+
+// byPort is the first group that names one of ports as its own.
+func (m matcher) byPort(ports []int) string {
+	for _, g := range m {
+		for _, p := range ports {
+			if slices.Contains(g.ports, p) {
+				return g.name
+			}
+		}
+	}
+	return ""
 }
 
 func (m matcher) match(comm, cmdline string) string {

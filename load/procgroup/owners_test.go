@@ -50,7 +50,7 @@ func TestListenOwnersFindsTheProcessOnThePort(t *testing.T) {
 	var m TreeMeter
 	usage := func() (float64, float64, bool) {
 		u, ok := m.Usage([]int{os.Getpid()})[os.Getpid()]
-		return u[0], u[1], ok
+		return u.CPUSeconds, u.MemBytes, ok
 	}
 	cpu, mem, ok := usage()
 	for end := time.Now().Add(time.Second); ok && cpu <= 0 && time.Now().Before(end); {

@@ -79,6 +79,7 @@ type group struct {
 	name    string
 	comm    []string
 	cmdline []*regexp.Regexp
+	ports   []int // its own listening ports (profile.Process.Ports)
 }
 
 // rediscoverEvery is how often the owners of the run's ports are looked
@@ -86,10 +87,11 @@ type group struct {
 const rediscoverEvery = 30 * time.Second
 
 // Start samples the groups every interval (a second if 0). Where ports
-// are given, a group one of their listening owners belongs to is those
-// owners alone: the run's server, not every process of its name on the
+// are given (the run's, and those the groups name as their own), a group
+// one of their listening owners belongs to is those owners and their
+// process trees: the run's server, not every process of its name on the
 // host (another person's, another run's); the groups no owner belongs to
-// (a database, a broker) are taken by name.
+// are taken by name.
 func Start(groups []profile.Process, interval time.Duration, ports ...int) (*Sampler, error) {
 	if interval <= 0 {
 		interval = time.Second
@@ -98,6 +100,7 @@ func Start(groups []profile.Process, interval time.Duration, ports ...int) (*Sam
 	if err != nil {
 		return nil, err
 	}
+	ports = append(slices.Clone(ports), profile.GroupPorts(groups)...)
 	s := &Sampler{groups: m, stop: make(chan struct{}), done: make(chan struct{}), points: map[string][]point{}, ports: ports}
 	s.sample()
 	go func() {

@@ -108,15 +108,22 @@ type TreeMeter struct {
 	total map[int]float64
 }
 
-// Usage is root's tree's CPU seconds so far (from root's own at the first
-// look, then every look's growth) and the memory of its live processes
-// (each one's proportional share where the kernel gives it).
-func (m *TreeMeter) Usage(roots []int) map[int][2]float64 {
+// TreeUsage is a process tree's CPU seconds so far (from its root's own
+// at the first look, then every look's growth), the memory of its live
+// processes (each one's proportional share where the kernel gives it),
+// and how many they are.
+type TreeUsage struct {
+	CPUSeconds, MemBytes float64
+	Processes            int
+}
+
+// Usage is each root's tree's usage.
+func (m *TreeMeter) Usage(roots []int) map[int]TreeUsage {
 	if m.last == nil {
 		m.last, m.total = map[int]map[int]times{}, map[int]float64{}
 	}
 	all := allTimes()
-	out := map[int][2]float64{}
+	out := map[int]TreeUsage{}
 	for _, root := range roots {
 		fam := family(root, all)
 		r, ok := fam[root]
@@ -137,7 +144,7 @@ func (m *TreeMeter) Usage(roots []int) map[int][2]float64 {
 				mem += t.rss
 			}
 		}
-		out[root] = [2]float64{m.total[root], mem}
+		out[root] = TreeUsage{CPUSeconds: m.total[root], MemBytes: mem, Processes: len(fam)}
 	}
 	for root := range m.last {
 		if _, ok := out[root]; !ok {

@@ -38,6 +38,59 @@ func TestForkingServerHelper(t *testing.T) {
 	}
 }
 
+// startHelper starts a forking server and returns it with its port.
+func startHelper(t *testing.T) (*exec.Cmd, int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestForkingServerHelper$")
+	cmd.Env = append(os.Environ(), "PROCGROUP_FORKING_SERVER=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	port, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatalf("the helper said %q", line)
+	}
+	return cmd, port
+}
+
+// A group that names its port is the process on it and that process's
+// tree, whatever their names; another process of the group's name on the
+// host is not in its row.
+func TestAGroupsPortsMakeItsRow(t *testing.T) {
+	testmachine.Shared(t)
+	ours, port := startHelper(t)
+	theirs, _ := startHelper(t)
+	comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", ours.Process.Pid))
+	groups := []profile.Process{{Group: "db", Comm: []string{strings.TrimSpace(string(comm)), "nomatch"}, Ports: []int{port}}}
+	owners, err := ListenOwners([]int{port}, []profile.Process{{Group: "db", Comm: []string{"nomatch"}, Ports: []int{port}}})
+	if err != nil || len(owners) != 1 || owners[0].Component != "db" || owners[0].PID != ours.Process.Pid {
+		t.Fatalf("the port's owner, named by the group that names the port: %+v %v", owners, err)
+	}
+	from := time.Now()
+	s, err := Start(groups, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	time.Sleep(500 * time.Millisecond)
+	s.sample()
+	var row *Usage
+	for _, u := range s.Window(from, time.Now()) {
+		if u.Group == "db" {
+			row = &u
+		}
+	}
+	if row == nil || !slices.Contains(row.PIDs, ours.Process.Pid) || slices.Contains(row.PIDs, theirs.Process.Pid) || row.Others == 0 {
+		t.Fatalf("the row of the process on port %d (%d), not the other of its name (%d): %+v", port, ours.Process.Pid, theirs.Process.Pid, row)
+	}
+}
+
 // treeCPU is /proc's own account of a process and its children: its own
 // CPU seconds, its reaped children's, and its live children's own.
 func treeCPU(t *testing.T, pid int) float64 {
@@ -105,11 +158,11 @@ func TestAServersForkedChildrenAreItsCPU(t *testing.T) {
 	time.Sleep(time.Second) // the forks under way
 
 	from := time.Now()
-	ref1, meter1 := treeCPU(t, pid), m.Usage([]int{pid})[pid][0]
+	ref1, meter1 := treeCPU(t, pid), m.Usage([]int{pid})[pid].CPUSeconds
 	s.sample()
 	time.Sleep(6 * time.Second)
 	s.sample()
-	ref2, meter2, to := treeCPU(t, pid), m.Usage([]int{pid})[pid][0], time.Now()
+	ref2, meter2, to := treeCPU(t, pid), m.Usage([]int{pid})[pid].CPUSeconds, time.Now()
 	ref := 100 * (ref2 - ref1) / to.Sub(from).Seconds()
 
 	var row *Usage
@@ -141,21 +194,7 @@ func TestAPinnedServerHasItsCores(t *testing.T) {
 	if MachineCores() < 2 {
 		t.Skip("one CPU: nothing to pin to")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestForkingServerHelper$")
-	cmd.Env = append(os.Environ(), "PROCGROUP_FORKING_SERVER=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, _ := bufio.NewReader(out).ReadString('\n')
-	port, err := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil {
-		t.Fatalf("the helper said %q", line)
-	}
+	cmd, port := startHelper(t)
 	if n := ServingCPUs([]int{port}); n != CountCPUs(cpuList("/proc/self")) {
 		t.Fatalf("unpinned: %d CPUs, this process may use %s", n, cpuList("/proc/self"))
 	}

@@ -28,6 +28,7 @@ const (
 	mProcRSS     = "imbench_process_resident_memory_bytes"
 	mTargetCPU   = "imbench_target_process_cpu_seconds_total"
 	mTargetMem   = "imbench_target_process_memory_bytes"
+	mTargetProcs = "imbench_target_process_tree_size" // the listening process and its descendants
 	mSent        = "imbench_messages_sent_total"
 	mAcked       = "imbench_messages_acked_total"
 	mSendFailed  = "imbench_send_failures_total"
@@ -57,7 +58,7 @@ const (
 )
 
 // MetricNames lists every series the runner writes.
-var MetricNames = []string{mOnline, mDown, mVUs, mGoroutines, mProcCPU, mProcRSS, mTargetCPU, mTargetMem, mSent, mAcked, mSendFailed, mUnanswered, mExpected, mDeliveries,
+var MetricNames = []string{mOnline, mDown, mVUs, mGoroutines, mProcCPU, mProcRSS, mTargetCPU, mTargetMem, mTargetProcs, mSent, mAcked, mSendFailed, mUnanswered, mExpected, mDeliveries,
 	mDuplicates, mOutOfOrder, mLost, mLate, mUnchecked, mRoomMissed, mCorrupted, mConnectErrs, mDisconnects, mReconnects, mLogins, mPulls, mPushedAfter, mLoginFailed, mLoginRetry, mAfterRetry, mNeverOnline, mNotAttempt,
 	mE2E, mAck}
 
@@ -184,15 +185,16 @@ func (p *pusher) series(now time.Time, lost *verify.Reconciliation) []promrw.Tim
 	for i, o := range owners {
 		roots[i] = o.PID
 	}
-	var usage map[int][2]float64
+	var usage map[int]procgroup.TreeUsage
 	if len(roots) > 0 {
 		usage = p.trees.Usage(roots)
 	}
 	for _, o := range owners {
 		if u, ok := usage[o.PID]; ok {
 			pid := strconv.Itoa(o.PID)
-			add(mTargetCPU, u[0], "component", o.Component, "pid", pid)
-			add(mTargetMem, u[1], "component", o.Component, "pid", pid)
+			add(mTargetCPU, u.CPUSeconds, "component", o.Component, "pid", pid)
+			add(mTargetMem, u.MemBytes, "component", o.Component, "pid", pid)
+			add(mTargetProcs, float64(u.Processes), "component", o.Component, "pid", pid)
 		}
 	}
 	// Every counter is sent on every push, zeros included: a counter that

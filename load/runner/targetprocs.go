@@ -28,7 +28,11 @@ const rediscoverEvery = 30 * time.Second
 // newTargetProcs takes the ports of the endpoints on this machine (none
 // for a remote target: it is measured on its own host).
 func newTargetProcs(endpoints []string, groups []profile.Process) *targetProcs {
-	return &targetProcs{groups: groups, ports: procgroup.Ports(endpoints)}
+	ports := procgroup.Ports(endpoints)
+	if len(ports) > 0 { // the server runs here: so do the parts whose ports its profile names
+		ports = append(ports, profile.GroupPorts(groups)...)
+	}
+	return &targetProcs{groups: groups, ports: ports}
 }
 
 // current are the owners, looked up again when the last look is old.
