@@ -119,6 +119,15 @@ func (in Integration) Build() (*Plan, error) {
 
 func (in *Integration) users() int { return in.Users }
 
+// conversations are its friendships (each super user with every user
+// after it), large groups and the common groups of the users who log in
+// first.
+func (in *Integration) conversations() int64 {
+	n, su := int64(in.Users), int64(in.SuperUsers)
+	online := max(int64(math.Floor(float64(in.Users)*in.LoginRatio)), 1)
+	return su*n - su*(su+1)/2 + int64(in.LargeGroups) + online*int64(in.CommonGroups)
+}
+
 func (in *Integration) rate() float64 {
 	if in.Rate > 0 {
 		return in.Rate
@@ -197,6 +206,7 @@ func (in *Integration) build(b *builder, base uint32) (*Stream, error) {
 		me := []uint32{base + uint32(u)}
 		var l lane
 		add := func(conv uint32, count int) {
+			b.spend()
 			if count > 0 {
 				l = append(l, segment{conv: conv, senders: me, count: uint32(count)})
 			}

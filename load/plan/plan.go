@@ -360,11 +360,14 @@ func pairKey(a, b uint32) uint64 {
 	return uint64(a)<<32 | uint64(b)
 }
 
-// builder accumulates a plan's structure.
-type builder struct{ p *Plan }
+// builder accumulates a plan's structure, within a memory limit (spend).
+type builder struct {
+	p            *Plan
+	steps, limit uint64
+}
 
 func newBuilder(name string, users int) *builder {
-	return &builder{p: &Plan{Name: name, Users: users, Login: make([]Login, users), pairConv: map[uint64]uint32{}}}
+	return &builder{p: &Plan{Name: name, Users: users, Login: make([]Login, users), pairConv: map[uint64]uint32{}}, limit: planMemory()}
 }
 
 // timed has user u log in at d after sending begins.
@@ -384,6 +387,7 @@ func (b *builder) watch(u uint32) {
 }
 
 func (b *builder) friend(a, c uint32) uint32 {
+	b.spend()
 	if cv, ok := b.p.pairConv[pairKey(a, c)]; ok {
 		return cv
 	}
@@ -398,6 +402,7 @@ func (b *builder) friend(a, c uint32) uint32 {
 }
 
 func (b *builder) room(r RoomSpec) uint32 {
+	b.spend()
 	idx := uint32(len(b.p.Convs))
 	r.Conv = idx
 	b.p.Rooms = append(b.p.Rooms, r)
@@ -406,6 +411,7 @@ func (b *builder) room(r RoomSpec) uint32 {
 }
 
 func (b *builder) group(g GroupSpec) uint32 {
+	b.spend()
 	b.p.Groups = append(b.p.Groups, g)
 	idx := uint32(len(b.p.Convs))
 	b.p.Convs = append(b.p.Convs, Conv{Kind: Group, Group: int32(len(b.p.Groups) - 1)})

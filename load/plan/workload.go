@@ -180,8 +180,22 @@ func (w Workload) classes() ([]Class, error) {
 	return out, errors.Join(errs...)
 }
 
-// Build checks the workload and builds its plan.
-func (w Workload) Build() (*Plan, error) {
+// Build checks the workload and builds its plan, refusing one this
+// machine has not the memory for (TooLarge) before that memory runs out.
+func (w Workload) Build() (p *Plan, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			tl, ok := r.(TooLarge)
+			if !ok {
+				panic(r)
+			}
+			p, err = nil, tl
+		}
+	}()
+	return w.build()
+}
+
+func (w Workload) build() (*Plan, error) {
 	if w.Scale < 0 || w.Scale > 1000 {
 		return nil, fmt.Errorf("scale must be above 0 and at most 1000 (absent: 1), got %v", w.Scale)
 	}
@@ -219,14 +233,14 @@ func (w Workload) Build() (*Plan, error) {
 			c.setRate(c.rate() * w.Rate / total)
 		}
 	}
-	users := 0
-	for _, c := range classes {
-		users += c.users()
-	}
+	users, convs, need := estimate(classes)
 	if users < 2 || users > 10_000_000 {
 		return nil, fmt.Errorf("the workload needs %d users: it must be within 2..10,000,000", users)
 	}
 	b := newBuilder(w.Name, users)
+	if b.limit > 0 && need > b.limit {
+		return nil, TooLarge{HeapBytes: need, LimitBytes: b.limit, Users: users, Convs: convs, Estimate: true}
+	}
 	p := b.p
 	p.RunID, p.Purpose, p.Prefix, p.BodySize = w.RunID, w.Purpose, w.Prefix, w.BodySize
 	if p.Prefix == "" && w.RunID != "" {
