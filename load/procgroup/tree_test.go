@@ -132,21 +132,7 @@ func treeCPU(t *testing.T, pid int) float64 {
 // listening process alone would show a few per cent.
 func TestAServersForkedChildrenAreItsCPU(t *testing.T) {
 	testmachine.Shared(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestForkingServerHelper$")
-	cmd.Env = append(os.Environ(), "PROCGROUP_FORKING_SERVER=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	port, perr := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil || perr != nil {
-		t.Fatalf("the helper said %q: %v", line, err)
-	}
+	cmd, port := startHelper(t)
 	pid := cmd.Process.Pid
 	comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
 	s, err := Start([]profile.Process{{Group: "pgfake", Comm: []string{strings.TrimSpace(string(comm))}}}, time.Hour, port)
