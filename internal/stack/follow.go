@@ -32,8 +32,9 @@ func Follow(target string) (notes []string, release func(), err error) {
 	promPid, ours := running(prom)
 	if !ours {
 		if Healthy("http://" + a.Prometheus + "/-/ready") {
-			notes = append(notes, fmt.Sprintf("Prometheus at %s is not this checkout's stack: it scrapes what its own config says; "+
-				"for %s's own metrics run `make up TARGET=%s` here with the run's variables", a.Prometheus, target, target))
+			notes = append(notes, fmt.Sprintf("Prometheus at %s is not this checkout's stack and does not say where its own is "+
+				"(started before imbench gave it absolute paths): it scrapes what its config says, not %s's metrics; "+
+				"`make down && make up` in its own checkout lets runs from here register with it", a.Prometheus, target))
 		}
 		return notes, release, nil
 	}
