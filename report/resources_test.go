@@ -225,4 +225,12 @@ func TestTargetRowIsTheProcessOnTheRunsPorts(t *testing.T) {
 	if got := s.TargetPIDs["imbench-target"]; len(got) != 1 || got[0] != 4242 {
 		t.Errorf("pids %v", got)
 	}
+	// A part forking short-lived children: process-exporter's peak count
+	// above the run's own, and no memory beyond it, is no other process.
+	f.groups = map[string][4]float64{"imbench-target": {20, 35, 50 << 20, 60 << 20}, "imbench": {90, 150, 300 << 20, 400 << 20}}
+	f.procs = map[string]float64{"imbench-target": 8}
+	md = (&Report{Summary: sampleSummary(), Series: f.fetch(t), Components: []Component{{Group: "imbench-target", Profile: "targets/reference/profile.yaml"}}}).Markdown()
+	if strings.Contains(md, "other processes of that name") {
+		t.Errorf("a row of others where none held memory:\n%s", md)
+	}
 }

@@ -70,7 +70,10 @@ func (s *Series) ownTarget(ctx context.Context, prom Prom, rows map[string]*Reso
 	for name, row := range own {
 		// What process-exporter's group of that name had beyond this run's
 		// server: other processes of the name on the host, the machine's.
-		if pe := rows[name]; pe != nil && pe.Processes > row.Processes {
+		// Only where they held memory: a server forking short-lived
+		// children (PostgreSQL's backends) has its peak count at another
+		// moment in each series, and no process is there at all.
+		if pe := rows[name]; pe != nil && pe.Processes > row.Processes && pe.RSSAvg > row.RSSAvg {
 			rest := name + " (other processes of that name)"
 			rows[rest] = &Resource{Component: rest, Role: "other", CPUAvg: max(pe.CPUAvg-row.CPUAvg, 0), CPUPeak: max(pe.CPUPeak-row.CPUPeak, 0),
 				RSSAvg: max(pe.RSSAvg-row.RSSAvg, 0), RSSPeak: max(pe.RSSPeak-row.RSSPeak, 0), Processes: pe.Processes - row.Processes}
