@@ -37,7 +37,7 @@ func TestLimitNamesAGeneratorHeldByItsCPUQuota(t *testing.T) {
 		!strings.Contains(res.Saturated.Why, "held back by its CPU quota") || !strings.Contains(res.Saturated.Why, "0.05 of a core") {
 		t.Fatalf("result %+v\n%s", res, out)
 	}
-	if !strings.Contains(string(out), "imbench: the generator may use 0.05 cores: the CPU quota of its cgroup /imbench-test-") {
+	if !strings.Contains(string(out), "imbench: the generator may use 0.05 of a core: the CPU quota of its cgroup /imbench-test-") {
 		t.Fatalf("the quota is not said:\n%s", out)
 	}
 }

@@ -36,7 +36,9 @@ func Own() Limits {
 	}
 	l.Quota, l.QuotaPath = quota()
 	l.Cores, l.Why = float64(l.GOMAXPROCS), fmt.Sprintf("GOMAXPROCS %d", l.GOMAXPROCS)
-	if l.Affinity > 0 && float64(l.Affinity) < l.Cores {
+	// Go takes GOMAXPROCS from the affinity unless told otherwise: where
+	// they are equal the affinity is what binds.
+	if l.Affinity > 0 && (float64(l.Affinity) < l.Cores || float64(l.Affinity) == l.Cores && os.Getenv("GOMAXPROCS") == "") {
 		l.Cores, l.Why = float64(l.Affinity), fmt.Sprintf("its CPU affinity: %d CPUs", l.Affinity)
 	}
 	if l.Quota > 0 && l.Quota < l.Cores {

@@ -5,9 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/imbench/imbench/load/cpulimit"
 	"github.com/imbench/imbench/load/cpulimit/cgtest"
@@ -54,4 +57,29 @@ func TestChildReportsItsLimits(t *testing.T) {
 	t1, ok := cpulimit.OwnThrottle()
 	l := cpulimit.Own()
 	fmt.Printf("quota %.2f cores (%s), throttled %s\n", l.Quota, l.Why, map[bool]string{true: "yes", false: "no"}[ok && t1.Share(t0) > 0.3])
+}
+
+// A process pinned to one CPU has GOMAXPROCS 1 from it: the bound named
+// is the affinity, not GOMAXPROCS.
+func TestTheAffinityIsNamedWhereGOMAXPROCSFollowsIt(t *testing.T) {
+	t.Setenv("GOMAXPROCS", "")
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var was, one unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &was); err != nil {
+		t.Skip(err)
+	}
+	one.Set(0)
+	if err := unix.SchedSetaffinity(0, &one); err != nil {
+		t.Skip("cannot pin here:", err)
+	}
+	defer unix.SchedSetaffinity(0, &was)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	l := cpulimit.Own()
+	if l.Quota > 0 && l.Quota < 1 {
+		t.Skip("a CPU quota below one core binds first")
+	}
+	if l.Cores != 1 || !strings.Contains(l.Why, "affinity") {
+		t.Fatalf("pinned to one CPU: %v cores, %q", l.Cores, l.Why)
+	}
 }

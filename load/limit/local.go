@@ -115,7 +115,7 @@ func (s *Search) Start(ctx context.Context) (Result, error) {
 		machine.GeneratorOpenFiles = nofile.Cur
 	}
 	if own.Cores < float64(cores) {
-		s.say("the generator may use %s cores: %s", strconv.FormatFloat(own.Cores, 'f', -1, 64), own.Why)
+		s.say("the generator may use %s: %s", coresText(own.Cores), own.Why)
 	}
 	series := newSearchSeries(s.PromWrite, s.ID, s.Scenario, s.Target.Name, s.Out)
 	var prev *Step
@@ -198,4 +198,15 @@ func (s *Search) say(format string, a ...any) {
 	if s.Out != nil {
 		fmt.Fprintf(s.Out, "imbench: "+format+"\n", a...)
 	}
+}
+
+// coresText is "1 core", "2 cores", "0.3 of a core".
+func coresText(n float64) string {
+	switch {
+	case n == 1:
+		return "1 core"
+	case n < 1:
+		return strconv.FormatFloat(n, 'f', -1, 64) + " of a core"
+	}
+	return strconv.FormatFloat(n, 'f', -1, 64) + " cores"
 }
