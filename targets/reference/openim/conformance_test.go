@@ -305,6 +305,9 @@ func testIdentifiers(t *testing.T, env wire.Envelope) {
 	s.world(t)
 	a := dial(t, s, "a", s.userToken(t, "a", 2), 2, env)
 	b := dial(t, s, "b", s.userToken(t, "b", 5), 5, env)
+	// The gateway attaches a connection to the core after the upgrade, as
+	// msggateway registers it: a reply proves b is there for a's pushes.
+	ok(t, b.req(wire.ReqGetConvMaxReadSeq, &pb.GetConversationsHasReadAndMaxSeqReq{UserID: "b"}), nil)
 
 	// 1003: send; the reply is msg.SendMsgResp without the seq.
 	var sent pb.SendMsgResp
