@@ -252,11 +252,12 @@ func (u *User) send(c Conn, it sendItem, now time.Time) {
 		it.m.Conv, it.m.N, now.UnixMicro(), s.sh.Plan.BodySize)
 	s.Tally.Sent[k].Add(1)
 	s.sh.meter.add(now)
-	if class := int(s.sh.Plan.Convs[it.m.Conv].Class); class < len(s.sh.Plan.Streams) && s.sh.Plan.Streams[class].Open() {
-		s.sh.open.add(now)
-	}
-	if c := s.sh.classCounter(int(s.sh.Plan.Convs[it.m.Conv].Class)); c != nil {
+	class := int(s.sh.Plan.Convs[it.m.Conv].Class)
+	if c := s.sh.classCounter(class); c != nil {
 		c.add(now)
+		if s.sh.Plan.Streams[class].Open() {
+			s.sh.open.add(now)
+		}
 	}
 	err := c.Send(it.m, text, now.UnixMicro()/1000, func(err error) { u.acked(it.m, k, now, err) })
 	if err != nil {
