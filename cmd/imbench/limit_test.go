@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -50,37 +48,6 @@ func readLimit(t *testing.T, results, out string) limitResult {
 		}
 	}
 	return r
-}
-
-// A reference target that serves a capacity drawn at random in 100–800
-// messages a second on one core (nobody told the search): the search over
-// each protocol finds it within ±10 % and names the target's process as
-// what gave out.
-func TestLimitFindsTheTargetsCapacity(t *testing.T) {
-	testmachine.Alone(t)
-	for _, proto := range []string{"openim", "wukongim", "wildfire"} {
-		t.Run(proto, func(t *testing.T) {
-			capacity := float64(100 + rand.IntN(701))
-			t.Logf("capacity %g msg/s", capacity)
-			tg := startTarget(t, "-fault-capacity", strconv.FormatFloat(capacity, 'f', -1, 64))
-			results := t.TempDir()
-			r := imbench(t, append(tg.env(), "IMBENCH_NO_OBSERVE=1"), "limit", "-scenario", mustAbs(t, "testdata/limit-pairs.js"),
-				"-protocol", proto, "-start", "100", "-resolution", "0.1", "-step", "5s", "-slo", "e2e_p99<100,lost==0", "-q", "-results", results)
-			if r.code != 0 {
-				t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
-			}
-			res := readLimit(t, results, r.stdout)
-			if res.Limit < 0.9*capacity || res.Limit > 1.1*capacity || res.Knee <= res.Limit {
-				t.Fatalf("limit %g, knee %g for a capacity of %g\n%s", res.Limit, res.Knee, capacity, r.stdout)
-			}
-			if res.Saturated.Component != "imbench-target" || res.Saturated.Generator || res.GeneratorLimited {
-				t.Fatalf("saturated %+v\n%s", res.Saturated, r.stdout)
-			}
-			if !strings.Contains(r.stdout, "imbench: limit ") || !strings.Contains(r.stdout, "gave out first: imbench-target") {
-				t.Fatalf("no result line:\n%s", r.stdout)
-			}
-		})
-	}
 }
 
 // A generator on one core receiving a 100-member group's 4 KB messages

@@ -8,6 +8,7 @@ package cpulimit
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -42,7 +43,7 @@ func Own() Limits {
 		l.Cores, l.Why = float64(l.Affinity), fmt.Sprintf("its CPU affinity: %d CPUs", l.Affinity)
 	}
 	if l.Quota > 0 && l.Quota < l.Cores {
-		l.Cores, l.Why = l.Quota, fmt.Sprintf("the CPU quota of its cgroup %s: %.2f of a core", l.QuotaPath, l.Quota)
+		l.Cores, l.Why = l.Quota, fmt.Sprintf("the CPU quota of its cgroup %s: %s of a core", l.QuotaPath, strconv.FormatFloat(math.Round(l.Quota*100)/100, 'f', -1, 64))
 	}
 	return l
 }

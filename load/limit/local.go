@@ -70,7 +70,7 @@ type Search struct {
 type Waits struct {
 	Settle       time.Duration // for a server to work off a broken step's backlog (3 min)
 	SettleAbsent time.Duration // the same where none of its processes runs here (1 min)
-	Quiet        time.Duration // for the machine's other processes to quiet (1 min)
+	Quiet        time.Duration // for the machine's other processes to quiet (10 s: a run again decides, quiet or not)
 }
 
 func (w *Waits) defaults() {
@@ -81,7 +81,7 @@ func (w *Waits) defaults() {
 		w.SettleAbsent = time.Minute
 	}
 	if w.Quiet == 0 {
-		w.Quiet = time.Minute
+		w.Quiet = 10 * time.Second
 	}
 }
 
@@ -132,12 +132,12 @@ func (s *Search) Start(ctx context.Context) (Result, error) {
 			}
 			sampler.Rediscover() // a restarted server has other PIDs
 		}
-		var settled time.Duration
+		var settled, quieted time.Duration
 		if prev != nil && !prev.Held {
 			settled = s.settle(ctx, sampler)
 		}
 		if prev != nil && prev.Disturbed != "" {
-			settled += s.quiet(ctx, sampler, gen, cores)
+			quieted = s.quiet(ctx, sampler, gen, cores)
 		}
 		s.say("step %d: %s", n, LoadText(asked, dim))
 		series.starting(n, asked)
@@ -147,6 +147,7 @@ func (s *Search) Start(ctx context.Context) (Result, error) {
 		}
 		st, err := s.step(ctx, n, asked, dir, sampler, gen)
 		st.Settled = math.Round(settled.Seconds()*10) / 10
+		st.Quieted = math.Round(quieted.Seconds()*10) / 10
 		return st, err
 	}, func(st Step) {
 		prev = &st

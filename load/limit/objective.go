@@ -115,3 +115,18 @@ func latencyNamed(obj string) string {
 	}
 	return ""
 }
+
+// Deciding is the figure that broke a step's objective: its first broken
+// latency condition's, else its first broken counter's ("" where it held).
+func (o Objective) Deciding(s *summary.Summary) (metric string, actual float64) {
+	rs, err := runner.CheckThresholds(o.Thresholds, s)
+	if err != nil {
+		return "", 0
+	}
+	for _, r := range rs {
+		if !r.Passed && (metric == "" || slices.Contains(valueMetrics, r.Metric) && !slices.Contains(valueMetrics, metric)) {
+			metric, actual = r.Metric, r.Actual
+		}
+	}
+	return metric, actual
+}

@@ -57,6 +57,10 @@ type Step struct {
 	// Disturbed: the step broke while other processes took the machine's
 	// cores; it is no knee, and the search ran its load again.
 	Disturbed string `json:"disturbed,omitempty"`
+	// Evidence is what decided a step that broke while other processes
+	// took the machine's cores: its break repeated ("repeated: …", the
+	// server's), or the server was starved of its cores ("starved: …").
+	Evidence string `json:"evidence,omitempty"`
 	// Confirm: the step ran the limit found again, to confirm it.
 	Confirm bool `json:"confirm,omitempty"`
 	// Recheck: the step ran the knee found again, to confirm it.
@@ -66,6 +70,9 @@ type Step struct {
 	// Settled is how long the search waited, before this step, for the
 	// server to work off the last broken step's backlog (seconds).
 	Settled float64 `json:"settled_seconds,omitempty"`
+	// Quieted is how long it waited, before this step, for the machine's
+	// other processes to quiet after a step they disturbed (seconds).
+	Quieted float64 `json:"quieted_seconds,omitempty"`
 	// Left is what the step's clean-up left on the target ("" when it
 	// removed everything it could): "3 users, 1 group".
 	Left string `json:"left_on_target,omitempty"`

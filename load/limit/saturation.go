@@ -221,19 +221,21 @@ func saturationOf(st, base *Step, m Machine) Saturation {
 			return Saturation{Rule: RuleMachineGenerator, Component: "imbench", Generator: true, Why: why,
 				Advice: "run the generator on another machine than the server's, or on more of them (segments on other hosts)"}
 		}
-		// rule "machine busy, other processes": the machine's cores 90 % busy, others above the server.
-		if len(target) == 0 || others > server {
+		// rule "machine busy, other processes": the machine's cores 90 % busy, others above the server (a break that repeated is the server's all the same: the rules after this one name it).
+		if (len(target) == 0 || others > server) && !strings.HasPrefix(st.Evidence, "repeated") {
 			return Saturation{Rule: RuleMachine, Component: "the machine",
 				Why: fmt.Sprintf("the machine's %d cores were busy at step %d (%.0f %% of one core in all: the server's parts %.0f %%, the generator %.0f %%, other processes %.0f %%): "+
 					"what ran beside the server took its room", cores, st.N, busy, server, st.GeneratorCores*100, others),
 				Advice: "run the search on a machine with nothing else running, or with the generator on another host"}
 		}
 		// rule "machine busy, server largest": the machine's cores 90 % busy, the server the largest user.
-		return Saturation{Rule: RuleServerMachine, Component: target[0].Component,
-			Why: fmt.Sprintf("the machine's %d cores were busy at step %d (%.0f %% of one core in all, the generator's %.0f %% included); the server's largest part, %s, used %.0f %%",
-				cores, st.N, busy, st.GeneratorCores*100, target[0].Component, target[0].CPUAvg)}
+		if server >= others {
+			return Saturation{Rule: RuleServerMachine, Component: target[0].Component,
+				Why: fmt.Sprintf("the machine's %d cores were busy at step %d (%.0f %% of one core in all, the generator's %.0f %% included); the server's largest part, %s, used %.0f %%",
+					cores, st.N, busy, st.GeneratorCores*100, target[0].Component, target[0].CPUAvg)}
+		}
 	}
-	// rule "server thread never idle": the machine not full, a part's least idle thread ran or waited 90 % of the step.
+	// rule "server thread never idle": the machine not full (or its break repeated), a part's least idle thread ran or waited 90 % of the step.
 	for _, u := range target {
 		if u.ThreadRunnable+stolen >= 90 && u.ThreadWaiting > 0 {
 			return Saturation{Rule: RuleServerThreadWaited, Component: u.Component,

@@ -115,13 +115,18 @@ steps:
 		sat := saturationOf(&st, res.lowest(st), m)
 		if !st.Held {
 			st.Cause = &sat
-			st.Disturbed = disturbedBy(&st, sat, m)
-		}
-		if p.Dimension == "rate" && st.Disturbed == "" {
-			st.GeneratorBound, st.GeneratorWhy = sat.Generator, ""
-			if sat.Generator {
-				st.GeneratorWhy = sat.Why
+			if busy := disturbedBy(&st, sat, m); busy != "" {
+				st.Disturbed, st.Evidence = res.judgeBusy(&st, busy, o)
+				if st.Disturbed == "" {
+					sat = saturationOf(&st, res.lowest(st), m) // the server's: what of it gave out
+					st.Cause = &sat
+				}
 			}
+		}
+		// A step that put out its load and met the objective holds,
+		// whatever bound the generator: only a broken one can be its.
+		if p.Dimension == "rate" && st.Disturbed == "" && !st.Held && sat.Generator {
+			st.GeneratorBound, st.GeneratorWhy = true, sat.Why
 		}
 		res.Steps = append(res.Steps, st)
 		if judged != nil {
@@ -143,6 +148,9 @@ steps:
 			// can be judged on this machine. The limit stays the last
 			// load the server held in full.
 			res.Stopped = "the generator could not put out the load: " + st.GeneratorWhy
+			if shortfall(&st) == "" {
+				res.Stopped = "the generator was the limit at " + LoadText(st.Asked, p.Dimension) + ", which it put out but not within the objective: " + st.GeneratorWhy
+			}
 			res.GeneratorLimited = true
 			res.finish(lo, math.Inf(1))
 			return res, nil

@@ -52,6 +52,8 @@ func decided(st Step) string {
 	switch {
 	case st.Disturbed != "":
 		return "; not the server's: " + st.Disturbed + "; its load runs again"
+	case st.Evidence != "" && st.Cause != nil:
+		return fmt.Sprintf("; %s; rule %q: %s", st.Evidence, st.Cause.Rule, st.Cause.Component)
 	case st.Cause == nil:
 		return ""
 	case st.Cause.Component != "":
@@ -106,6 +108,9 @@ func ResultLine(r Result) string {
 			}
 			if k := r.Step(r.KneeStep); k != nil {
 				fmt.Fprintf(&b, " (%s)", strings.Join(k.Broken, ", "))
+				if k.Evidence != "" {
+					fmt.Fprintf(&b, "; other processes took a share of the machine, but the break repeated (%s)", strings.TrimPrefix(k.Evidence, "repeated: "))
+				}
 			}
 		} else {
 			b.WriteString("; no step broke it")

@@ -81,7 +81,7 @@ func (c *Chatroom) build(b *builder, base uint32) (*Stream, error) {
 		}
 		r := b.room(RoomSpec{Key: "r" + strconv.FormatUint(uint64(base), 10) + "_" + strconv.Itoa(i),
 			Members: members, Senders: c.Senders, JoinEvery: every})
-		lanes = append(lanes, lane{{conv: r, senders: members[:c.Senders], count: count}})
+		lanes = append(lanes, lane{{conv: r, senders: members[:c.Senders], count: count.of(i)}})
 	}
 	return c.stream(lanes, c.Rooms), nil
 }

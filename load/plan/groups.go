@@ -123,7 +123,7 @@ func (g *Groups) build(b *builder, base uint32) (*Stream, error) {
 		}
 		c := b.group(GroupSpec{Key: "g" + strconv.FormatUint(uint64(base), 10) + "_" + strconv.Itoa(i),
 			Owner: members[0], Members: members})
-		lanes = append(lanes, lane{{conv: c, senders: members[:g.Senders], count: count}})
+		lanes = append(lanes, lane{{conv: c, senders: members[:g.Senders], count: count.of(i)}})
 	}
 	return g.stream(lanes, g.Groups), nil
 }

@@ -124,11 +124,11 @@ func (h *Hubs) build(b *builder, base uint32) (*Stream, error) {
 			hub, partner := base+uint32(hb), partners[hb*h.Partners+p]
 			conv := b.friend(hub, partner)
 			if h.hubsWrite() {
-				lanes = append(lanes, lane{{conv: conv, senders: []uint32{hub}, count: count}})
+				lanes = append(lanes, lane{{conv: conv, senders: []uint32{hub}, count: count.of(len(lanes))}})
 				joinAt = append(joinAt, 0)
 			}
 			if h.partnersWrite() {
-				lanes = append(lanes, lane{{conv: conv, senders: []uint32{partner}, count: count}})
+				lanes = append(lanes, lane{{conv: conv, senders: []uint32{partner}, count: count.of(len(lanes))}})
 				var at time.Duration
 				if b.p.Login[partner] == Timed {
 					at = b.p.LoginAt[partner]

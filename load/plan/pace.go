@@ -137,27 +137,47 @@ func (p *Pace) setDuration(d time.Duration) {
 	}
 }
 
-// perConversation is how many messages one conversation with n senders
-// carries: n × Messages, or what its rate sends in the duration (closed
-// and by duration: unbounded, the time stops it).
-func (p *Pace) perConversation(n, convs int) (uint32, error) {
-	var c float64
+// perConversation shares out the messages of a class of convs
+// conversations with n senders each: n × Messages each, or what the class's
+// rate sends in the duration (closed and by duration: unbounded, the time
+// stops it). A rate's total is rounded once for the class, not per
+// conversation, so a step plans the rate it asks even where each
+// conversation carries less than a message a second.
+func (p *Pace) perConversation(n, convs int) (shares, error) {
+	var total float64
 	switch {
 	case p.Messages > 0:
-		c = float64(n) * float64(p.Messages)
+		total = float64(n) * float64(p.Messages) * float64(convs)
 	case p.InFlight > 0:
-		return math.MaxUint32, nil // until the duration ends
+		return shares{each: math.MaxUint32}, nil // until the duration ends
 	case len(p.Stages) > 0:
 		r, _ := newRamp(p.StartRate, p.Stages)
-		c = math.Floor(r.total() / float64(convs))
+		total = math.Round(r.total())
 	default:
 		d, _ := p.duration()
-		c = math.Floor(p.convRate(convs) * d.Seconds())
+		total = math.Round(p.convRate(convs) * float64(convs) * d.Seconds())
 	}
-	if c >= math.MaxUint32 {
-		return 0, fmt.Errorf("%.0f messages in one conversation are too many (at most %d): spread them over more conversations", c, uint32(math.MaxUint32-1))
+	s := shares{convs: uint64(max(convs, 1))}
+	s.each, s.rest = uint64(total)/s.convs, uint64(total)%s.convs
+	if most := math.Ceil(total / float64(s.convs)); most >= math.MaxUint32 {
+		return shares{}, fmt.Errorf("%.0f messages in one conversation are too many (at most %d): spread them over more conversations", most, uint32(math.MaxUint32-1))
 	}
-	return uint32(c), nil
+	return s, nil
+}
+
+// shares are a class's messages over its conversations: each carries
+// each, and rest more go one apiece to conversations spread evenly over them.
+type shares struct {
+	each, rest, convs uint64
+}
+
+// of is conversation i's count.
+func (s shares) of(i int) uint32 {
+	if s.rest == 0 {
+		return uint32(s.each)
+	}
+	k := uint64(i)
+	return uint32(s.each + (k+1)*s.rest/s.convs - k*s.rest/s.convs)
 }
 
 // stream paces a class's lanes (one lane per conversation).

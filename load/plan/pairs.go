@@ -93,11 +93,11 @@ func (p *Pairs) build(b *builder, base uint32) (*Stream, error) {
 	lanes := make([]lane, 0, p.convs())
 	for i, r := range receivers {
 		if p.Pairs > 0 { // sender i writes to receiver i
-			lanes = append(lanes, lane{{conv: b.friend(senders[i], r), senders: senders[i : i+1], count: count}})
+			lanes = append(lanes, lane{{conv: b.friend(senders[i], r), senders: senders[i : i+1], count: count.of(len(lanes))}})
 			continue
 		}
 		for s := range senders {
-			lanes = append(lanes, lane{{conv: b.friend(senders[s], r), senders: senders[s : s+1], count: count}})
+			lanes = append(lanes, lane{{conv: b.friend(senders[s], r), senders: senders[s : s+1], count: count.of(len(lanes))}})
 		}
 	}
 	return p.stream(lanes, p.convs()), nil

@@ -368,3 +368,40 @@ func TestSameMembersInEveryGroup(t *testing.T) {
 		t.Fatal("shared and sameMembers together were accepted")
 	}
 }
+
+// A step asking 27 msg/s of conversations that each send less than one
+// message a second plans 27 msg/s: the class's total is rounded once and
+// its remainder spread over its conversations, not dropped from each. The
+// issue's workload planned 425 of 540 when each conversation rounded down.
+func TestARateBelowOneAConversationIsPlannedWhole(t *testing.T) {
+	w := workload(t,
+		`{"kind":"groups","groups":30,"members":40,"online":10,"rate":0.2}`,
+		`{"kind":"pairs","pairs":200,"rate":0.05}`,
+		`{"kind":"groups","groups":1,"members":500,"senders":10,"online":100,"rate":1}`)
+	w.Rate, w.Duration = 27, "20s"
+	p := build(t, w)
+	if got := p.Planned(); got < 540-1 || got > 540+1 { // each class rounds its own total once
+		t.Fatalf("planned %d of the 540 asked", got)
+	}
+	perSecond := map[time.Duration]int{}
+	perConv := map[uint32]int{}
+	for m, due := range p.Schedule() {
+		perSecond[due.Truncate(time.Second)]++
+		perConv[m.Conv]++
+	}
+	for s := range 20 {
+		if n := perSecond[time.Duration(s)*time.Second]; n < 26 || n > 28 {
+			t.Fatalf("second %d plans %d messages, want 27: %v", s, n, perSecond)
+		}
+	}
+	// The pairs' 0.05 × 27/… each: none carries more than one over another.
+	least, most := math.MaxInt, 0
+	for c, n := range perConv {
+		if p.Convs[c].Class == 1 {
+			least, most = min(least, n), max(most, n)
+		}
+	}
+	if most-least > 1 {
+		t.Fatalf("pairs carry %d..%d messages each: the remainder is not spread", least, most)
+	}
+}

@@ -323,6 +323,21 @@ type Usage struct {
 	RSSAvg, RSSPeak, RSSGrown     float64
 }
 
+// clamp keeps figures to what is possible: a group's CPU to the cores its
+// processes may run on, a thread's share of the window to all of it. A
+// counter read a moment off its sample's time can read over them.
+func (u *Usage) clamp() {
+	cores := runtime.NumCPU()
+	if n := CountCPUs(u.CPUSet); n > 0 {
+		cores = min(cores, n)
+	}
+	most := 100 * float64(cores)
+	u.CPUAvg, u.CPUPeak = min(u.CPUAvg, most), min(u.CPUPeak, most)
+	u.CPUBusiest, u.CPUBusiestThread = min(u.CPUBusiest, most), min(u.CPUBusiestThread, 100)
+	u.ThreadRunnable = min(u.ThreadRunnable, 100)
+	u.ThreadWaiting = min(u.ThreadWaiting, u.ThreadRunnable)
+}
+
 // Window gives each group's usage over [from, to]; groups with fewer than
 // two samples there are left out.
 func (s *Sampler) Window(from, to time.Time) []Usage {
@@ -392,6 +407,7 @@ func (s *Sampler) Window(from, to time.Time) []Usage {
 		if u.CPUSet == mixedSets {
 			u.CPUSet = ""
 		}
+		u.clamp()
 		for pid := range in[len(in)-1].pids {
 			u.PIDs = append(u.PIDs, pid)
 		}

@@ -146,3 +146,13 @@ func TestMachineLineSteal(t *testing.T) {
 		t.Fatal("not the cpu line")
 	}
 }
+
+// A process pinned to one CPU reads at most a core, a thread at most the
+// whole window, however its counters fell against the samples' times.
+func TestFiguresAreClampedToWhatIsPossible(t *testing.T) {
+	u := Usage{CPUSet: "1", CPUAvg: 101, CPUPeak: 114, CPUBusiest: 102, CPUBusiestThread: 103, ThreadRunnable: 117, ThreadWaiting: 118}
+	u.clamp()
+	if u.CPUAvg != 100 || u.CPUPeak != 100 || u.CPUBusiest != 100 || u.CPUBusiestThread != 100 || u.ThreadRunnable != 100 || u.ThreadWaiting != 100 {
+		t.Fatalf("clamped %+v", u)
+	}
+}
