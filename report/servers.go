@@ -89,8 +89,13 @@ type ServerColumn struct {
 	MemoryPerUser float64 `json:"memory_bytes_per_online_user,omitempty"`
 	OnlinePeak    int64   `json:"online_peak"`
 
-	Limit        float64      `json:"limit,omitempty"`
-	Knee         float64      `json:"knee,omitempty"`
+	Limit         float64 `json:"limit,omitempty"`
+	Knee          float64 `json:"knee,omitempty"`
+	Confirmed     bool    `json:"limit_confirmed,omitempty"`
+	KneeConfirmed bool    `json:"knee_confirmed,omitempty"`
+	HighestHeld   float64 `json:"highest_held,omitempty"` // an undetermined search's most load held
+	// KneeEvidence is what decided a knee broken while other processes ran.
+	KneeEvidence string       `json:"knee_evidence,omitempty"`
 	LimitLine    string       `json:"limit_result,omitempty"`
 	GaveOut      string       `json:"gave_out_first,omitempty"`
 	Generator    bool         `json:"generator_limited,omitempty"`
@@ -111,6 +116,8 @@ type LimitPoint struct {
 	Sent    float64 `json:"sent_per_second"`
 	Latency float64 `json:"latency_ms"`
 	Held    bool    `json:"held"`
+	// FellShort: met the objective's figures, but did not put out its load.
+	FellShort bool `json:"fell_short,omitempty"`
 }
 
 // CompareServers reads each server's results and builds the comparison.
@@ -150,9 +157,7 @@ func serverColumn(si ServerInput, latency string) (ServerColumn, error) {
 	}
 	col.cpuAndMemory(si)
 	col.Cannot = cannotCarry(s.Warnings)
-	if l := leftText(si.RunDir); l != "" {
-		col.Left = append(col.Left, "the fixed-load run: "+l)
-	}
+	runs := []string{si.RunDir}
 	if si.LimitDir != "" {
 		r, err := limit.Load(si.LimitDir)
 		if err != nil {
@@ -160,6 +165,10 @@ func serverColumn(si ServerInput, latency string) (ServerColumn, error) {
 		}
 		col.LimitID, col.Limit, col.Knee, col.LimitLine = r.SearchID, r.Limit, r.Knee, limit.ResultLine(r)
 		col.Generator, col.Undetermined, col.BeforeStep = r.GeneratorLimited, r.Undetermined, r.BeforeStep
+		col.Confirmed, col.KneeConfirmed, col.HighestHeld = r.Confirmed, r.KneeConfirmed, r.HighestHeld
+		if k := r.Step(r.KneeStep); k != nil {
+			col.KneeEvidence = k.Evidence
+		}
 		col.GaveOut = r.Saturated.Component
 		if r.Saturated.Rule == limit.RuleServerSharedCores {
 			col.GaveOut = "the cores its parts share (" + r.Saturated.Component + " the largest)"
@@ -168,12 +177,11 @@ func serverColumn(si ServerInput, latency string) (ServerColumn, error) {
 			col.GaveOut = "the generator (" + r.Saturated.Component + ")"
 		}
 		for _, st := range r.Steps {
-			col.Steps = append(col.Steps, LimitPoint{Sent: st.Achieved, Latency: st.Latency(latency), Held: st.Held})
-			if st.Left != "" {
-				col.Left = append(col.Left, fmt.Sprintf("limit step %d: %s", st.N, st.Left))
-			}
+			col.Steps = append(col.Steps, LimitPoint{Sent: st.Achieved, Latency: st.Latency(latency), Held: st.Held, FellShort: st.FellShort})
+			runs = append(runs, filepath.Join(filepath.Dir(si.LimitDir), st.RunID))
 		}
 	}
+	col.Left = leftOnServer(runs, si.Target != "reference")
 	return col, nil
 }
 
@@ -222,21 +230,6 @@ func cannotCarry(warnings []string) []string {
 		}
 	}
 	return out
-}
-
-// leftText is what a run's clean-up left on its server (teardown.json).
-func leftText(dir string) string {
-	raw, err := os.ReadFile(filepath.Join(dir, "teardown.json"))
-	if err != nil {
-		return ""
-	}
-	var rec struct {
-		Errors []string `json:"errors"`
-	}
-	if json.Unmarshal(raw, &rec) != nil || len(rec.Errors) == 0 {
-		return ""
-	}
-	return strings.Join(rec.Errors, "; ")
 }
 
 // protocolNotes are what a protocol's server does differently, where it

@@ -66,17 +66,7 @@ func comparisonRows(c Comparison) [][]string {
 		}
 		return ms(s.MemoryPerUser/1024) + " KiB (" + count(s.OnlinePeak) + " online)"
 	})
-	row("limit / knee", func(s ServerColumn) string {
-		switch {
-		case s.LimitID == "":
-			return "not searched"
-		case s.Undetermined:
-			return "undetermined on this machine"
-		case s.Generator:
-			return "the generator's, not the server's"
-		}
-		return limit.LoadText(s.Limit, "rate") + " / " + limit.LoadText(s.Knee, "rate")
-	})
+	row("limit / knee", limitCell)
 	row("gave out first", func(s ServerColumn) string { return orDash(s.GaveOut) })
 	row("cannot carry", func(s ServerColumn) string { return orDash(strings.Join(s.Cannot, "; ")) })
 	row("left on the server", func(s ServerColumn) string { return orNone(strings.Join(s.Left, "; ")) })
@@ -216,8 +206,9 @@ func latencyChart(c Comparison) string {
 	// A broken step far above the bound would flatten the rest: the axis
 	// stops at twice the bound, a step above it drawn at the top.
 	bound := limit.ObjectiveBound(c.Objective, c.Latency)
-	if bound > 0 {
-		ymax = math.Min(ymax, 2*bound)
+	clipped := false
+	if bound > 0 && ymax > 2*bound {
+		ymax, clipped = 2*bound, true
 	}
 	ys, ymax := chartscale.Ticks(ymax)
 	top := spt + legendStep*len(c.Servers)
@@ -240,14 +231,29 @@ func latencyChart(c Comparison) string {
 		}
 		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"><title>%s</title></polyline>`, color, strings.Join(line, " "), html.EscapeString(s.Name))
 		for _, p := range pts {
-			fill := color
-			if !p.Held {
-				fill = "#fff"
+			sent, lat := strconv.FormatFloat(math.Round(p.Sent), 'f', -1, 64), strconv.FormatFloat(math.Round(p.Latency*10)/10, 'f', -1, 64)
+			switch {
+			case p.FellShort: // met the objective, not its load: neither held nor broken by latency
+				fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="7" height="7" fill="#fff" stroke="%s" data-short="1"><title>%s: %s msg/s sent, %s ms: met the objective, but sent less than asked</title></rect>`,
+					x(p.Sent)-3.5, y(p.Latency)-3.5, color, html.EscapeString(s.Name), sent, lat)
+			default:
+				fill, what := color, "held"
+				if !p.Held {
+					fill, what = "#fff", "broke the objective"
+				}
+				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s" stroke="%s"><title>%s: %s msg/s sent, %s ms (%s)</title></circle>`,
+					x(p.Sent), y(p.Latency), fill, color, html.EscapeString(s.Name), sent, lat, what)
 			}
-			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s" stroke="%s"><title>%s: %s msg/s sent, %s ms (open: broke the objective)</title></circle>`,
-				x(p.Sent), y(p.Latency), fill, color, html.EscapeString(s.Name), strconv.FormatFloat(math.Round(p.Sent), 'f', -1, 64), strconv.FormatFloat(math.Round(p.Latency*10)/10, 'f', -1, 64))
+			if p.Latency > ymax {
+				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="%s" class="label" data-clipped="1" style="fill:%s">▲ %s ms</text>`,
+					math.Min(x(p.Sent), float64(scw-spr)), y(p.Latency)+14+11*float64(i), map[bool]string{true: "end", false: "middle"}[x(p.Sent) > float64(scw-spr-30)], color, summary.Grouped(int64(math.Round(p.Latency))))
+			}
 		}
 		fmt.Fprintf(&b, `<text x="%d" y="%d" style="fill:%s">%s</text>`, legendX0, spt+legendStep*i, color, html.EscapeString(s.Name))
+	}
+	if clipped {
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" data-clip="%g">the axis stops at %s ms (twice the objective): a step above it is drawn at the top, ▲ its figure</text>`,
+			scw-spr, spt, ymax, summary.Grouped(int64(ymax)))
 	}
 	b.WriteString("</svg>")
 	return b.String()
@@ -343,4 +349,42 @@ func grid(b *strings.Builder, ys, ymax float64, y func(float64) float64, yunit, 
 			spl, scw-spr, y(v), y(v), spl-4, y(v)+4, strconv.FormatFloat(v, 'g', 4, 64), yunit)
 	}
 	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="middle">%s</text>`, (scw+spl)/2, sch-6, html.EscapeString(xname))
+}
+
+// limitCell is a server's limit and knee as numbers, with what decided
+// them: confirmed or not, the generator's stop, a busy machine's.
+func limitCell(s ServerColumn) string {
+	rate := func(v float64) string { return limit.LoadText(v, "rate") }
+	if s.LimitID == "" {
+		return "not searched"
+	}
+	if s.Undetermined {
+		held := "none held"
+		if s.HighestHeld > 0 {
+			held = rate(s.HighestHeld) + " held"
+		}
+		return "undetermined on this machine (" + held + ", but other processes kept taking the cores above it)"
+	}
+	limitText := "none held"
+	if s.Limit > 0 {
+		limitText = rate(s.Limit)
+		if s.Confirmed {
+			limitText += " (held again)"
+		}
+	}
+	knee := "none broke"
+	if s.Knee > 0 {
+		knee = rate(s.Knee)
+		if s.KneeConfirmed {
+			knee += " (broke twice)"
+		}
+		if strings.HasPrefix(s.KneeEvidence, "repeated") {
+			knee += ", its break repeated while other processes ran"
+		}
+	}
+	cell := limitText + " / " + knee
+	if s.Generator {
+		cell += "; the generator stopped the search above it (its limit, not the server's)"
+	}
+	return cell
 }

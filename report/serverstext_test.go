@@ -35,3 +35,30 @@ func TestLoadAxis(t *testing.T) {
 		}
 	}
 }
+
+// The comparison says where its latency chart clips and writes each
+// clipped figure; a step that met the objective but sent less than asked
+// is drawn apart from one that broke it; the limit row gives numbers and
+// what decided them, the generator's stop and a busy machine's included.
+func TestTheComparisonSaysItsFigures(t *testing.T) {
+	c := Comparison{Objective: "e2e_p99<1000", Latency: "e2e_p99", Servers: []ServerColumn{
+		{Name: "openim", LimitID: "l1", Limit: 18, Knee: 27, KneeConfirmed: true, Confirmed: true,
+			Steps: []LimitPoint{{Sent: 18, Latency: 300, Held: true}, {Sent: 21.7, Latency: 400, FellShort: true}, {Sent: 27, Latency: 15663}}},
+		{Name: "wildfire", LimitID: "l2", Limit: 92.1, Knee: 101.1, Generator: true, KneeEvidence: "repeated: e2e_p99 …",
+			Steps: []LimitPoint{{Sent: 92, Latency: 200, Held: true}, {Sent: 101, Latency: 4090}}},
+		{Name: "wukongim", LimitID: "l3", Undetermined: true, HighestHeld: 400}}}
+	chart := latencyChart(c)
+	for _, want := range []string{`data-clip="2000"`, "the axis stops at 2,000 ms", `▲ 15,663 ms`, `▲ 4,090 ms`, `data-short="1"`, "met the objective, but sent less than asked"} {
+		if !strings.Contains(chart, want) {
+			t.Errorf("%s not in the chart:\n%s", want, chart)
+		}
+	}
+	for i, want := range []string{
+		"18 msg/s (held again) / 27 msg/s (broke twice)",
+		"92.1 msg/s / 101 msg/s, its break repeated while other processes ran; the generator stopped the search above it (its limit, not the server's)",
+		"undetermined on this machine (400 msg/s held, but other processes kept taking the cores above it)"} {
+		if got := limitCell(c.Servers[i]); got != want {
+			t.Errorf("limit cell %q, want %q", got, want)
+		}
+	}
+}

@@ -122,8 +122,12 @@ type selfRunner struct {
 	cc   *compareConfig
 }
 
-func (r selfRunner) Check(s comparison.Server) error {
-	out, code := runSelf(r.self, s.Environ(), append(append([]string{"run", "-check-only", "-target", s.Target}, protoArg(s)...), r.cc.runArgs...))
+func (r selfRunner) Check(s comparison.Server, reach bool) error {
+	check := "-check-only"
+	if !reach {
+		check = "-check-settings"
+	}
+	out, code := runSelf(r.self, s.Environ(), append(append([]string{"run", check, "-target", s.Target}, protoArg(s)...), r.cc.runArgs...))
 	if code != 0 {
 		return errors.New(lastLineOf(out))
 	}

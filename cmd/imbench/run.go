@@ -35,6 +35,7 @@ type runConfig struct {
 	protocol         string
 	endpoints        profile.Endpoints // by name, each overridable by IM_<NAME>_URL
 	checkOnly        bool              // -check-only: stop after the checks, before any load
+	checkSettings    bool              // -check-settings: the scenario and settings alone, the target not contacted
 	secret           string
 	stackHome        string // another checkout whose native stack this run reports into ("": this one's)
 	admin            string
@@ -65,6 +66,10 @@ func cmdRun(args []string) (int, error) {
 	}
 	if err := runner.CheckResultsDir(rc.resultsDir); err != nil {
 		return 0, err
+	}
+	if rc.checkSettings {
+		fmt.Printf("imbench: %s on %s: the scenario and its settings are as they should be (the target not contacted)\n", rc.scenario, rc.target.Name)
+		return 0, nil
 	}
 	if !rc.onKube() { // on Kubernetes the setup pod checks the target from where the load goes
 		if err := preflight(rc); err != nil {
@@ -112,6 +117,7 @@ func parseRun(args []string) (*runConfig, error) {
 		protocol  = fs.String("protocol", "", "the protocol to speak, where the target speaks several (default: the target's system)")
 		quiet     = fs.Bool("q", false, "no progress lines while the run goes (IM_PROGRESS=off)")
 		checkOnly = fs.Bool("check-only", false, "check the scenario, the settings and the target (its API and gateways), and stop before any user is registered")
+		checkSet  = fs.Bool("check-settings", false, "check the scenario and the settings alone, without contacting the target, and stop")
 		splitInto = fs.Int("split-into", 0, "with -setup-only: the segments the run will be split over")
 		printRes  = fs.Bool("print-results", false, "print the setup record or the segment's part summary as log lines (a Kubernetes pod's, read back by -on kubernetes)")
 		kubeOpts  = kubeFlags(fs)
@@ -127,7 +133,7 @@ func parseRun(args []string) (*runConfig, error) {
 		return nil, badinput.Errorf("unexpected arguments %q (flags go before them; imbench run -h lists them)", fs.Args())
 	}
 	rc := &runConfig{scenario: *scenario, resultsDir: *results, segments: *segments, segment: segment.Whole,
-		setupOnly: *setup, checkOnly: *checkOnly, noThresholds: *noThr, promWrite: *promRW, logPush: *logPush,
+		setupOnly: *setup, checkOnly: *checkOnly, checkSettings: *checkSet, noThresholds: *noThr, promWrite: *promRW, logPush: *logPush,
 		splitInto: *splitInto, printResults: *printRes, kube: kubeOpts}
 	if err := rc.splitFlags(*seg, *startAt); err != nil {
 		return nil, err

@@ -117,6 +117,10 @@ func (s *Session) loginWhere(which func(*User) bool) LoginResult {
 		}
 		res.Failed++
 	}
+	var deadline time.Time
+	if w := s.sh.Opts.LoginWithin; w > 0 {
+		deadline = time.Now().Add(w)
+	}
 	g := errgroup.Group{}
 	g.SetLimit(s.sh.Opts.LoginParallel)
 	for _, u := range s.users {
@@ -128,7 +132,13 @@ func (s *Session) loginWhere(which func(*User) bool) LoginResult {
 			break
 		}
 		g.Go(func() error {
-			err := u.attempt(0)
+			if !deadline.IsZero() && !time.Now().Before(deadline) {
+				err := s.outOfTime()
+				done(u, err, false)
+				u.gaveUp(err, 0)
+				return nil
+			}
+			err := u.attempt(0, deadline)
 			if err == nil || !s.retrying(err) {
 				done(u, err, false)
 				if err != nil {
@@ -160,7 +170,7 @@ func (s *Session) loginWhere(which func(*User) bool) LoginResult {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tries, err := u.retryLogin(errs[u], sem)
+			tries, err := u.retryLogin(errs[u], sem, deadline)
 			done(u, err, err == nil)
 			if err != nil {
 				u.gaveUp(err, tries)
@@ -181,21 +191,34 @@ func (s *Session) retrying(err error) bool {
 }
 
 // attempt is one first-login attempt; retry counts the attempts before it.
-func (u *User) attempt(retry int) error {
-	ctx, cancel := context.WithTimeout(WithRetry(u.s.ctx, retry), 60*time.Second)
+// It ends at the phase's deadline where there is one.
+func (u *User) attempt(retry int, deadline time.Time) error {
+	end := time.Now().Add(60 * time.Second)
+	if !deadline.IsZero() && deadline.Before(end) {
+		end = deadline
+	}
+	ctx, cancel := context.WithDeadline(WithRetry(u.s.ctx, retry), end)
 	defer cancel()
 	return u.login(ctx, false)
+}
+
+// outOfTime is a login phase's end for a user not online by then.
+func (s *Session) outOfTime() error {
+	return fmt.Errorf("not online within the login time (IM_LOGIN_WITHIN %s)", s.sh.Opts.LoginWithin)
 }
 
 // retryLogin tries a first login that failed with err again, after the
 // reconnect backoff, until it succeeds or LoginRetries attempts more have
 // failed; it returns the attempts made in all and the last error.
-func (u *User) retryLogin(err error, sem chan struct{}) (int, error) {
+func (u *User) retryLogin(err error, sem chan struct{}, deadline time.Time) (int, error) {
 	s := u.s
 	o := s.sh.Opts
 	tries := 1
 	for retry := 1; retry <= o.LoginRetries; retry++ {
 		wait := backoff(retry, o.ReconnectDelay, o.ReconnectCap)
+		if !deadline.IsZero() && !time.Now().Add(wait).Before(deadline) {
+			return tries, fmt.Errorf("%v; %w", err, s.outOfTime())
+		}
 		s.sh.warn("%v; trying again in %s (retry %d of %d)", err, wait.Round(time.Millisecond), retry, o.LoginRetries)
 		select {
 		case <-time.After(wait):
@@ -205,7 +228,7 @@ func (u *User) retryLogin(err error, sem chan struct{}) (int, error) {
 		s.Tally.LoginRetried[CauseOf(err)].Add(1)
 		tries++
 		sem <- struct{}{}
-		err = u.attempt(retry)
+		err = u.attempt(retry, deadline)
 		<-sem
 		if err == nil {
 			s.Tally.LoginsRetried.Add(1)
@@ -230,7 +253,10 @@ func (u *User) gaveUp(err error, tries int) {
 		s.Tally.NeverOnline.Add(1)
 	}
 	what := "its only attempt failed"
-	if tries > 1 {
+	switch {
+	case tries == 0:
+		what = "the login time ran out before its turn"
+	case tries > 1:
 		what = fmt.Sprintf("all %d attempts failed", tries)
 	}
 	s.sh.warn("%v; %s never got online (%s)", err, s.sh.Plan.UserID(u.idx), what)

@@ -25,6 +25,12 @@ type Options struct {
 	ReconnectCap   time.Duration // the longest wait between attempts
 	ReconnectMax   int           // attempts per disconnect
 	LoginRetries   int           // a first login that failed is tried again this often (0: 5; <0: never), with the reconnect backoff
+	// LoginWithin bounds a login phase: its first attempts and their
+	// retries end this long after it began, and a user not online by then
+	// is never online (0: no bound but the attempts' own). A server that
+	// takes no more connections costs the phase this long, not its
+	// users × retries × timeouts.
+	LoginWithin time.Duration
 	DrainQuiet     time.Duration // drain ends after this long without a delivery
 	DrainTimeout   time.Duration // drain ends after this long in any case
 	SyncBatch      int           // seqs per pull request during a sync

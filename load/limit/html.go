@@ -71,7 +71,10 @@ func measureOf(r Result) measure {
 	}
 	lat := latencyNamed(r.Objective)
 	kind := "e2e"
-	if !owed || strings.HasPrefix(lat, "ack_") {
+	switch {
+	case dim == "users" && (lat == "" || strings.HasPrefix(lat, "login_")):
+		kind = "login" // a users search on its own objective: the logins' time
+	case !owed || strings.HasPrefix(lat, "ack_"):
 		kind = "ack"
 	}
 	if !strings.HasPrefix(lat, kind+"_") {
@@ -100,7 +103,8 @@ func figure(name string) func(Step) float64 {
 		if v, ok := s.Figures[name]; ok {
 			return v
 		}
-		return map[string]float64{"e2e_p50": s.E2EP50, "e2e_p99": s.E2EP99, "ack_avg": s.AckAvg, "ack_p50": s.AckP50, "ack_p99": s.AckP99}[name]
+		return map[string]float64{"e2e_p50": s.E2EP50, "e2e_p99": s.E2EP99, "ack_avg": s.AckAvg, "ack_p50": s.AckP50, "ack_p99": s.AckP99,
+			"login_p50": s.LoginP50, "login_p99": s.LoginP99}[name]
 	}
 }
 
@@ -122,7 +126,7 @@ func counted(steps []Step) map[int]bool {
 	}
 	c := map[int]bool{}
 	for _, s := range last {
-		c[s.N] = true
+		c[s.N] = s.Disturbed == "" // a load only disturbed runs met is not drawn as measured
 	}
 	return c
 }
@@ -172,28 +176,55 @@ func kneeChart(r Result) string {
 		v     func(Step) float64
 		name  string
 	}{{"#1f6feb", m.main, m.mainName}, {"#8a63d2", m.second, secondOf(m)}} {
-		var pts []string
+		// In the order of the load put out, which a step asking more
+		// may have put out less of: the line never doubles back.
+		var drawn []Step
 		for _, s := range steps {
 			if line[s.N] {
-				pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(m.x(s)), y(series.v(s))))
+				drawn = append(drawn, s)
 			}
+		}
+		sort.SliceStable(drawn, func(i, j int) bool { return m.x(drawn[i]) < m.x(drawn[j]) })
+		var pts []string
+		for _, s := range drawn {
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(m.x(s)), y(series.v(s))))
 		}
 		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"><title>%s</title></polyline>`, series.color, strings.Join(pts, " "), series.name)
 	}
+	var clipped []float64 // the x of each clipped label written
 	for _, s := range steps {
 		color := "#2e7d32"
 		if !s.Held {
 			color = "#c0392b"
 		}
 		fill, what := color, ""
-		if !line[s.N] {
+		switch {
+		case s.Disturbed != "":
+			fill, what = "#fff", " (not the server's: run again)"
+		case !line[s.N]:
 			fill, what = "#fff", " (run again: not counted)"
 		}
 		px, py := x(m.x(s)), y(m.main(s))
 		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s" stroke="%s" stroke-width="1.5"><title>step %d%s: %s asked, %s %s, %s %s ms</title></circle>`,
 			px, py, fill, color, s.N, what, LoadText(s.Asked, dim), m.xLabel, num(m.x(s)), m.mainName, num(m.main(s)))
 		if m.main(s) > clip {
-			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" class="label" data-clipped="%d">▲ %s</text>`, px, py+16, s.N, tick(m.main(s), "ms"))
+			// Inside the plot, and a row lower than a clipped label close
+			// beside it (two steps over the top side by side).
+			lx, anchor := px, "middle"
+			switch {
+			case px > cw-cpr-30:
+				lx, anchor = float64(cw-cpr), "end"
+			case px < cpl+30:
+				lx, anchor = cpl, "start"
+			}
+			row := 0
+			for _, c := range clipped {
+				if math.Abs(c-lx) < 60 {
+					row++
+				}
+			}
+			clipped = append(clipped, lx)
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="%s" class="label" data-clipped="%d">▲ %s</text>`, lx, py+16+12*float64(row), anchor, s.N, tick(m.main(s), "ms"))
 		}
 		// The labels sit beside their points, the limit's to the left and
 		// the knee's to the right; they say the load asked, the axis the

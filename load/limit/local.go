@@ -2,6 +2,7 @@ package limit
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -190,7 +191,12 @@ func (s *Search) step(ctx context.Context, n int, asked float64, dir string, sam
 // or the users held and the holding time.
 func (s *Search) stepEnv(asked float64) []string {
 	if s.Params.Dimension == "users" {
-		return []string{"IM_USERS=" + strconv.Itoa(int(asked)), "IM_HOLD=" + s.StepTime.String()}
+		// Users that cannot get on cost the step its time, not their
+		// retries × timeouts, and a step whose objective is lost once they
+		// logged in does not hold them.
+		stop, _ := json.Marshal(s.Objective.Thresholds)
+		return []string{"IM_USERS=" + strconv.Itoa(int(asked)), "IM_HOLD=" + s.StepTime.String(),
+			"IM_LOGIN_WITHIN=" + s.StepTime.String(), "IM_STOP_WHEN_LOST=" + string(stop)}
 	}
 	return []string{"IM_RATE=" + strconv.FormatFloat(asked, 'f', -1, 64), "IM_DURATION=" + s.StepTime.String()}
 }

@@ -14,8 +14,12 @@ type Step struct {
 	N     int     `json:"n"`
 	Asked float64 `json:"asked"` // msg/s, or users
 	RunID string  `json:"run_id"`
-	// What the step achieved, per second of its sending (users: online).
-	Achieved   float64 `json:"achieved"`
+	// What the step achieved, per second of its sending (users: online):
+	// the open classes' messages, the load the search controls.
+	Achieved float64 `json:"achieved"`
+	// Closed is the closed-loop classes' messages a second beside them
+	// (each sender as fast as answered): load the search does not control.
+	Closed     float64 `json:"closed_per_second,omitempty"`
 	Acked      float64 `json:"acked_per_second"`
 	Deliveries float64 `json:"deliveries_per_second"`
 	Expected   int64   `json:"expected_deliveries"` // none: no delivery to verify (a send-only scenario)
@@ -25,6 +29,9 @@ type Step struct {
 	AckAvg     float64 `json:"ack_avg_ms"`
 	AckP50     float64 `json:"ack_p50_ms"`
 	AckP99     float64 `json:"ack_p99_ms"`
+	// The logins' time to online (a users search's objective).
+	LoginP50 float64 `json:"login_p50_ms,omitempty"`
+	LoginP99 float64 `json:"login_p99_ms,omitempty"`
 	// Figures are the latencies the objective names (ack_avg, e2e_p95, …),
 	// in ms: what the knee chart draws.
 	Figures    map[string]float64 `json:"objective_figures,omitempty"`
@@ -36,6 +43,9 @@ type Step struct {
 	// The objective on this step: held, or the conditions broken.
 	Held   bool     `json:"held"`
 	Broken []string `json:"broken,omitempty"`
+	// FellShort: the step met the objective's figures but did not put out
+	// the load it asked (it did not hold, for all that).
+	FellShort bool `json:"fell_short,omitempty"`
 	// Usage over the step: the server's process groups (role target),
 	// the generator, the rest of the host; from the resource table's
 	// series, or sampled from /proc where no Prometheus ran.
@@ -194,6 +204,9 @@ type Spread struct {
 	// The answer time's, for a search whose steps owed no delivery.
 	AckP99Min float64 `json:"ack_p99_min_ms,omitempty"`
 	AckP99Max float64 `json:"ack_p99_max_ms,omitempty"`
+	// The logins' time, for a users search.
+	LoginP99Min float64 `json:"login_p99_min_ms,omitempty"`
+	LoginP99Max float64 `json:"login_p99_max_ms,omitempty"`
 }
 
 // spreadAt is the spread of the steps at a load (nil: none).
@@ -204,7 +217,8 @@ func (r *Result) spreadAt(load float64) *Spread {
 			continue
 		}
 		if sp == nil {
-			sp = &Spread{AchievedMin: s.Achieved, AchievedMax: s.Achieved, E2EP99Min: s.E2EP99, E2EP99Max: s.E2EP99, AckP99Min: s.AckP99, AckP99Max: s.AckP99}
+			sp = &Spread{AchievedMin: s.Achieved, AchievedMax: s.Achieved, E2EP99Min: s.E2EP99, E2EP99Max: s.E2EP99, AckP99Min: s.AckP99, AckP99Max: s.AckP99,
+				LoginP99Min: s.LoginP99, LoginP99Max: s.LoginP99}
 		}
 		sp.Runs++
 		if s.Held {
@@ -213,6 +227,7 @@ func (r *Result) spreadAt(load float64) *Spread {
 		sp.AchievedMin, sp.AchievedMax = min(sp.AchievedMin, s.Achieved), max(sp.AchievedMax, s.Achieved)
 		sp.E2EP99Min, sp.E2EP99Max = min(sp.E2EP99Min, s.E2EP99), max(sp.E2EP99Max, s.E2EP99)
 		sp.AckP99Min, sp.AckP99Max = min(sp.AckP99Min, s.AckP99), max(sp.AckP99Max, s.AckP99)
+		sp.LoginP99Min, sp.LoginP99Max = min(sp.LoginP99Min, s.LoginP99), max(sp.LoginP99Max, s.LoginP99)
 	}
 	return sp
 }

@@ -108,6 +108,7 @@ steps:
 			// The load was not put on the server: whatever its figures,
 			// the step did not hold it (the send lag hides from the
 			// latency, which starts at each send).
+			st.FellShort = st.Held
 			st.Held = false
 			st.Broken = append(st.Broken, short)
 		}
@@ -152,7 +153,12 @@ steps:
 				res.Stopped = "the generator was the limit at " + LoadText(st.Asked, p.Dimension) + ", which it put out but not within the objective: " + st.GeneratorWhy
 			}
 			res.GeneratorLimited = true
-			res.finish(lo, math.Inf(1))
+			res.finish(lo, math.Inf(1)) // what gave out is the generator, at this step
+			if !math.IsInf(hi, 1) {
+				// A knee the server broke below it stays the server's knee.
+				res.Knee, res.KneeStep = hi, res.stepAt(hi, false)
+				res.KneeConfirmed = rechecked[hi]
+			}
 			return res, nil
 		case st.Held:
 			lo = math.Max(lo, st.Asked)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -303,7 +305,8 @@ func TestKneeChartDrawsTheObjective(t *testing.T) {
 		{N: 4, Asked: 400, Acked: 390, Expected: 10, AckAvg: 9000, AckP50: 8000, AckP99: 20000, Figures: map[string]float64{"ack_avg": 9000}}}}
 	page := kneeChart(r)
 	for _, want := range []string{`data-line="ack_avg"`, `>ack avg</text>`, `>ack p50</text>`, `data-clipped="4">▲ 9 s<`,
-		`data-ymax="200"`, `step 2 (run again: not counted)`, `data-mark="limit">limit: 200 msg/s asked<`} {
+		`data-ymax="200"`, `step 2 (not the server's: run again)`, `data-mark="limit">limit: 200 msg/s asked<`,
+		`x="500.0" y="32.0" text-anchor="end" class="label" data-clipped="4"`} {
 		if !strings.Contains(page, want) {
 			t.Fatalf("%s not in the knee chart:\n%s", want, page)
 		}
@@ -716,6 +719,68 @@ func TestAThrottledGeneratorsHeldStepsHold(t *testing.T) {
 		t.Fatalf("stopped %q", r.Stopped)
 	}
 	if line := ResultLine(r); !strings.Contains(line, "; the server held 1,600 msg/s within e2e_p99<1000") {
+		t.Fatalf("%s", line)
+	}
+}
+
+// The chart's line follows the load put out (a step that asked more and
+// put out less does not turn it back), a load only disturbed runs met is
+// drawn open, two steps over the top side by side are written a row
+// apart, and a users search is drawn on its own objective: login p99.
+func TestKneeChartInLoadOrderAndOnItsOwnObjective(t *testing.T) {
+	r := Result{Params: Params{Dimension: "rate"}, Objective: "e2e_p99<1000", LimitStep: 1, KneeStep: 3, Steps: []Step{
+		{N: 1, Asked: 200, Achieved: 200, Expected: 10, E2EP99: 50, Held: true},
+		{N: 2, Asked: 400, Achieved: 329, Expected: 10, E2EP99: 9000},
+		{N: 3, Asked: 300, Achieved: 307, Expected: 10, E2EP99: 8000},
+		{N: 4, Asked: 350, Achieved: 250, Expected: 10, E2EP99: 700, Disturbed: "busy"}}}
+	page := kneeChart(r)
+	line := regexp.MustCompile(`<polyline[^>]*points="([^"]*)"><title>e2e p99`).FindStringSubmatch(page)
+	if line == nil || strings.Count(line[1], " ") != 2 {
+		t.Fatalf("the e2e p99 line: %v\n%s", line, page)
+	}
+	last := -1.0
+	for _, pt := range strings.Fields(line[1]) {
+		x, _ := strconv.ParseFloat(strings.Split(pt, ",")[0], 64)
+		if x < last {
+			t.Fatalf("the line doubles back: %s", line[1])
+		}
+		last = x
+	}
+	if !strings.Contains(page, `<circle cx="`) || !regexp.MustCompile(`r="4" fill="#fff" stroke="#c0392b"[^>]*><title>step 4 \(not the server's`).MatchString(page) {
+		t.Fatalf("the disturbed step is not drawn open:\n%s", page)
+	}
+	ys := regexp.MustCompile(`y="([0-9.]+)" text-anchor="[a-z]+" class="label" data-clipped`).FindAllStringSubmatch(page, -1)
+	if len(ys) != 2 || ys[0][1] == ys[1][1] {
+		t.Fatalf("clipped labels %v:\n%s", ys, page)
+	}
+	users := Result{Params: Params{Dimension: "users"}, Objective: "never_online==0,login_p99<10000", Steps: []Step{
+		{N: 1, Asked: 1000, Online: 1000, LoginP50: 40, LoginP99: 300, Held: true},
+		{N: 2, Asked: 2000, Online: 1900, LoginP50: 900, LoginP99: 12000}}}
+	page = kneeChart(users)
+	for _, want := range []string{`data-measure="login"`, `data-line="login_p99"`, `>login p99</text>`, `objective 10,000 ms`, `users online 1,000, login p99 300 ms`} {
+		if !strings.Contains(page, want) {
+			t.Fatalf("%s not in the users search's chart:\n%s", want, page)
+		}
+	}
+}
+
+// A search over a scenario with closed-loop classes counts the open
+// classes' messages as what a step put out, and says what share the
+// closed ones took and what the limit is the limit of.
+func TestClosedLoopClassesAreNamed(t *testing.T) {
+	var s summary.Summary
+	s.Messages.Sent, s.Messages.FirstSendMs, s.Messages.LastSendMs = 3120, 0, 10_000
+	s.Messages.ByClass = []summary.ClassSends{{Class: 1, Open: true, Sent: 520}, {Class: 2, Open: false, Sent: 2600}}
+	st := stepOf(1, 50, "r", s, "rate")
+	if st.Achieved != 52 || st.Closed != 260 {
+		t.Fatalf("achieved %g, closed %g", st.Achieved, st.Closed)
+	}
+	st.Held = true
+	if line := StepLine(st, "rate"); !strings.Contains(line, "52 sent (and 260 msg/s by the closed-loop classes, 83 % of all)") {
+		t.Fatalf("%s", line)
+	}
+	r := Result{Params: Params{Dimension: "rate"}, Objective: "e2e_p99<1000", Limit: 50, LimitStep: 1, Steps: []Step{st}}
+	if line := ResultLine(r); !strings.Contains(line, "the limit is the open classes' rate with the closed-loop classes beside it, not the server's whole: they sent 260 msg/s more at it (83 % of all)") {
 		t.Fatalf("%s", line)
 	}
 }

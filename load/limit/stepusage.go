@@ -26,9 +26,24 @@ func stepOf(n int, asked float64, runID string, s summary.Summary, dim string) S
 		st.Achieved = float64(m.Sent) / secs
 		st.Acked = float64(m.Acked) / secs
 		st.Deliveries = float64(d.Received) / secs
+		// The search raises the open classes' rate: what it put out is
+		// theirs; a closed class's sends, as fast as answered, are beside it.
+		var closed int64
+		for _, c := range m.ByClass {
+			if !c.Open {
+				closed += c.Sent
+			}
+		}
+		if closed > 0 {
+			st.Closed = float64(closed) / secs
+			st.Achieved = float64(m.Sent-closed) / secs
+		}
 	}
 	if dim == "users" {
 		st.Achieved = float64(s.Users.OnlinePeak)
+	}
+	if l := s.Logins; l != nil {
+		st.LoginP50, st.LoginP99 = l.TimeToOnline.P50, l.TimeToOnline.P99
 	}
 	return st
 }

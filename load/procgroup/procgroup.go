@@ -230,7 +230,15 @@ func (s *Sampler) sample() {
 				}
 			}
 		}
-		pt.rss += p.t.rss
+		// Each process's proportional share of its memory, where the kernel
+		// gives it: the shared memory of a server of many processes (a
+		// PostgreSQL's buffers, mapped by each of its backends) counts once,
+		// as the run's report counts it.
+		if pss, ok := readPss(d); ok {
+			pt.rss += pss
+		} else {
+			pt.rss += p.t.rss
+		}
 		pt.procs++
 	}
 	s.mu.Lock()

@@ -1,6 +1,7 @@
 package procgroup
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
@@ -154,5 +155,36 @@ func TestFiguresAreClampedToWhatIsPossible(t *testing.T) {
 	u.clamp()
 	if u.CPUAvg != 100 || u.CPUPeak != 100 || u.CPUBusiest != 100 || u.CPUBusiestThread != 100 || u.ThreadRunnable != 100 || u.ThreadWaiting != 100 {
 		t.Fatalf("clamped %+v", u)
+	}
+}
+
+// A group of processes that share their memory (the libraries of four
+// sleeps here; a PostgreSQL's buffers in a real server) counts it once:
+// each process's proportional share, not each one's whole resident set.
+func TestSharedMemoryCountsOnce(t *testing.T) {
+	if _, err := os.Stat("/proc/self/smaps_rollup"); err != nil {
+		t.Skip("no smaps_rollup here")
+	}
+	var rss float64
+	for i := range 4 {
+		p := exec.Command("sleep", fmt.Sprintf("9.8%d", i))
+		if err := p.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { p.Process.Kill(); p.Wait() }()
+		time.Sleep(50 * time.Millisecond)
+		_, r, _ := readProc(fmt.Sprintf("/proc/%d", p.Process.Pid))
+		rss += r
+	}
+	s, err := Start([]profile.Process{{Group: "sleepers", Cmdline: []string{`^sleep 9\.8[0-3]`}}}, 50*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := time.Now()
+	time.Sleep(300 * time.Millisecond)
+	s.Stop()
+	u := s.Window(from, time.Now())
+	if len(u) != 1 || u[0].Processes != 4 || u[0].RSSAvg <= 0 || u[0].RSSAvg > 0.75*rss {
+		t.Fatalf("usage %+v; the four resident sets add up to %.0f bytes", u, rss)
 	}
 }

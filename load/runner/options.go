@@ -208,17 +208,23 @@ type RunOptions struct {
 	ReconnectCap   string
 	DrainQuiet     string
 	DrainTimeout   string
-	DrainSync      string        // IM_DRAIN_SYNC: on (default) or off
-	LoginRetries   int           // a failed first login is tried again this often (0: the engine's 5; -1: never)
-	LoginParallel  int           // logins in flight per VU (0: the engine's 64)
-	Version        string        // imbench's version, recorded in summary.json
-	LoginWindow    string        // split runs: time allowed for each login phase
-	SendMargin     string        // split runs: time allowed after the last scheduled send
-	ServerCores    int           // the target machine's cores, for per-core rates in the tables
-	StormAt        string        // after sending began, the target drops every connection at once
-	StormURL       string        // where to ask for it (the reference target's POST /fault/storm)
-	Progress       time.Duration // progress lines this often; 0: none
-	Keep           bool          // IM_KEEP=1: the run's users, groups and chatrooms stay on the target at its end
+	DrainSync      string // IM_DRAIN_SYNC: on (default) or off
+	LoginRetries   int    // a failed first login is tried again this often (0: the engine's 5; -1: never)
+	LoginParallel  int    // logins in flight per VU (0: the engine's 64)
+	Version        string // imbench's version, recorded in summary.json
+	LoginWindow    string // split runs: time allowed for each login phase
+	LoginWithin    string // IM_LOGIN_WITHIN: a login phase's first attempts and retries end this long after it began
+	// StopWhenLost (IM_STOP_WHEN_LOST, thresholds as JSON, as a scenario's
+	// options write them) are an objective checked once a hold run's users
+	// logged in: lost then, the run skips its hold (a limit search's users
+	// step, decided as soon as its objective is lost).
+	StopWhenLost map[string]Expressions
+	SendMargin   string        // split runs: time allowed after the last scheduled send
+	ServerCores  int           // the target machine's cores, for per-core rates in the tables
+	StormAt      string        // after sending began, the target drops every connection at once
+	StormURL     string        // where to ask for it (the reference target's POST /fault/storm)
+	Progress     time.Duration // progress lines this often; 0: none
+	Keep         bool          // IM_KEEP=1: the run's users, groups and chatrooms stay on the target at its end
 	// StoreCheck bounds the store check after the drain (IM_STORE_CHECK, a
 	// duration, default 60 s; "off": none, what is owed stays lost).
 	StoreCheck time.Duration
@@ -229,7 +235,7 @@ type RunOptions struct {
 func RunOptionsFromEnv(env map[string]string, so ScenarioOptions) (RunOptions, error) {
 	o := RunOptions{ResultsDir: env["IM_RESULTS_DIR"], Version: env["IM_IMBENCH_VERSION"],
 		PingInterval: env["IM_PING_INTERVAL"], DrainQuiet: env["IM_DRAIN_QUIET"], DrainTimeout: env["IM_DRAIN_TIMEOUT"], DrainSync: env["IM_DRAIN_SYNC"],
-		LoginWindow: env["IM_LOGIN_WINDOW"], SendMargin: env["IM_SEND_MARGIN"], ReconnectDelay: env["IM_RECONNECT_DELAY"],
+		LoginWindow: env["IM_LOGIN_WINDOW"], LoginWithin: env["IM_LOGIN_WITHIN"], SendMargin: env["IM_SEND_MARGIN"], ReconnectDelay: env["IM_RECONNECT_DELAY"],
 		ReconnectCap: env["IM_RECONNECT_CAP"], StormURL: env["IM_STORM_URL"], StormAt: so.StormAt, VUs: so.VUs}
 	if o.ResultsDir == "" {
 		o.ResultsDir = "results"
@@ -281,6 +287,18 @@ func RunOptionsFromEnv(env map[string]string, so ScenarioOptions) (RunOptions, e
 			errs = append(errs, fmt.Errorf("%s %q is not a positive duration", name, raw))
 		}
 	}
+	if raw := env["IM_STOP_WHEN_LOST"]; raw != "" {
+		if err := strictjson.Decode([]byte(raw), &o.StopWhenLost); err != nil {
+			errs = append(errs, fmt.Errorf("IM_STOP_WHEN_LOST is thresholds as JSON ({\"never_online\":[\"count==0\"]}): %v", err))
+		}
+		for name, es := range o.StopWhenLost {
+			for _, e := range es {
+				if _, err := parseThreshold(name, e); err != nil {
+					errs = append(errs, fmt.Errorf("IM_STOP_WHEN_LOST: %w", err))
+				}
+			}
+		}
+	}
 	o.StoreCheck = defaultStoreCheck
 	switch raw := env["IM_STORE_CHECK"]; raw {
 	case "":
@@ -326,6 +344,7 @@ func (o RunOptions) engineOptions() (engine.Options, error) {
 		"IM_RECONNECT_CAP":   {o.ReconnectCap, &out.ReconnectCap},
 		"IM_DRAIN_QUIET":     {o.DrainQuiet, &out.DrainQuiet},
 		"IM_DRAIN_TIMEOUT":   {o.DrainTimeout, &out.DrainTimeout},
+		"IM_LOGIN_WITHIN":    {o.LoginWithin, &out.LoginWithin},
 	} {
 		if f.raw == "" {
 			continue

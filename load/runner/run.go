@@ -40,6 +40,8 @@ type Run struct {
 	held     heldSpan  // an idle-holding run: when its users were all online
 	storm    *storm    // a reconnect storm asked of the target, when stormAt is set
 	self     selfUsage // this process's CPU from the start of its run
+	// stopCheck: StopWhenLost, checked once the users logged in.
+	stopCheck lostAtLogin
 
 	mu        sync.Mutex
 	endedAt   time.Time

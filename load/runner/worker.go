@@ -54,6 +54,9 @@ func (w *worker) do(hold time.Duration) (err error) {
 	if o.Attempted > 0 && o.Online == 0 && w.run.Shared.Online() == 0 {
 		return fmt.Errorf("%w: no user could log in: %v", errAborted, o.FirstErr)
 	}
+	if hold > 0 && w.run.lostAfterLogin() != "" {
+		return nil
+	}
 	if hold > 0 {
 		timed := w.loginTimed(time.Now())
 		err := w.hold(hold)

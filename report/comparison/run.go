@@ -15,8 +15,10 @@ import (
 // Runner starts a server's runs: each returns the exit code of an `imbench
 // run` or `imbench limit` with the comparison's arguments.
 type Runner interface {
-	// Check refuses a server whose run would be refused (its last line).
-	Check(s Server) error
+	// Check refuses a server whose run would be refused (its last line):
+	// its settings alone where reach is false (a server its before
+	// command starts is not up yet), else its target too.
+	Check(s Server, reach bool) error
 	// Run runs the fixed load as runID; verdict is its verdict line.
 	Run(s Server, runID string) (exit int, verdict string)
 	// Limit runs the limit search as searchID.
@@ -40,12 +42,14 @@ func (c *Comparison) RunID(i int) string    { return fmt.Sprintf("%s_%dr", c.ID,
 func (c *Comparison) SearchID(i int) string { return fmt.Sprintf("%s_%dl", c.ID, i+1) }
 
 // Run checks every server before any is loaded (a typo in the last one's
-// settings is said before the first run, not after an hour), then runs
-// each alone in turn and writes comparison.json, .md and .html. Its exit
-// is the first server's run that failed (99: its thresholds), else 0.
+// settings is said before the first run, not after an hour; a server with
+// a before command, which may start it, has its settings checked then and
+// its target once the command ran), then runs each alone in turn and
+// writes comparison.json, .md and .html. Its exit is the first server's
+// run that failed (99: its thresholds), else 0.
 func (c *Comparison) Run(ctx context.Context) (out report.Comparison, exit int, err error) {
 	for _, s := range c.Servers {
-		if err := c.Runner.Check(s); err != nil {
+		if err := c.Runner.Check(s, s.Before == ""); err != nil {
 			return out, 0, badinput.Errorf("server %s: %v", s.Name, err)
 		}
 	}
@@ -83,6 +87,9 @@ func (c *Comparison) server(ctx context.Context, i int, s Server, dir string) (r
 		c.say("%s: before its turn, %s", turn, s.Before)
 		if err := limit.RunHook(ctx, s.Before, filepath.Join(dir, s.Name+"-before.log"), s.Environ(), "IMBENCH_SERVER="+s.Name); err != nil {
 			return si, fmt.Errorf("server %s: the before command %w: the comparison stops here", s.Name, err)
+		}
+		if err := c.Runner.Check(s, true); err != nil {
+			return si, fmt.Errorf("server %s, after its before command: %v: the comparison stops here", s.Name, err)
 		}
 	}
 	runID := c.RunID(i)

@@ -27,7 +27,11 @@ type fakeRunner struct {
 	exits     map[string]int // a server's run's exit code
 }
 
-func (f *fakeRunner) Check(s Server) error {
+func (f *fakeRunner) Check(s Server, reach bool) error {
+	if !reach {
+		f.calls = append(f.calls, "settings "+s.Name)
+		return nil
+	}
 	f.calls = append(f.calls, "check "+s.Name)
 	if s.Name == f.refuse {
 		return errors.New("target reference: wrong secret")
@@ -81,7 +85,9 @@ func TestAComparisonRunsEachServerInTurn(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	want := []string{"check a", "check bb", "check ccc", "run cmp_1r", "limit cmp_1l", "run cmp_2r", "limit cmp_2l", "run cmp_3r", "limit cmp_3l"}
+	// bb's before command may start it: its settings are checked first,
+	// its target once the command ran.
+	want := []string{"check a", "settings bb", "check ccc", "run cmp_1r", "limit cmp_1l", "check bb", "run cmp_2r", "limit cmp_2l", "run cmp_3r", "limit cmp_3l"}
 	if !slices.Equal(f.calls, want) {
 		t.Fatalf("calls %q, want %q", f.calls, want)
 	}
@@ -119,6 +125,12 @@ func TestAComparisonStopsAtTheFirstFailure(t *testing.T) {
 	if log, _ := os.ReadFile(filepath.Join(c.ResultsDir, "cmp", "a-before.log")); err == nil || !strings.Contains(err.Error(), "server a: the before command failed (exit status 3)") ||
 		string(log) != "cannot\n" || slices.ContainsFunc(f.calls, func(s string) bool { return strings.HasPrefix(s, "run") }) {
 		t.Fatalf("err %v, log %q, calls %q", err, log, f.calls)
+	}
+	f = &fakeRunner{refuse: "b"} // down still once its before command ran
+	c, _ = comparison(t, f, Server{Name: "a", Target: "reference"}, Server{Name: "b", Target: "reference", Before: "true"})
+	if _, _, err := c.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "server b, after its before command: target reference: wrong secret") ||
+		!slices.Equal(f.calls, []string{"check a", "settings b", "run cmp_1r", "limit cmp_1l", "check b"}) {
+		t.Fatalf("err %v, calls %q", err, f.calls)
 	}
 	f = &fakeRunner{noSummary: "a"}
 	c, _ = comparison(t, f, Server{Name: "a", Target: "reference"}, Server{Name: "b", Target: "reference"})
