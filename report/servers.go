@@ -25,6 +25,7 @@ type ServerInput struct {
 	LimitExit              int
 	Notes                  []string // the servers file's own, on what differs
 	Before                 string   // the command run before its turn
+	Warmup                 string   // how long the workload ran before the measured run ("": it did not)
 	Version                string   // the server's version, from the servers file
 	Usage                  []limit.Usage
 	UsageSeconds           float64 // the sending window the usage covers
@@ -109,6 +110,10 @@ type ServerColumn struct {
 	// one its search ran before each step (its limit.json's).
 	Before     string `json:"before,omitempty"`
 	BeforeStep string `json:"before_step,omitempty"`
+	// Warmup: the workload ran this long before the measured run; Cold
+	// says why a server that warms up was measured without it.
+	Warmup string `json:"warmup,omitempty"`
+	Cold   string `json:"cold,omitempty"`
 }
 
 // LimitPoint is one step of a search, for the chart of latency against load.
@@ -144,9 +149,12 @@ func serverColumn(si ServerInput, latency string) (ServerColumn, error) {
 		Exit: si.RunExit, Verdict: si.Verdict, Expected: d.Expected, Received: d.Received, Lost: d.Lost,
 		LostNeverStored: d.LostNeverStored, Late: d.Late, Unchecked: d.Unchecked, Unanswered: m.Unanswered, Duplicates: d.Duplicates,
 		OutOfOrder: d.OutOfOrder, Sent: m.Sent, SentPerSecond: m.AvgPerSecond, E2E: s.Latency.E2E, Ack: s.Latency.Ack,
-		OnlinePeak: s.Users.OnlinePeak, Notes: si.Notes, Before: si.Before, ServerVersion: si.Version}
+		OnlinePeak: s.Users.OnlinePeak, Notes: si.Notes, Before: si.Before, ServerVersion: si.Version, Warmup: si.Warmup}
 	if col.Protocol == "" {
 		col.Protocol = s.System // the protocol the run spoke: its target's own
+	}
+	if w := warmsUp[col.Protocol]; w != "" && col.Warmup == "" && si.Target != "reference" {
+		col.Cold = w
 	}
 	if d.Expected > 0 {
 		v := s.Integrity
@@ -240,6 +248,12 @@ var protocolNotes = map[string]string{
 	"wildfire": "Wildfire answers a send (MS) with the message's id; it stores messages in its embedded H2 database by default (embed.db 1), caches them in memory, and limits each client's requests (client.request_rate_limit, 100 per 5 s by default); payloads are AES-encrypted.",
 }
 
+// warmsUp are the servers that carry more once warm, and what the
+// figures of one measured cold are.
+var warmsUp = map[string]string{
+	"wildfire": "measured cold: a JVM compiles its hot paths in its first minutes, and cold costs about twice its warm CPU (runbooks/wildfire.md); give it warmup: in the servers file",
+}
+
 // fairness names every difference that touches a figure.
 func fairness(cols []ServerColumn) []string {
 	var out []string
@@ -261,6 +275,12 @@ func fairness(cols []ServerColumn) []string {
 		}
 		if c.BeforeStep != "" {
 			out = append(out, fmt.Sprintf("%s: before each step of its search, `%s`.", c.Name, c.BeforeStep))
+		}
+		if c.Warmup != "" {
+			out = append(out, fmt.Sprintf("%s: warmed up by a run of the workload for %s before the measured run.", c.Name, c.Warmup))
+		}
+		if c.Cold != "" {
+			out = append(out, fmt.Sprintf("%s: %s.", c.Name, c.Cold))
 		}
 		for _, n := range c.Notes {
 			out = append(out, c.Name+": "+n)

@@ -141,6 +141,11 @@ func (r selfRunner) Run(s comparison.Server, runID string) (int, string) {
 	return code, strings.TrimPrefix(line, "imbench: verdict: "+runID+" ")
 }
 
+func (r selfRunner) Warm(s comparison.Server, runID string) int {
+	args := append(append([]string{"run", "-target", s.Target, "-run-id", runID, "-no-thresholds"}, protoArg(s)...), r.cc.runArgs...)
+	return passSelf(r.self, s.Environ(), append(args, "-duration", s.Warmup)) // the last -duration is the one taken
+}
+
 func (r selfRunner) Limit(s comparison.Server, searchID string) int {
 	args := append(append([]string{"limit", "-target", s.Target, "-run-id", searchID}, protoArg(s)...), r.cc.limitArgs...)
 	if s.BeforeStep != "" {

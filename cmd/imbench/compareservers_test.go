@@ -11,24 +11,28 @@ import (
 
 	"github.com/imbench/imbench/internal/summary"
 	"github.com/imbench/imbench/internal/testmachine"
+	"github.com/imbench/imbench/load/limit"
 	"github.com/imbench/imbench/report"
 )
 
-// Three "servers", reference targets each over a protocol of its own, its
-// settings (its secret from the environment) in the servers file: every
-// server is run with its own, its search held at the most load asked,
-// and every column is its server's own summary's and limit.json's. (How
-// the comparison orders and stops its servers is report/comparison's
-// test; how a search finds a capacity, load/limit's and limit_test.go's.)
+// Three "servers", reference targets of capacities 100, 200 and 400 msg/s,
+// each over a protocol of its own, its settings (its secret from the
+// environment) in the servers file, the workload 600 pairs each sending
+// less than a message a second at any rate tried: every server is run
+// with its own, its search finds its capacity within ±10 % (each step
+// puts out the rate it asks), and every column is its server's own
+// summary's and limit.json's, the report giving the numbers. (How the
+// comparison orders and stops its servers is report/comparison's test.)
 func TestCompareServersSideBySide(t *testing.T) {
-	testmachine.Shared(t)
+	testmachine.Alone(t)
+	capacities := []float64{100, 200, 400}
 	var servers strings.Builder
 	servers.WriteString("servers:\n")
 	hooks := t.TempDir()
 	var targets []target
-	env := []string{"IMBENCH_NO_OBSERVE=1"}
+	env := []string{"IMBENCH_NO_OBSERVE=1", "LIMIT_PAIRS=600"}
 	for i, proto := range []string{"openim", "wukongim", "wildfire"} {
-		tg := startTarget(t)
+		tg := startTarget(t, "-fault-capacity", fmt.Sprint(capacities[i]))
 		targets = append(targets, tg)
 		fmt.Fprintf(&servers, "  - name: s%d\n    target: reference\n    protocol: %s\n    notes: [\"reference %d\"]\n", i+1, proto, i+1)
 		if i == 1 { // the commands run before a server's turn and before each step of its search
@@ -50,7 +54,7 @@ func TestCompareServersSideBySide(t *testing.T) {
 	}
 	results := t.TempDir()
 	r := imbench(t, env, "compare-servers", "-scenario", mustAbs(t, "testdata/limit-pairs.js"), "-servers", file, "-rate", "40", "-duration", "3s",
-		"-start", "40", "-max", "40", "-step", "5s", "-slo", "lost==0", "-run-id", "cmp", "-q", "-results", results)
+		"-start", "50", "-resolution", "0.1", "-step", "5s", "-slo", "e2e_p99<100,lost==0", "-run-id", "cmp", "-q", "-results", results)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -69,8 +73,8 @@ func TestCompareServersSideBySide(t *testing.T) {
 		if n := targets[i].counter(t, `imbench_target_ws_logins_total{result="ok"}`); n == 0 {
 			t.Errorf("%s: its target saw no login", col.Name)
 		}
-		if col.Limit != 40 {
-			t.Errorf("%s: limit %g, where every step held 40 msg/s", col.Name, col.Limit)
+		if c := capacities[i]; col.Limit < 0.9*c || col.Limit > 1.1*c || col.Generator || col.Undetermined {
+			t.Errorf("%s: limit %g (generator %v, undetermined %v) for a capacity of %g\n%s", col.Name, col.Limit, col.Generator, col.Undetermined, c, r.stdout)
 		}
 		s, err := summary.Load(filepath.Join(results, col.RunID, "summary.json"))
 		if err != nil {
@@ -94,6 +98,12 @@ func TestCompareServersSideBySide(t *testing.T) {
 		"s2: before each step of its search, `echo $IMBENCH_STEP"} {
 		if !strings.Contains(strings.Join(c.Fairness, "\n"), want) {
 			t.Errorf("fairness lacks %q: %v", want, c.Fairness)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(results, "cmp", "comparison.md"))
+	for _, col := range c.Servers {
+		if want := limit.LoadText(col.Limit, "rate") + " (held again) / " + limit.LoadText(col.Knee, "rate"); !strings.Contains(string(md), want) {
+			t.Errorf("comparison.md does not give %s's limit and knee (%s):\n%s", col.Name, want, md)
 		}
 	}
 	page, err := os.ReadFile(filepath.Join(results, "cmp", "comparison.html"))

@@ -23,6 +23,9 @@ type Runner interface {
 	Run(s Server, runID string) (exit int, verdict string)
 	// Limit runs the limit search as searchID.
 	Limit(s Server, searchID string) (exit int)
+	// Warm runs the workload for s.Warmup as runID, its figures not the
+	// comparison's.
+	Warm(s Server, runID string) (exit int)
 }
 
 // Comparison is one workload on several servers.
@@ -93,6 +96,13 @@ func (c *Comparison) server(ctx context.Context, i int, s Server, dir string) (r
 		}
 	}
 	runID := c.RunID(i)
+	if s.Warmup != "" {
+		c.say("%s: warming it up: the workload for %s, run %sw (not measured)", turn, s.Warmup, runID)
+		if exit := c.Runner.Warm(s, runID+"w"); exit != 0 && exit != 99 {
+			return si, fmt.Errorf("server %s: the warm-up run ended with exit %d: the comparison stops here", s.Name, exit)
+		}
+		si.Warmup = s.Warmup
+	}
 	c.say("%s: the fixed load, run %s", turn, runID)
 	si.RunExit, si.Verdict = c.Runner.Run(s, runID)
 	si.RunDir = filepath.Join(c.ResultsDir, runID)

@@ -54,6 +54,11 @@ func (f *fakeRunner) Run(s Server, runID string) (int, string) {
 	return f.exits[s.Name], "passed"
 }
 
+func (f *fakeRunner) Warm(s Server, runID string) int {
+	f.calls = append(f.calls, "warm "+runID)
+	return 0
+}
+
 func (f *fakeRunner) Limit(s Server, searchID string) int {
 	f.calls = append(f.calls, "limit "+searchID)
 	capacity := float64(100 * len(s.Name))
@@ -80,14 +85,14 @@ func TestAComparisonRunsEachServerInTurn(t *testing.T) {
 	f := &fakeRunner{exits: map[string]int{"bb": 99}}
 	c, out := comparison(t, f, Server{Name: "a", Target: "reference"},
 		Server{Name: "bb", Target: "reference", Before: "echo $IMBENCH_SERVER >> " + hooks, Env: map[string]string{"IM_X": "1"}},
-		Server{Name: "ccc", Target: "reference"})
+		Server{Name: "ccc", Target: "reference", Warmup: "30s"})
 	got, exit, err := c.Run(context.Background())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	// bb's before command may start it: its settings are checked first,
 	// its target once the command ran.
-	want := []string{"check a", "settings bb", "check ccc", "run cmp_1r", "limit cmp_1l", "check bb", "run cmp_2r", "limit cmp_2l", "run cmp_3r", "limit cmp_3l"}
+	want := []string{"check a", "settings bb", "check ccc", "run cmp_1r", "limit cmp_1l", "check bb", "run cmp_2r", "limit cmp_2l", "warm cmp_3rw", "run cmp_3r", "limit cmp_3l"}
 	if !slices.Equal(f.calls, want) {
 		t.Fatalf("calls %q, want %q", f.calls, want)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -30,6 +31,10 @@ type Server struct {
 	Version    string            `yaml:"version"` // the server's, as its operator knows it: no protocol here says it
 	Before     string            `yaml:"before"`
 	BeforeStep string            `yaml:"before_step"`
+	// Warmup runs the workload this long before the measured run (its
+	// figures thrown away): a JVM compiles its hot paths in its first
+	// minutes, and measured cold it costs about twice what it does warm.
+	Warmup string `yaml:"warmup"`
 }
 
 type serversFile struct {
@@ -68,6 +73,8 @@ func LoadServers(path, targetsDir string) ([]Server, error) {
 			return nil, badinput.Errorf("servers file %s: two servers are named %q", path, s.Name)
 		case profiles[s.Target].Name == "":
 			return nil, badinput.Errorf("servers file %s: %s: unknown target %q (known: %s)", path, s.Name, s.Target, strings.Join(profile.Names(profiles), ", "))
+		case s.Warmup != "" && !positiveDuration(s.Warmup):
+			return nil, badinput.Errorf("servers file %s: %s: warmup %q is not a positive duration (30s, 2m)", path, s.Name, s.Warmup)
 		}
 		seen[s.Name] = true
 		if err := s.expandEnv(); err != nil {
@@ -115,4 +122,9 @@ func Names(ss []Server) string {
 		out = append(out, s.Name)
 	}
 	return strings.Join(out, ", ")
+}
+
+func positiveDuration(s string) bool {
+	d, err := time.ParseDuration(s)
+	return err == nil && d > 0
 }
