@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/imbench/imbench/internal/summary"
 	"github.com/imbench/imbench/internal/testmachine"
 	"github.com/imbench/imbench/load/cpulimit/cgtest"
 	"github.com/imbench/imbench/load/limit"
@@ -71,7 +72,7 @@ func readResult(t *testing.T, results, out string) limit.Result {
 // open-files limit; with the generator's capped instead, the generator's.
 func TestLimitNamesTheOpenFilesLimit(t *testing.T) {
 	testmachine.Shared(t) // open files run out whatever runs beside the search
-	search := func(t *testing.T, tg target, wrap string) (limit.Result, string) {
+	search := func(t *testing.T, tg target, wrap string) (limit.Result, string, string) {
 		results := t.TempDir()
 		args := []string{"limit", "-scenario", "openim/online-limit", "-start", "150", "-max", "1600", "-resolution", "0.3", "-step", "5s", "-q", "-results", results}
 		cmd := exec.Command("sh", append([]string{"-c", wrap + `exec "$0" "$@"`, filepath.Join(toolsDir(t), "imbench")}, args...)...)
@@ -81,22 +82,34 @@ func TestLimitNamesTheOpenFilesLimit(t *testing.T) {
 		if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 0) {
 			t.Fatalf("%v\n%s", err, out)
 		}
-		return readResult(t, results, string(out)), string(out)
+		return readResult(t, results, string(out)), string(out), results
 	}
 	t.Run("server", func(t *testing.T) {
 		testmachine.Shared(t)
 		tg, args := targetArgs(t)
 		launchTargetUnder(t, tg, args, "ulimit -n 300; ")
-		res, out := search(t, tg, "")
+		res, out, results := search(t, tg, "")
 		if res.Saturated.Rule != limit.RuleServerOpenFiles || res.Saturated.Component != "imbench-target" || res.Saturated.Generator ||
 			!strings.Contains(res.Saturated.Why, " of 300 ") || res.Limit < 100 || res.Limit >= 300 {
 			t.Fatalf("limit %g, saturated %+v\n%s", res.Limit, res.Saturated, out)
+		}
+		// Drawn and said on its own objective, the logins' time; a step
+		// whose users could not all get on did not hold them.
+		if page := string(limit.HTML(res)); !strings.Contains(page, `data-measure="login"`) || !strings.Contains(out, "online, login p99 ") {
+			t.Fatalf("the users search is not on the logins' time:\n%s", out)
+		}
+		k := res.Step(res.KneeStep)
+		if k == nil {
+			t.Fatalf("no knee\n%s", out)
+		}
+		if s, err := summary.Load(filepath.Join(results, k.RunID, "summary.json")); err != nil || s.Users.NeverOnline == 0 || s.Users.HeldSeconds > 1 {
+			t.Fatalf("the knee's step held its users %.0f s though its objective was lost at its logins (%v)\n%s", s.Users.HeldSeconds, err, out)
 		}
 	})
 	t.Run("generator", func(t *testing.T) {
 		testmachine.Shared(t)
 		tg := startTarget(t)
-		res, out := search(t, tg, "ulimit -n 300; ")
+		res, out, _ := search(t, tg, "ulimit -n 300; ")
 		if res.Saturated.Rule != limit.RuleGeneratorOpenFiles || res.Saturated.Component != "imbench" || !res.Saturated.Generator ||
 			!strings.Contains(res.Saturated.Why, "ulimit -n 300") || res.Limit >= 300 {
 			t.Fatalf("limit %g, saturated %+v\n%s", res.Limit, res.Saturated, out)

@@ -192,6 +192,12 @@ func kneeChart(r Result) string {
 		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"><title>%s</title></polyline>`, series.color, strings.Join(pts, " "), series.name)
 	}
 	var clipped []float64 // the x of each clipped label written
+	type marked struct {
+		s      Step
+		mark   string
+		px, py float64
+	}
+	var marks []marked
 	for _, s := range steps {
 		color := "#2e7d32"
 		if !s.Held {
@@ -226,30 +232,35 @@ func kneeChart(r Result) string {
 			clipped = append(clipped, lx)
 			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="%s" class="label" data-clipped="%d">▲ %s</text>`, lx, py+16+12*float64(row), anchor, s.N, tick(m.main(s), "ms"))
 		}
-		// The labels sit beside their points, the limit's to the left and
-		// the knee's to the right; they say the load asked, the axis the
-		// load put out.
-		mark := map[int]string{r.LimitStep: "limit", r.KneeStep: "knee"}[s.N]
-		if mark == "" || s.N == 0 {
-			continue
+		if mark := map[int]string{r.LimitStep: "limit", r.KneeStep: "knee"}[s.N]; mark != "" && s.N != 0 {
+			marks = append(marks, marked{s, mark, px, py})
 		}
+	}
+	// The limit's and the knee's labels, once every clipped figure is
+	// written: beside their points, the limit's to the left and the knee's
+	// to the right; they say the load asked, the axis the load put out.
+	for _, mk := range marks {
 		dx, anchor := 8.0, "start"
-		if mark == "limit" && px > cpl+140 || px > cw-cpr-140 {
+		if mk.mark == "limit" && mk.px > cpl+140 || mk.px > cw-cpr-140 {
 			dx, anchor = -8, "end"
 		}
 		// The knee's above its point, the limit's below it: the two are
-		// often close, and side by side their labels would overlap.
+		// often close, and side by side their labels would overlap. A
+		// point at the top has its label below, under the figures written
+		// there.
 		dy := -8.0
-		if mark == "limit" && py < ch-cpb-24 {
+		if mk.mark == "limit" && mk.py < ch-cpb-24 {
 			dy = 16
 		}
-		if py < cpt+20 {
+		if mk.py < cpt+20 {
 			dy = 16
-			if m.main(s) > clip {
-				dy = 30
+			for _, c := range clipped {
+				if math.Abs(c-mk.px) < 60 {
+					dy += 12
+				}
 			}
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="%s" class="label" data-mark="%s">%s: %s asked</text>`, px+dx, py+dy, anchor, mark, mark, html.EscapeString(LoadText(s.Asked, dim)))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="%s" class="label" data-mark="%s">%s: %s asked</text>`, mk.px+dx, mk.py+dy, anchor, mk.mark, mk.mark, html.EscapeString(LoadText(mk.s.Asked, dim)))
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#1f6feb">%s</text><text x="%d" y="%d" fill="#8a63d2">%s</text></svg>`, cpl+8, cpt+12, m.mainName, cpl+72, cpt+12, secondOf(m))
 	return b.String()
