@@ -30,10 +30,10 @@ type Options struct {
 	// is never online (0: no bound but the attempts' own). A server that
 	// takes no more connections costs the phase this long, not its
 	// users × retries × timeouts.
-	LoginWithin time.Duration
-	DrainQuiet     time.Duration // drain ends after this long without a delivery
-	DrainTimeout   time.Duration // drain ends after this long in any case
-	SyncBatch      int           // seqs per pull request during a sync
+	LoginWithin  time.Duration
+	DrainQuiet   time.Duration // drain ends after this long without a delivery
+	DrainTimeout time.Duration // drain ends after this long in any case
+	SyncBatch    int           // seqs per pull request during a sync
 	// NoDrainSync leaves out the drain's last sync of every online user
 	// (IM_DRAIN_SYNC=off): what the server stored and never pushed then
 	// stays owed, for the store check to find as late, as it would for a

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/imbench/imbench/internal/summary"
 	"github.com/imbench/imbench/internal/latency"
+	"github.com/imbench/imbench/internal/summary"
 )
 
 // lostAtLogin checks StopWhenLost once every user of this process had its
