@@ -130,7 +130,7 @@ declare module 'imbench' {
    * length is the class's); messages fall due on a schedule and the lag
    * behind it is measured. Closed: inFlight messages per sender, each sent
    * once one is acknowledged; the result is the rate achieved. Length:
-   * messages (per sender per conversation) or duration. pace (open only):
+   * messages (per sender per conversation), duration or stopAt. pace (open only):
    * 'even' (the default) spaces the messages evenly, each after the last
    * one's answer; 'burst' sends each second's messages together at its
    * start, back to back without waiting for answers, as wkstress writes
@@ -146,6 +146,10 @@ declare module 'imbench' {
     inFlight?: number;
     messages?: number;
     duration?: string;
+    /** open only: its messages fall due from this long after sending begins ('30s') */
+    startAt?: string;
+    /** open only: its messages stop falling due then ('45s'); it sets the length (no messages or duration with it) */
+    stopAt?: string;
   }
 
   /** The rate goes linearly to target (messages/s over the class) over duration ('30s'). */
@@ -173,6 +177,8 @@ declare module 'imbench' {
     loginAt?: string;
     /** The share of the online receivers that log in at loginAt (default: all); the others are online from the start. */
     loginAtShare?: number;
+    /** Spread those logins evenly over this long from loginAt (from the start of sending without it), the last at its end ('20s'). */
+    loginOver?: string;
     /**
      * Spells logged out: the receivers online from the start (`share` of them, all where not given) log out
      * `at` after sending begins and log in again `for` later, pulling what they missed: [{ at: '20s', for: '10s' }].

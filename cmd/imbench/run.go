@@ -88,10 +88,15 @@ func cmdRun(args []string) (int, error) {
 }
 
 // checkScenario refuses what the scenario file, its knobs and the
-// environment get wrong before the target is contacted (exit 2).
+// environment get wrong before the target is contacted (exit 2), and
+// says what each class of the plan will send.
 func checkScenario(rc *runConfig) error {
-	if err := runner.Check(rc.runnerConfig(observe.Observation{})); err != nil {
+	classes, err := runner.Check(rc.runnerConfig(observe.Observation{}))
+	if err != nil {
 		return badinput.Errorf("%v", err)
+	}
+	for _, c := range classes {
+		fmt.Println("imbench: plan: " + c)
 	}
 	return nil
 }

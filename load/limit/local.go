@@ -71,7 +71,7 @@ type Search struct {
 type Waits struct {
 	Settle       time.Duration // for a server to work off a broken step's backlog (3 min)
 	SettleAbsent time.Duration // the same where none of its processes runs here (1 min)
-	Quiet        time.Duration // for the machine's other processes to quiet (10 s: a run again decides, quiet or not)
+	Quiet        time.Duration // for the machine's other processes to quiet (5 s: a run again decides, quiet or not)
 }
 
 func (w *Waits) defaults() {
@@ -82,7 +82,7 @@ func (w *Waits) defaults() {
 		w.SettleAbsent = time.Minute
 	}
 	if w.Quiet == 0 {
-		w.Quiet = 10 * time.Second
+		w.Quiet = 5 * time.Second
 	}
 }
 

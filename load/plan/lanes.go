@@ -64,6 +64,9 @@ type Stream struct {
 	// phase shifts an open stream's messages by this share of a message's
 	// slot, so that classes of one rate do not send in the same instant.
 	phase float64
+	// start is when an open stream's first message falls due, after
+	// sending begins (a class's startAt).
+	start time.Duration
 	// joinAt is when each lane's sender is online to write (a timed
 	// login): the lane takes turns from the first round due then (nil:
 	// every lane from the start).
@@ -91,6 +94,7 @@ func (s *Stream) due(k int64) time.Duration {
 	if s.ramp != nil {
 		d = s.ramp.due(x)
 	}
+	d += s.start
 	if s.Burst {
 		d = d.Truncate(time.Second)
 	}
@@ -117,6 +121,9 @@ func (s *Stream) DueBefore(t time.Duration) int64 {
 	}
 	return int64(sort.Search(int(s.total), func(k int) bool { return s.due(int64(k)) >= t }))
 }
+
+// Start is when an open stream begins: its class's startAt.
+func (s *Stream) Start() time.Duration { return s.start }
 
 // Open reports open pacing.
 func (s *Stream) Open() bool { return s.InFlight == 0 }

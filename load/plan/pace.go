@@ -32,6 +32,11 @@ type Pace struct {
 	InFlight      int     `json:"inFlight,omitempty"`
 	Messages      int     `json:"messages,omitempty"`
 	Duration      string  `json:"duration,omitempty"`
+	// StartAt and StopAt put an open class on the run's timeline: its
+	// messages fall due from StartAt after sending begins (0: at once)
+	// until StopAt, which then sets its length.
+	StartAt string `json:"startAt,omitempty"`
+	StopAt  string `json:"stopAt,omitempty"`
 }
 
 func (p *Pace) check() error {
@@ -61,12 +66,23 @@ func (p *Pace) check() error {
 	case p.InFlight == 0 && rates != 1:
 		errs = append(errs, errors.New("give one of rate, ratePerMinute, totalRate, stages (or inFlight for closed pacing)"))
 	}
-	if len(p.Stages) > 0 {
-		if p.Messages > 0 || p.Duration != "" {
-			errs = append(errs, errors.New("stages set the length: no messages or duration with them"))
+	switch {
+	case len(p.Stages) > 0:
+		if p.Messages > 0 || p.Duration != "" || p.StopAt != "" {
+			errs = append(errs, errors.New("stages set the length: no messages, duration or stopAt with them"))
 		}
-	} else if (p.Messages > 0) == (p.Duration != "") {
-		errs = append(errs, errors.New("give messages (per sender per conversation) or a duration, not both"))
+	case p.StopAt != "":
+		if p.Messages > 0 || p.Duration != "" {
+			errs = append(errs, errors.New("stopAt sets the length: no messages or duration with it"))
+		}
+	case (p.Messages > 0) == (p.Duration != ""):
+		errs = append(errs, errors.New("give messages (per sender per conversation), a duration or a stopAt, one of them"))
+	}
+	if (p.StartAt != "" || p.StopAt != "") && p.InFlight > 0 {
+		errs = append(errs, errors.New("startAt and stopAt put an open class on the timeline: a closed class (inFlight) sends from the start"))
+	}
+	if _, _, err := p.window(); err != nil {
+		errs = append(errs, err)
 	}
 	if p.Messages < 0 {
 		errs = append(errs, fmt.Errorf("messages must not be negative, got %d", p.Messages))
@@ -89,7 +105,35 @@ const (
 	PaceBurst = "burst"
 )
 
+// window is the class's place on the timeline: when its messages begin
+// to fall due, and when they stop (0: its length decides).
+func (p *Pace) window() (start, stop time.Duration, err error) {
+	parse := func(name, v string) (time.Duration, error) {
+		if v == "" {
+			return 0, nil
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return 0, fmt.Errorf("%s %q is not a duration from the start of sending (30s, 1m)", name, v)
+		}
+		return d, nil
+	}
+	if start, err = parse("startAt", p.StartAt); err != nil {
+		return 0, 0, err
+	}
+	if stop, err = parse("stopAt", p.StopAt); err != nil {
+		return 0, 0, err
+	}
+	if p.StopAt != "" && stop <= start {
+		return 0, 0, fmt.Errorf("stopAt %s is not after startAt %s", p.StopAt, start)
+	}
+	return start, stop, nil
+}
+
 func (p *Pace) duration() (time.Duration, error) {
+	if start, stop, err := p.window(); err == nil && stop > 0 {
+		return stop - start, nil
+	}
 	if p.Duration == "" {
 		return 0, nil
 	}
@@ -130,9 +174,10 @@ func (p *Pace) setTotal(total float64, convs int) {
 	p.Rate, p.RatePerMinute, p.TotalRate = total/float64(convs), 0, 0
 }
 
-// setDuration bounds the class by time; a ramp keeps its own length.
+// setDuration bounds the class by time; a ramp keeps its own length, a
+// class with a stopAt its own window.
 func (p *Pace) setDuration(d time.Duration) {
-	if len(p.Stages) == 0 {
+	if len(p.Stages) == 0 && p.StopAt == "" {
 		p.Messages, p.Duration = 0, d.String()
 	}
 }
@@ -192,6 +237,7 @@ func (p *Pace) stream(lanes []lane, convs int) *Stream {
 		return s
 	}
 	s.Burst = p.Shape == PaceBurst
+	s.start, _, _ = p.window()
 	if len(p.Stages) > 0 {
 		s.ramp, _ = newRamp(p.StartRate, p.Stages)
 		return s
@@ -217,6 +263,10 @@ type Presence struct {
 	AllOnline    bool    `json:"allOnline,omitempty"`
 	LoginAt      string  `json:"loginAt,omitempty"`
 	LoginAtShare float64 `json:"loginAtShare,omitempty"`
+	// LoginOver spreads the timed logins evenly over this long from LoginAt
+	// (from the start of sending where LoginAt is not given): the last
+	// logs in at its end.
+	LoginOver string `json:"loginOver,omitempty"`
 	Away         []Away  `json:"away,omitempty"`
 }
 
@@ -259,8 +309,11 @@ func (p *Presence) check(receivers int) error {
 	if _, err := p.loginAt(); err != nil {
 		errs = append(errs, err)
 	}
-	if p.LoginAtShare > 0 && p.LoginAt == "" {
-		errs = append(errs, errors.New("loginAtShare goes with loginAt"))
+	if _, err := p.loginOver(); err != nil {
+		errs = append(errs, err)
+	}
+	if p.LoginAtShare > 0 && p.LoginAt == "" && p.LoginOver == "" {
+		errs = append(errs, errors.New("loginAtShare goes with loginAt or loginOver"))
 	}
 	for _, a := range p.Away {
 		if _, _, err := a.spell(); err != nil {
@@ -268,6 +321,18 @@ func (p *Presence) check(receivers int) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// loginOver is LoginOver parsed: 0 where not given.
+func (p *Presence) loginOver() (time.Duration, error) {
+	if p.LoginOver == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(p.LoginOver)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("loginOver %q is not a positive duration (the window the timed logins are spread over)", p.LoginOver)
+	}
+	return d, nil
 }
 
 // loginAt is LoginAt parsed: 0 where not given.
@@ -298,7 +363,7 @@ func (p *Presence) counts(receivers int) (online, late int) {
 
 // timedCount is how many of the online receivers log in at LoginAt.
 func (p *Presence) timedCount(online int) int {
-	if p.LoginAt == "" {
+	if p.LoginAt == "" && p.LoginOver == "" {
 		return 0
 	}
 	if p.LoginAtShare > 0 {
@@ -313,6 +378,7 @@ func (p *Presence) assign(b *builder, rs []uint32) {
 	online, late := p.counts(len(rs))
 	timed := p.timedCount(online)
 	at, _ := p.loginAt()
+	over, _ := p.loginOver()
 	for _, a := range p.Away {
 		from, dur, _ := a.spell()
 		n := online - timed
@@ -326,7 +392,9 @@ func (p *Presence) assign(b *builder, rs []uint32) {
 		case i < online-timed:
 			b.p.Login[u] = Immediate
 		case i < online:
-			b.timed(u, at)
+			// Evenly over the window, the last at its end.
+			k := i - (online - timed)
+			b.timed(u, at+time.Duration(int64(over)*int64(k+1)/int64(timed)))
 		case i < online+late:
 			b.p.Login[u] = Late
 		case i >= len(rs)-p.Watchers:

@@ -405,3 +405,84 @@ func TestARateBelowOneAConversationIsPlannedWhole(t *testing.T) {
 		t.Fatalf("pairs carry %d..%d messages each: the remainder is not spread", least, most)
 	}
 }
+
+// What each class will send is said before any load, its total the rate
+// × the time rounded once: 20 pairs at 6 a minute for 75 s send 150, not
+// 7 each (140) as when each pair rounded its own.
+func TestThePlanSaysWhatEachClassSends(t *testing.T) {
+	w := workload(t,
+		`{"kind":"pairs","pairs":20,"allOnline":true,"ratePerMinute":6,"duration":"75s"}`,
+		`{"kind":"groups","groups":2,"members":3,"allOnline":true,"inFlight":4,"duration":"10s"}`)
+	p := build(t, w)
+	got := p.Classes()
+	want := []string{
+		"class 1, pairs: 20 conversations, 150 messages at 2 msg/s (0.1 a second each), due from 0 s to 74.5 s",
+		"class 2, groups: 2 conversations, each sender 4 in flight, as fast as answered for 10s",
+	}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("classes\n%q\nwant\n%q", got, want)
+	}
+}
+
+// A class on the timeline: a match's groups send from 30 s to 45 s at
+// 4 msg/s beside pairs sending from the start (half a slot apart from
+// them); its messages fall due in its window alone, and the plan says so.
+func TestAClassStartsAndStopsOnTheTimeline(t *testing.T) {
+	w := workload(t,
+		`{"kind":"pairs","pairs":4,"allOnline":true,"rate":0.5,"duration":"60s"}`,
+		`{"kind":"groups","groups":2,"members":5,"allOnline":true,"totalRate":4,"startAt":"30s","stopAt":"45s"}`)
+	p := build(t, w)
+	var first, last time.Duration = -1, 0
+	n := 0
+	for m, due := range p.Streams[1].Messages() {
+		_ = m
+		if first < 0 {
+			first = due
+		}
+		last = due
+		n++
+	}
+	if n != 60 || first < 30*time.Second || first >= 30*time.Second+250*time.Millisecond || last >= 45*time.Second || last < 44*time.Second {
+		t.Fatalf("the match sends %d messages from %v to %v, want 60 from 30s to before 45s", n, first, last)
+	}
+	if got := p.Classes()[1]; got != "class 2, groups: 2 conversations, 60 messages at 4 msg/s (2 a second each), due from 30.125 s to 44.875 s" {
+		t.Fatalf("%s", got)
+	}
+	if p.Streams[1].Start() != 30*time.Second || p.FirstDue() != 0 {
+		t.Fatalf("start %v, the plan's first due %v", p.Streams[1].Start(), p.FirstDue())
+	}
+	for class, want := range map[string]string{
+		`{"kind":"pairs","pairs":2,"rate":1,"startAt":"20s","stopAt":"10s"}`:     "stopAt 10s is not after startAt 20s",
+		`{"kind":"pairs","pairs":2,"rate":1,"stopAt":"10s","duration":"5s"}`:     "stopAt sets the length",
+		`{"kind":"pairs","pairs":2,"inFlight":1,"startAt":"5s","duration":"5s"}`: "a closed class (inFlight) sends from the start",
+		`{"kind":"pairs","pairs":2,"rate":1,"startAt":"soon","duration":"5s"}`:   `startAt "soon" is not a duration`,
+	} {
+		if _, err := workload(t, class).Build(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", class, err, want)
+		}
+	}
+}
+
+// Logins spread over a window: ten receivers online over the first 20 s
+// log in every 2 s, the last at 20 s; from a loginAt, over the window after it.
+func TestLoginsSpreadOverAWindow(t *testing.T) {
+	for _, c := range []struct {
+		presence string
+		first    time.Duration
+	}{{`"loginOver":"20s"`, 2 * time.Second}, {`"loginAt":"10s","loginOver":"20s"`, 12 * time.Second}} {
+		p := build(t, workload(t, `{"kind":"groups","groups":1,"members":11,"online":10,`+c.presence+`,"rate":1,"duration":"30s"}`))
+		var ats []time.Duration
+		for u := range p.Users {
+			if p.Login[u] == Timed {
+				ats = append(ats, p.LoginAt[u])
+			}
+		}
+		if len(ats) != 10 || ats[0] != c.first || ats[9] != c.first+18*time.Second || ats[1]-ats[0] != 2*time.Second {
+			t.Fatalf("%s: timed logins at %v", c.presence, ats)
+		}
+	}
+	if _, err := workload(t, `{"kind":"groups","groups":1,"members":3,"online":2,"loginOver":"-1s","rate":1,"duration":"5s"}`).Build(); err == nil ||
+		!strings.Contains(err.Error(), `loginOver "-1s" is not a positive duration`) {
+		t.Fatalf("%v", err)
+	}
+}

@@ -117,16 +117,18 @@ func Prepare(ctx context.Context, cfg Config) (*Prepared, error) {
 
 // Check loads the scenario and checks what the run would take from it and
 // from the environment, touching no target: every mistake a file, a knob
-// or a variable holds, said before the target is contacted.
-func Check(cfg Config) error {
+// or a variable holds, said before the target is contacted. It returns
+// what each class of the plan will send, a line each.
+func Check(cfg Config) ([]string, error) {
 	if cfg.Stderr == nil {
 		cfg.Stderr = os.Stderr
 	}
 	sc, _, _, err := check(cfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return checkOutputNames(sc) // on this copy of the scenario: the run's own is not called before its end
+	// On this copy of the scenario: the run's own is not called before its end.
+	return sc.Plan.p.Classes(), checkOutputNames(sc)
 }
 
 func check(cfg Config) (*Script, engine.Target, RunOptions, error) {

@@ -206,7 +206,7 @@ func classSends(p *plan.Plan, sent []engine.ClassSent) []summary.ClassSends {
 		}
 		c := summary.ClassSends{Class: i + 1, Open: st.Open(), Sent: sent[i].Sent, Unsent: sent[i].Unsent}
 		if c.Open {
-			c.PlannedSeconds = math.Round(st.Length().Seconds()*1000) / 1000
+			c.PlannedSeconds = math.Round((st.Length()-st.Start()).Seconds()*1000) / 1000 // its own sending time, from its startAt
 		}
 		if !sent[i].First.IsZero() {
 			c.FirstSendMs, c.LastSendMs = sent[i].First.UnixMilli(), sent[i].Last.UnixMilli()

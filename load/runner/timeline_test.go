@@ -1,0 +1,45 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/imbench/imbench/targets/reference/core"
+	"github.com/imbench/imbench/targets/reference/reftest"
+)
+
+// A class on the timeline sends in its window alone: groups from 2 s to
+// 4 s beside pairs from the start. Its sends begin 2 s after the pairs',
+// it sends all it planned, its pace is judged over its own two seconds
+// (send_pace met), and the per-second plan has its messages in seconds 2
+// and 3 only.
+func TestAClassSendsInItsWindowOnTheTimeline(t *testing.T) {
+	tg := reftest.StartWuKongIM(t, core.Faults{}, 0)
+	script := filepath.Join(t.TempDir(), "timeline.js")
+	src := `import im from 'imbench';
+export const plan = im.workload({ name: 'wukongim/timeline', classes: [
+  { kind: 'pairs', pairs: 4, allOnline: true, totalRate: 4, duration: '5s' },
+  { kind: 'groups', groups: 2, members: 3, allOnline: true, totalRate: 10, startAt: '2s', stopAt: '4s' },
+] });
+export const options = { thresholds: { send_pace: ['value>=0.9'], lost: ['count==0'] } };
+`
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, s := runWuKongIM(t, tg, script, "timeline1")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	c := s.Messages.ByClass
+	if len(c) != 2 || c[0].Sent != 20 || c[1].Sent != 20 || c[1].Unsent != 0 || c[1].PlannedSeconds > 2 || c[1].PlannedSeconds < 1.8 {
+		t.Fatalf("by class %+v", c)
+	}
+	if late := c[1].FirstSendMs - c[0].FirstSendMs; late < 1800 || late > 2400 {
+		t.Fatalf("the groups' first send %d ms after the pairs', want 2 s", late)
+	}
+	pps := s.Messages.PlannedPerSecond
+	if len(pps) < 5 || pps[0] != 4 || pps[1] != 4 || pps[2] != 14 || pps[3] != 14 || pps[4] != 4 {
+		t.Fatalf("planned per second %v, want 4 4 14 14 4", pps)
+	}
+}
