@@ -267,7 +267,7 @@ type Presence struct {
 	// (from the start of sending where LoginAt is not given): the last
 	// logs in at its end.
 	LoginOver string `json:"loginOver,omitempty"`
-	Away         []Away  `json:"away,omitempty"`
+	Away      []Away `json:"away,omitempty"`
 }
 
 // Away is a spell logged out: the receivers online from the start (Share
