@@ -169,8 +169,11 @@ td,th{border:1px solid #d5dae3;padding:3px 8px;vertical-align:top}th{background:
 		}
 		b.WriteString("</tr>\n")
 	}
-	b.WriteString("</table>\n<div class=\"charts\"><figure><figcaption>" + html.EscapeString(strings.Replace(c.Latency, "_", " ", 1)) +
-		" against the messages a second each step sent, every server's search</figcaption>")
+	caption := strings.Replace(c.Latency, "_", " ", 1) + " against the messages a second each step sent, every server's search"
+	if top, clipped := latencyTop(c); clipped {
+		caption += fmt.Sprintf("; the axis stops at %s ms (twice the objective): a step above it is drawn at the top, ▲ its figure", summary.Grouped(int64(top)))
+	}
+	b.WriteString("</table>\n<div class=\"charts\"><figure><figcaption>" + html.EscapeString(caption) + "</figcaption>")
 	b.WriteString(latencyChart(c))
 	b.WriteString("</figure><figure><figcaption>CPU of the server's parts at the fixed load, seconds of one core per 1,000 verified deliveries</figcaption>")
 	b.WriteString(cpuBars(c))
@@ -196,20 +199,31 @@ const (
 	legendStep, legendX0 = 14, spl + 8
 )
 
-func latencyChart(c Comparison) string {
-	xmax, ymax := 0.0, 0.0
+// latencyTop is where the latency chart's axis stops, and whether a step
+// lies above it: a broken step far above the bound would flatten the rest,
+// so the axis stops at twice the bound, a step above it drawn at the top.
+func latencyTop(c Comparison) (float64, bool) {
+	ymax := 0.0
 	for _, s := range c.Servers {
 		for _, p := range s.Steps {
-			xmax, ymax = math.Max(xmax, p.Sent), math.Max(ymax, p.Latency)
+			ymax = math.Max(ymax, p.Latency)
 		}
 	}
-	// A broken step far above the bound would flatten the rest: the axis
-	// stops at twice the bound, a step above it drawn at the top.
-	bound := limit.ObjectiveBound(c.Objective, c.Latency)
-	clipped := false
-	if bound > 0 && ymax > 2*bound {
-		ymax, clipped = 2*bound, true
+	if bound := limit.ObjectiveBound(c.Objective, c.Latency); bound > 0 && ymax > 2*bound {
+		return 2 * bound, true
 	}
+	return ymax, false
+}
+
+func latencyChart(c Comparison) string {
+	xmax := 0.0
+	for _, s := range c.Servers {
+		for _, p := range s.Steps {
+			xmax = math.Max(xmax, p.Sent)
+		}
+	}
+	bound := limit.ObjectiveBound(c.Objective, c.Latency)
+	ymax, clipped := latencyTop(c)
 	ys, ymax := chartscale.Ticks(ymax)
 	top := spt + legendStep*len(c.Servers)
 	y := func(v float64) float64 { return float64(top) + (1-math.Min(v, ymax)/ymax)*float64(sch-top-spb) }
@@ -251,9 +265,8 @@ func latencyChart(c Comparison) string {
 		}
 		fmt.Fprintf(&b, `<text x="%d" y="%d" style="fill:%s">%s</text>`, legendX0, spt+legendStep*i, color, html.EscapeString(s.Name))
 	}
-	if clipped {
-		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" data-clip="%g">the axis stops at %s ms (twice the objective): a step above it is drawn at the top, ▲ its figure</text>`,
-			scw-spr, spt, ymax, summary.Grouped(int64(ymax)))
+	if clipped { // the caption says so in words
+		fmt.Fprintf(&b, `<desc data-clip="%g">the axis stops at %s ms</desc>`, ymax, summary.Grouped(int64(ymax)))
 	}
 	b.WriteString("</svg>")
 	return b.String()

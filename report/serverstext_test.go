@@ -48,10 +48,13 @@ func TestTheComparisonSaysItsFigures(t *testing.T) {
 			Steps: []LimitPoint{{Sent: 92, Latency: 200, Held: true}, {Sent: 101, Latency: 4090}}},
 		{Name: "wukongim", LimitID: "l3", Undetermined: true, HighestHeld: 400}}}
 	chart := latencyChart(c)
-	for _, want := range []string{`data-clip="2000"`, "the axis stops at 2,000 ms", `▲ 15,663 ms`, `▲ 4,090 ms`, `data-short="1"`, "met the objective, but sent less than asked"} {
+	for _, want := range []string{`data-clip="2000"`, `▲ 15,663 ms`, `▲ 4,090 ms`, `data-short="1"`, "met the objective, but sent less than asked"} {
 		if !strings.Contains(chart, want) {
 			t.Errorf("%s not in the chart:\n%s", want, chart)
 		}
+	}
+	if page := ComparisonHTML(c); !strings.Contains(page, "; the axis stops at 2,000 ms (twice the objective): a step above it is drawn at the top, ▲ its figure</figcaption>") {
+		t.Errorf("the caption does not say where the chart clips:\n%s", page)
 	}
 	for i, want := range []string{
 		"18 msg/s (held again) / 27 msg/s (broke twice)",
