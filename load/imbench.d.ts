@@ -150,6 +150,8 @@ declare module 'imbench' {
     startAt?: string;
     /** open only: its messages stop falling due then ('45s'); it sets the length (no messages or duration with it) */
     stopAt?: string;
+    /** all the class's messages (messages per sender per conversation) at one instant this long after sending begins ('30s'), each sender's back to back; no rate with it */
+    burstAt?: string;
   }
 
   /** The rate goes linearly to target (messages/s over the class) over duration ('30s'). */

@@ -30,6 +30,9 @@ func (p *Plan) Classes() []string {
 			out = append(out, fmt.Sprintf("%s, each sender %d in flight, as fast as answered for %s", head, s.InFlight, s.Until))
 		case !s.Open():
 			out = append(out, fmt.Sprintf("%s, %s, each sender %d in flight, as fast as answered", head, count(int(s.total), "message"), s.InFlight))
+		case s.instant:
+			out = append(out, fmt.Sprintf("%s, %s all due at %s, each sender's %s back to back", head, count(int(s.total), "message"), seconds(s.start),
+				count(int(s.busiestSender()), "message")))
 		case s.total == 0:
 			out = append(out, head+", no message (its rate × its time rounds to none)")
 		default:

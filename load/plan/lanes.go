@@ -67,6 +67,9 @@ type Stream struct {
 	// start is when an open stream's first message falls due, after
 	// sending begins (a class's startAt).
 	start time.Duration
+	// instant: every message falls due at start (a class's burstAt),
+	// each sender writing its own back to back.
+	instant bool
 	// joinAt is when each lane's sender is online to write (a timed
 	// login): the lane takes turns from the first round due then (nil:
 	// every lane from the start).
@@ -89,6 +92,9 @@ func newStream(lanes []lane) *Stream {
 func (s *Stream) Total() uint64 { return s.total }
 
 func (s *Stream) due(k int64) time.Duration {
+	if s.instant {
+		return s.start
+	}
 	x := float64(k) + s.phase
 	d := time.Duration(x * float64(s.Interval))
 	if s.ramp != nil {
@@ -277,6 +283,8 @@ func (s *Stream) Window() int {
 	switch {
 	case !s.Open():
 		return s.InFlight
+	case s.instant:
+		return int(min(1000, max(1, s.busiestSender())))
 	case !s.Burst:
 		return 1
 	}
@@ -309,6 +317,12 @@ func (p *Plan) BusiestSenderIn(window time.Duration) float64 {
 			}
 			continue
 		}
+		if s.instant { // every message at once: a sender's whole count in any window
+			for u, n := range s.perSender() {
+				per[u] += n
+			}
+			continue
+		}
 		if r := s.peakRate(); r > 0 {
 			senders := s.senders()
 			for u := range senders {
@@ -318,6 +332,33 @@ func (p *Plan) BusiestSenderIn(window time.Duration) float64 {
 	}
 	most := 0.0
 	for _, n := range per {
+		most = max(most, n)
+	}
+	return most
+}
+
+// perSender counts each sender's messages in the stream.
+func (s *Stream) perSender() map[uint32]float64 {
+	per := map[uint32]float64{}
+	for _, l := range s.lanes {
+		for _, sg := range l {
+			S := uint32(len(sg.senders))
+			for i, u := range sg.senders {
+				n := sg.count / S
+				if uint32(i) < sg.count%S {
+					n++
+				}
+				per[u] += float64(n)
+			}
+		}
+	}
+	return per
+}
+
+// busiestSender is the most messages one sender of the stream sends.
+func (s *Stream) busiestSender() float64 {
+	most := 0.0
+	for _, n := range s.perSender() {
 		most = max(most, n)
 	}
 	return most

@@ -37,9 +37,17 @@ type Pace struct {
 	// until StopAt, which then sets its length.
 	StartAt string `json:"startAt,omitempty"`
 	StopAt  string `json:"stopAt,omitempty"`
+	// BurstAt sends the class's messages (Messages per sender per
+	// conversation) all at one instant, this long after sending begins:
+	// each sender writes its own back to back, as fast as its connection
+	// takes them.
+	BurstAt string `json:"burstAt,omitempty"`
 }
 
 func (p *Pace) check() error {
+	if p.BurstAt != "" {
+		return p.checkBurst()
+	}
 	var errs []error
 	rates := 0
 	if len(p.Stages) > 0 {
@@ -95,6 +103,24 @@ func (p *Pace) check() error {
 		errs = append(errs, fmt.Errorf("pace must be %q or %q, got %q", PaceEven, PaceBurst, p.Shape))
 	case p.Shape == PaceBurst && p.InFlight > 0:
 		errs = append(errs, errors.New("a closed class (inFlight) has no pace: it sends as fast as acknowledged"))
+	}
+	return errors.Join(errs...)
+}
+
+// checkBurst checks a class sent at one instant: messages, and no pace.
+func (p *Pace) checkBurst() error {
+	var errs []error
+	if d, err := time.ParseDuration(p.BurstAt); err != nil || d < 0 {
+		errs = append(errs, fmt.Errorf("burstAt %q is not a duration from the start of sending (30s, 1m)", p.BurstAt))
+	}
+	if p.Rate > 0 || p.RatePerMinute > 0 || p.TotalRate > 0 || len(p.Stages) > 0 || p.InFlight > 0 || p.Shape != "" {
+		errs = append(errs, errors.New("burstAt sends the class's messages at one instant: no rate, stages, inFlight or pace with it"))
+	}
+	if p.Duration != "" || p.StartAt != "" || p.StopAt != "" {
+		errs = append(errs, errors.New("burstAt is the class's one instant: no duration, startAt or stopAt with it"))
+	}
+	if p.Messages < 1 || p.Messages > 1000 {
+		errs = append(errs, fmt.Errorf("burstAt takes messages (per sender per conversation, 1..1000), got %d", p.Messages))
 	}
 	return errors.Join(errs...)
 }
@@ -177,7 +203,7 @@ func (p *Pace) setTotal(total float64, convs int) {
 // setDuration bounds the class by time; a ramp keeps its own length, a
 // class with a stopAt its own window.
 func (p *Pace) setDuration(d time.Duration) {
-	if len(p.Stages) == 0 && p.StopAt == "" {
+	if len(p.Stages) == 0 && p.StopAt == "" && p.BurstAt == "" {
 		p.Messages, p.Duration = 0, d.String()
 	}
 }
@@ -234,6 +260,11 @@ func (p *Pace) stream(lanes []lane, convs int) *Stream {
 			s.Until, _ = p.duration()
 			s.total = 0
 		}
+		return s
+	}
+	if p.BurstAt != "" {
+		s.start, _ = time.ParseDuration(p.BurstAt)
+		s.instant = true
 		return s
 	}
 	s.Burst = p.Shape == PaceBurst

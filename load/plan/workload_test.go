@@ -486,3 +486,36 @@ func TestLoginsSpreadOverAWindow(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// A burst at an instant: every message of the class falls due at burstAt,
+// each sender's written back to back (its window all of them), and a rate
+// limit per client sees them all in one window.
+func TestABurstAtAnInstantIsPlanned(t *testing.T) {
+	w := workload(t, `{"kind":"groups","groups":4,"members":5,"allOnline":true,"burstAt":"30s","messages":10}`)
+	w.Duration = "60s" // the workload's length leaves a burst's instant alone
+	p := build(t, w)
+	s := p.Streams[0]
+	n := 0
+	for _, due := range s.Messages() {
+		if due != 30*time.Second {
+			t.Fatalf("a message due at %v", due)
+		}
+		n++
+	}
+	if n != 40 || s.Window() != 10 || p.BusiestSenderIn(time.Second) != 10 {
+		t.Fatalf("%d messages, window %d, busiest sender %g in a second", n, s.Window(), p.BusiestSenderIn(time.Second))
+	}
+	if got := p.Classes()[0]; got != "class 1, groups: 4 conversations, 40 messages all due at 30 s, each sender's 10 messages back to back" {
+		t.Fatalf("%s", got)
+	}
+	for class, want := range map[string]string{
+		`{"kind":"groups","groups":1,"members":3,"burstAt":"5s","messages":2,"rate":1}`:      "no rate, stages, inFlight or pace with it",
+		`{"kind":"groups","groups":1,"members":3,"burstAt":"5s"}`:                            "burstAt takes messages",
+		`{"kind":"groups","groups":1,"members":3,"burstAt":"5s","messages":2,"stopAt":"9s"}`: "no duration, startAt or stopAt with it",
+		`{"kind":"groups","groups":1,"members":3,"burstAt":"later","messages":2}`:            `burstAt "later" is not a duration`,
+	} {
+		if _, err := workload(t, class).Build(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", class, err, want)
+		}
+	}
+}

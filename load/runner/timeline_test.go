@@ -43,3 +43,39 @@ export const options = { thresholds: { send_pace: ['value>=0.9'], lost: ['count=
 		t.Fatalf("planned per second %v, want 4 4 14 14 4", pps)
 	}
 }
+
+// A burst at an instant: 10 messages in each of 4 groups at 1 s, each
+// sender writing its own back to back, beside pairs sending from the
+// start. All 40 are sent within moments of 1 s, none lost, and the plan
+// has them in second 1.
+func TestABurstAtAnInstant(t *testing.T) {
+	tg := reftest.StartWuKongIM(t, core.Faults{}, 0)
+	script := filepath.Join(t.TempDir(), "burst.js")
+	src := `import im from 'imbench';
+export const plan = im.workload({ name: 'wukongim/burst', classes: [
+  { kind: 'pairs', pairs: 4, allOnline: true, totalRate: 4, duration: '3s' },
+  { kind: 'groups', groups: 4, members: 5, allOnline: true, burstAt: '1s', messages: 10 },
+] });
+export const options = { thresholds: { lost: ['count==0'], unsent: ['count==0'] } };
+`
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, s := runWuKongIM(t, tg, script, "burst1")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	c := s.Messages.ByClass
+	if len(c) != 2 || c[1].Sent != 40 || c[1].Unsent != 0 {
+		t.Fatalf("by class %+v", c)
+	}
+	if at := c[1].FirstSendMs - c[0].FirstSendMs; at < 800 || at > 1400 {
+		t.Fatalf("the burst began %d ms after the pairs' first send, want 1 s", at)
+	}
+	if spread := c[1].LastSendMs - c[1].FirstSendMs; spread > 500 {
+		t.Fatalf("the burst's 40 messages took %d ms to send", spread)
+	}
+	if pps := s.Messages.PlannedPerSecond; len(pps) < 2 || pps[1] != 44 {
+		t.Fatalf("planned per second %v, want 44 in second 1", pps)
+	}
+}
