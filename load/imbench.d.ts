@@ -182,7 +182,7 @@ declare module 'imbench' {
     /** Spread those logins evenly over this long from loginAt (from the start of sending without it), the last at its end ('20s'). */
     loginOver?: string;
     /**
-     * Spells logged out: the receivers online from the start (`share` of them, all where not given) log out
+     * Spells logged out: the receivers online by then, whenever they logged in (`share` of them, all where not given), log out
      * `at` after sending begins and log in again `for` later, pulling what they missed: [{ at: '20s', for: '10s' }].
      */
     away?: Array<{ at: string; for: string; share?: number }>;

@@ -301,9 +301,10 @@ type Presence struct {
 	Away      []Away `json:"away,omitempty"`
 }
 
-// Away is a spell logged out: the receivers online from the start (Share
-// of them, all where not given) log out At after sending begins and log
-// in again For later, pulling what they missed.
+// Away is a spell logged out: the receivers online by its start, from the
+// start or at their login's time (Share of them, all where not given), log
+// out At after sending begins and log in again For later, pulling what
+// they missed.
 type Away struct {
 	At    string  `json:"at"`
 	For   string  `json:"for"`
@@ -410,9 +411,22 @@ func (p *Presence) assign(b *builder, rs []uint32) {
 	timed := p.timedCount(online)
 	at, _ := p.loginAt()
 	over, _ := p.loginOver()
+	// The timed ones' logins, evenly over the window, the last at its end.
+	loginOf := func(i int) time.Duration {
+		if i < online-timed {
+			return 0
+		}
+		k := i - (online - timed)
+		return at + time.Duration(int64(over)*int64(k+1)/int64(timed))
+	}
+	// A spell takes the online receivers on by its start, whenever they
+	// logged in (Share of them, all where not given).
 	for _, a := range p.Away {
 		from, dur, _ := a.spell()
-		n := online - timed
+		n := 0
+		for n < online && loginOf(n) < from {
+			n++
+		}
 		if a.Share > 0 {
 			n = int(math.Round(a.Share * float64(n)))
 		}
@@ -423,9 +437,7 @@ func (p *Presence) assign(b *builder, rs []uint32) {
 		case i < online-timed:
 			b.p.Login[u] = Immediate
 		case i < online:
-			// Evenly over the window, the last at its end.
-			k := i - (online - timed)
-			b.timed(u, at+time.Duration(int64(over)*int64(k+1)/int64(timed)))
+			b.timed(u, loginOf(i))
 		case i < online+late:
 			b.p.Login[u] = Late
 		case i >= len(rs)-p.Watchers:

@@ -79,3 +79,26 @@ export const options = { thresholds: { lost: ['count==0'], unsent: ['count==0'] 
 		t.Fatalf("planned per second %v, want 44 in second 1", pps)
 	}
 }
+
+// Away spells take users whatever their login's time: players logging in
+// over the first second, all away from 2 s to 3 s, log out and back, and
+// every message of theirs is still delivered (pulled on their return).
+func TestUsersLoggedInAtTheirTimeGoAwayToo(t *testing.T) {
+	tg := reftest.StartWuKongIM(t, core.Faults{}, 0)
+	script := filepath.Join(t.TempDir(), "away.js")
+	src := `import im from 'imbench';
+export const plan = im.workload({ name: 'wukongim/away-timed', classes: [
+  { kind: 'groups', groups: 2, members: 6, senders: 1, online: 5, loginOver: '1s', away: [{ at: '2s', for: '1s' }], totalRate: 4, duration: '4s' },
+] });
+export const options = { thresholds: { lost: ['count==0'] } };
+`
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, s := runWuKongIM(t, tg, script, "away1")
+	u := s.Users
+	if code != ExitOK || u.TimedLogins != 10 || u.Logouts != 10 || u.LoginsBack != 10 || s.Deliveries.Lost != 0 || s.Deliveries.ByReturnPull == 0 {
+		t.Fatalf("exit %d: timed logins %d, logouts %d, back %d, lost %d, by return pull %d\n%s", code, u.TimedLogins, u.Logouts, u.LoginsBack,
+			s.Deliveries.Lost, s.Deliveries.ByReturnPull, out)
+	}
+}
