@@ -304,20 +304,10 @@ func (s *Stream) Window() int {
 func (p *Plan) BusiestSenderIn(window time.Duration) float64 {
 	per := map[uint32]float64{}
 	for _, s := range p.Streams {
-		if !s.Open() {
-			if s.Until > 0 {
-				return math.Inf(1)
-			}
-			for _, l := range s.lanes {
-				for _, sg := range l {
-					for _, u := range sg.senders {
-						per[u] += float64(sg.count / uint32(len(sg.senders)))
-					}
-				}
-			}
-			continue
+		if !s.Open() && s.Until > 0 {
+			return math.Inf(1)
 		}
-		if s.instant { // every message at once: a sender's whole count in any window
+		if !s.Open() || s.instant { // as fast as answered, or all at once: a sender's whole count in any window
 			for u, n := range s.perSender() {
 				per[u] += n
 			}

@@ -110,8 +110,8 @@ func (p *Pace) check() error {
 // checkBurst checks a class sent at one instant: messages, and no pace.
 func (p *Pace) checkBurst() error {
 	var errs []error
-	if d, err := time.ParseDuration(p.BurstAt); err != nil || d < 0 {
-		errs = append(errs, fmt.Errorf("burstAt %q is not a duration from the start of sending (30s, 1m)", p.BurstAt))
+	if _, err := offsetDuration("burstAt", p.BurstAt); err != nil {
+		errs = append(errs, err)
 	}
 	if p.Rate > 0 || p.RatePerMinute > 0 || p.TotalRate > 0 || len(p.Stages) > 0 || p.InFlight > 0 || p.Shape != "" {
 		errs = append(errs, errors.New("burstAt sends the class's messages at one instant: no rate, stages, inFlight or pace with it"))
@@ -134,20 +134,10 @@ const (
 // window is the class's place on the timeline: when its messages begin
 // to fall due, and when they stop (0: its length decides).
 func (p *Pace) window() (start, stop time.Duration, err error) {
-	parse := func(name, v string) (time.Duration, error) {
-		if v == "" {
-			return 0, nil
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return 0, fmt.Errorf("%s %q is not a duration from the start of sending (30s, 1m)", name, v)
-		}
-		return d, nil
-	}
-	if start, err = parse("startAt", p.StartAt); err != nil {
+	if start, err = offsetDuration("startAt", p.StartAt); err != nil {
 		return 0, 0, err
 	}
-	if stop, err = parse("stopAt", p.StopAt); err != nil {
+	if stop, err = offsetDuration("stopAt", p.StopAt); err != nil {
 		return 0, 0, err
 	}
 	if p.StopAt != "" && stop <= start {
@@ -263,7 +253,7 @@ func (p *Pace) stream(lanes []lane, convs int) *Stream {
 		return s
 	}
 	if p.BurstAt != "" {
-		s.start, _ = time.ParseDuration(p.BurstAt)
+		s.start, _ = offsetDuration("burstAt", p.BurstAt)
 		s.instant = true
 		return s
 	}
@@ -357,24 +347,36 @@ func (p *Presence) check(receivers int) error {
 
 // loginOver is LoginOver parsed: 0 where not given.
 func (p *Presence) loginOver() (time.Duration, error) {
-	if p.LoginOver == "" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(p.LoginOver)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("loginOver %q is not a positive duration (the window the timed logins are spread over)", p.LoginOver)
-	}
-	return d, nil
+	return positiveDuration("loginOver", p.LoginOver, "the window the timed logins are spread over")
 }
 
 // loginAt is LoginAt parsed: 0 where not given.
 func (p *Presence) loginAt() (time.Duration, error) {
-	if p.LoginAt == "" {
+	return positiveDuration("loginAt", p.LoginAt, "the time after sending begins at which the online receivers log in")
+}
+
+// positiveDuration parses an optional positive duration field (0 where not
+// given); why says what it is.
+func positiveDuration(name, v, why string) (time.Duration, error) {
+	if v == "" {
 		return 0, nil
 	}
-	d, err := time.ParseDuration(p.LoginAt)
+	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("loginAt %q is not a positive duration (the time after sending begins at which the online receivers log in)", p.LoginAt)
+		return 0, fmt.Errorf("%s %q is not a positive duration (%s)", name, v, why)
+	}
+	return d, nil
+}
+
+// offsetDuration parses an optional time after sending begins (0 where
+// not given, or at once).
+func offsetDuration(name, v string) (time.Duration, error) {
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%s %q is not a duration from the start of sending (30s, 1m)", name, v)
 	}
 	return d, nil
 }
