@@ -1,9 +1,7 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -23,7 +21,7 @@ func leftOnServer(dirs []string, keepsMessages bool) []string {
 	var kept []string
 	seen := map[string]bool{}
 	for _, dir := range dirs {
-		if rec, err := readTeardown(dir); err == nil {
+		if rec, err := runner.ReadTeardown(dir); err == nil {
 			r := rec.Removed
 			left += r.Left()
 			failed += len(rec.Errors)
@@ -52,21 +50,10 @@ func leftOnServer(dirs []string, keepsMessages bool) []string {
 	}
 	if len(kept) > 0 {
 		out = append(out, fmt.Sprintf("what it keeps of the %s, %s and %s its runs made: %s", plural(int64(made.users), "user"), plural(int64(made.groups), "group"),
-			plural(int64(made.rooms), "chatroom"), joinSemi(kept)))
+			plural(int64(made.rooms), "chatroom"), strings.Join(kept, "; ")))
 	}
 	if keepsMessages && stored > 0 {
 		out = append(out, fmt.Sprintf("the %s messages its runs stored (acknowledged): no clean-up removes a server's history", summary.Grouped(stored)))
 	}
 	return out
 }
-
-func readTeardown(dir string) (runner.TeardownRecord, error) {
-	var rec runner.TeardownRecord
-	raw, err := os.ReadFile(filepath.Join(dir, runner.TeardownFile))
-	if err != nil {
-		return rec, err
-	}
-	return rec, json.Unmarshal(raw, &rec)
-}
-
-func joinSemi(ss []string) string { return strings.Join(ss, "; ") }

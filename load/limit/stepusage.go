@@ -2,10 +2,7 @@ package limit
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -132,9 +129,8 @@ func measuredLine(s *procgroup.Sampler, ports []int) string {
 // leftBy is what a step's clean-up left on its target, from its
 // teardown.json ("" when it removed all it could, or wrote none).
 func leftBy(dir string) string {
-	raw, err := os.ReadFile(filepath.Join(dir, runner.TeardownFile))
-	var rec runner.TeardownRecord
-	if err != nil || json.Unmarshal(raw, &rec) != nil {
+	rec, err := runner.ReadTeardown(dir)
+	if err != nil {
 		return ""
 	}
 	return runner.LeftText(rec.Removed)

@@ -74,6 +74,16 @@ type TeardownRecord struct {
 	Errors  []string       `json:"errors,omitempty"` // one line each
 }
 
+// ReadTeardown reads the teardown record in a run's folder.
+func ReadTeardown(dir string) (TeardownRecord, error) {
+	var rec TeardownRecord
+	raw, err := os.ReadFile(filepath.Join(dir, TeardownFile))
+	if err != nil {
+		return rec, err
+	}
+	return rec, json.Unmarshal(raw, &rec)
+}
+
 // Teardown removes what a run created through rm, within a time that grows
 // with how much there is, and writes teardown.json in the run's folder dir.
 // The record says what went, what stays and each failure; the error is a
