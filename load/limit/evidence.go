@@ -3,6 +3,7 @@ package limit
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // A step that broke while other processes took a quarter of the machine's
@@ -132,10 +133,8 @@ func figureText(metric string, v float64) string {
 	case "login_time":
 		return fmt.Sprintf("%.0f ms", v)
 	}
-	for _, m := range valueMetrics {
-		if m == metric {
-			return fmt.Sprintf("%.0f ms", v)
-		}
+	if slices.Contains(valueMetrics, metric) {
+		return fmt.Sprintf("%.0f ms", v)
 	}
 	return fmt.Sprintf("%.0f", v)
 }

@@ -3,8 +3,6 @@ package runner
 import (
 	"io"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -66,14 +64,10 @@ func fullGateway(t *testing.T, to string, n int) string {
 func TestLoginsEndWithinTheirTimeAndALostHoldIsSkipped(t *testing.T) {
 	tg := reftest.StartWuKongIM(t, core.Faults{}, 0)
 	tg.TCPAddr = fullGateway(t, tg.TCPAddr, 12)
-	script := filepath.Join(t.TempDir(), "hold.js")
-	src := `import im from 'imbench';
+	script := writeScript(t, `import im from 'imbench';
 export const plan = im.workload({ name: 'wukongim/hold-full', classes: [{ kind: 'online', users: 20 }] });
 export const options = { hold: '5m' };
-`
-	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	_, out, s := runWuKongIM(t, tg, script, "full1", "IM_LOGIN_WITHIN=3s", `IM_STOP_WHEN_LOST={"never_online":["count==0"]}`,
 		"IM_RECONNECT_DELAY=200ms", "IM_RECONNECT_CAP=400ms")
 	// The preflight's gateway check takes connections of the twelve too.

@@ -16,17 +16,13 @@ import (
 // and 3 only.
 func TestAClassSendsInItsWindowOnTheTimeline(t *testing.T) {
 	tg := reftest.StartWuKongIM(t, core.Faults{}, 0)
-	script := filepath.Join(t.TempDir(), "timeline.js")
-	src := `import im from 'imbench';
+	script := writeScript(t, `import im from 'imbench';
 export const plan = im.workload({ name: 'wukongim/timeline', classes: [
   { kind: 'pairs', pairs: 4, allOnline: true, totalRate: 4, duration: '5s' },
   { kind: 'groups', groups: 2, members: 3, allOnline: true, totalRate: 10, startAt: '2s', stopAt: '4s' },
 ] });
 export const options = { thresholds: { send_pace: ['value>=0.9'], lost: ['count==0'] } };
-`
-	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	code, out, s := runWuKongIM(t, tg, script, "timeline1")
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, out)
@@ -50,17 +46,13 @@ export const options = { thresholds: { send_pace: ['value>=0.9'], lost: ['count=
 // has them in second 1.
 func TestABurstAtAnInstant(t *testing.T) {
 	tg := reftest.StartWuKongIM(t, core.Faults{}, 0)
-	script := filepath.Join(t.TempDir(), "burst.js")
-	src := `import im from 'imbench';
+	script := writeScript(t, `import im from 'imbench';
 export const plan = im.workload({ name: 'wukongim/burst', classes: [
   { kind: 'pairs', pairs: 4, allOnline: true, totalRate: 4, duration: '3s' },
   { kind: 'groups', groups: 4, members: 5, allOnline: true, burstAt: '1s', messages: 10 },
 ] });
 export const options = { thresholds: { lost: ['count==0'], unsent: ['count==0'] } };
-`
-	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	code, out, s := runWuKongIM(t, tg, script, "burst1")
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, out)
@@ -85,20 +77,26 @@ export const options = { thresholds: { lost: ['count==0'], unsent: ['count==0'] 
 // every message of theirs is still delivered (pulled on their return).
 func TestUsersLoggedInAtTheirTimeGoAwayToo(t *testing.T) {
 	tg := reftest.StartWuKongIM(t, core.Faults{}, 0)
-	script := filepath.Join(t.TempDir(), "away.js")
-	src := `import im from 'imbench';
+	script := writeScript(t, `import im from 'imbench';
 export const plan = im.workload({ name: 'wukongim/away-timed', classes: [
   { kind: 'groups', groups: 2, members: 6, senders: 1, online: 5, loginOver: '1s', away: [{ at: '2s', for: '1s' }], totalRate: 4, duration: '4s' },
 ] });
 export const options = { thresholds: { lost: ['count==0'] } };
-`
-	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	code, out, s := runWuKongIM(t, tg, script, "away1")
 	u := s.Users
 	if code != ExitOK || u.TimedLogins != 10 || u.Logouts != 10 || u.LoginsBack != 10 || s.Deliveries.Lost != 0 || s.Deliveries.ByReturnPull == 0 {
 		t.Fatalf("exit %d: timed logins %d, logouts %d, back %d, lost %d, by return pull %d\n%s", code, u.TimedLogins, u.Logouts, u.LoginsBack,
 			s.Deliveries.Lost, s.Deliveries.ByReturnPull, out)
 	}
+}
+
+// writeScript is a scenario file of src in the test's folder.
+func writeScript(t *testing.T, src string) string {
+	t.Helper()
+	script := filepath.Join(t.TempDir(), "scenario.js")
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return script
 }
