@@ -120,6 +120,8 @@ declare module 'imbench' {
     duration?: string;
     /** message text size in bytes */
     bodySize?: number;
+    /** named sets of users that groups and pairs classes draw from (`from`): a user may be in several conversations of several classes */
+    populations?: Record<string, Population>;
     classes: Array<GroupsClass | PairsClass | HubsClass | ChatroomClass | IntegrationClass | OnlineClass>;
   }
 
@@ -152,6 +154,8 @@ declare module 'imbench' {
     stopAt?: string;
     /** all the class's messages (messages per sender per conversation) at one instant this long after sending begins ('30s'), each sender's back to back; no rate with it */
     burstAt?: string;
+    /** open only: this many messages of each conversation (its senders taking turns) due together at the class's start, back to back, before its rate goes on; they add to it */
+    burst?: number;
   }
 
   /** The rate goes linearly to target (messages/s over the class) over duration ('30s'). */
@@ -189,6 +193,19 @@ declare module 'imbench' {
   }
 
   /**
+   * A named set of users (scaled) with its presence: where it says none, all
+   * are online for the whole test. Its users who send must log in while
+   * sending (online, or at loginAt: they write from then on); one away for a
+   * spell sends what fell due meanwhile on its return.
+   */
+  export interface Population extends Presence {
+    users: number;
+  }
+
+  /** A population's name, or { name: members from it, … } in order (a group's first members first). */
+  export type Draw = string | Record<string, number>;
+
+  /**
    * G groups of M members; the first `senders` members send, taking turns.
    * Rates per group. `shared`: the senders and the watchers are the same
    * users in every group (Wildfire's wfcstress), the other receivers each
@@ -198,10 +215,13 @@ declare module 'imbench' {
   export interface GroupsClass extends Pace, Presence {
     kind: 'groups';
     groups: number;
-    members: number;
+    /** per group; with from as { name: count } it is their sum and may be left out */
+    members?: number;
     senders?: number;
     shared?: boolean;
     sameMembers?: boolean;
+    /** members from populations instead of users of the class's own: group i takes the next ones of each, in turn; no presence with it */
+    from?: Draw;
   }
 
   /**
@@ -231,6 +251,8 @@ declare module 'imbench' {
     pairs?: number;
     senders?: number;
     receivers?: number;
+    /** a population's name: `pairs` pairs of its users no other class has (neighbours first), each written by one online; no presence with it */
+    from?: string;
   }
 
   /**
@@ -359,12 +381,24 @@ declare module 'imbench' {
     /** 1 for the workload's first class */
     class: number;
     duplicates: number;
+    /** Expected is the deliveries its acknowledged messages were owed (to users who never got online too: not_attempted is not taken out here); Received the first arrivals of them (pulled or pushed, to the drain's end). */
+    expected: number;
     /** InFlight is how many messages a sender had unacknowledged at most: 1 when each send waited for its acknowledgement (open pacing too). */
     in_flight: number;
     /** pairs, groups, chatroom, integration */
     kind: string;
+    /** MaxInFlight is the most a sender had unacknowledged, as it ran: at most InFlight; 0 where nothing was sent. */
+    max_in_flight: number;
     out_of_order: number;
     received: number;
+  }
+  export interface DeliveriesByPopulation {
+    duplicates: number;
+    expected: number;
+    out_of_order: number;
+    population: string;
+    received: number;
+    users: number;
   }
   export interface DeliveriesByType {
     duplicates: number;
@@ -383,6 +417,8 @@ declare module 'imbench' {
     by_class: DeliveriesByClass[];
     /** ByGapPull is the part of ByPull the server owed a push and never pushed: fetched after a sequence gap, by the drain's sync, or by a login's sync when sent before the user left. */
     by_gap_pull: number;
+    /** ByPopulation is the workload's populations, in name order, by receiver. */
+    by_population: DeliveriesByPopulation[];
     by_pull: number;
     by_reconnect_pull: number;
     /** ByReturnPull and ByReconnectPull are the parts of ByPull sent while the user was away for a spell, or dropped, found by its login after. */

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/imbench/imbench/internal/summary"
 	"github.com/imbench/imbench/internal/testmachine"
 )
 
@@ -14,14 +15,7 @@ import (
 // thresholds and handleSummary as the page writes them.
 func TestTheDocsWorkedExampleRunsOverEveryProtocol(t *testing.T) {
 	testmachine.Shared(t)
-	src, err := os.ReadFile("../../docs/examples/my-workload.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "my-workload.js")
-	if err := os.WriteFile(file, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := docsExample(t, "my-workload.js")
 	tg := startTarget(t)
 	for _, proto := range []string{"openim", "wukongim", "wildfire"} {
 		t.Run(proto, func(t *testing.T) {
@@ -40,6 +34,43 @@ func TestTheDocsWorkedExampleRunsOverEveryProtocol(t *testing.T) {
 			if err := json.Unmarshal(raw, &d); err != nil || d.Expected == 0 || d.Received != d.Expected || d.Lost != 0 {
 				t.Fatalf("deliveries.json (%v): %s", err, raw)
 			}
+		})
+	}
+}
+
+// docsExample is docs/examples/<name> copied to a folder outside the
+// repository, as a user's own file would be.
+func docsExample(t *testing.T, name string) string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("../../docs/examples", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// eachProtocol runs a scenario file over the three protocols side by side
+// against one target (each run a minute or two of light sending), and
+// hands check each run's summary and its results folder.
+func eachProtocol(t *testing.T, file string, check func(t *testing.T, s summary.Summary, results string)) {
+	tg := startTarget(t)
+	for _, proto := range []string{"openim", "wukongim", "wildfire"} {
+		t.Run(proto, func(t *testing.T) {
+			t.Parallel()
+			results := t.TempDir()
+			r := imbench(t, append(tg.env(), "IM_DRAIN_QUIET=1s"), "run", "-scenario", file, "-protocol", proto, "-results", results)
+			if r.code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			s, err := summary.Load(filepath.Join(results, "latest", "summary.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, s, filepath.Join(results, "latest"))
 		})
 	}
 }

@@ -178,9 +178,20 @@ func merge(parts []Summary, missing []string) (Summary, error) {
 			if i >= len(d.ByClass) {
 				d.ByClass = append(d.ByClass, DeliveriesByClass{Class: c.Class, Kind: c.Kind, InFlight: c.InFlight})
 			}
+			d.ByClass[i].MaxInFlight = max(d.ByClass[i].MaxInFlight, c.MaxInFlight)
+			d.ByClass[i].Expected += c.Expected
 			d.ByClass[i].Received += c.Received
 			d.ByClass[i].Duplicates += c.Duplicates
 			d.ByClass[i].OutOfOrder += c.OutOfOrder
+		}
+		for i, c := range pd.ByPopulation {
+			if i >= len(d.ByPopulation) {
+				d.ByPopulation = append(d.ByPopulation, DeliveriesByPopulation{Population: c.Population, Users: c.Users})
+			}
+			d.ByPopulation[i].Expected += c.Expected
+			d.ByPopulation[i].Received += c.Received
+			d.ByPopulation[i].Duplicates += c.Duplicates
+			d.ByPopulation[i].OutOfOrder += c.OutOfOrder
 		}
 		for k, v := range pd.ByType {
 			t := d.ByType[k]

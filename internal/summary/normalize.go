@@ -45,6 +45,7 @@ func (s *Summary) Normalize() {
 	d.LostSample = orEmpty(d.LostSample)
 	d.ByType = orEmptyMap(d.ByType)
 	d.ByClass = orEmpty(d.ByClass)
+	d.ByPopulation = orEmpty(d.ByPopulation)
 	s.Generator.UserRanges = orEmpty(s.Generator.UserRanges)
 	s.Generator.Goroutines = orEmpty(s.Generator.Goroutines)
 	s.Generator.Processes = orEmpty(s.Generator.Processes)

@@ -32,6 +32,12 @@ func TestOrderReadsByPacing(t *testing.T) {
 	if table := m.Table(); !strings.Contains(table, "| Order by pacing        | "+want+" |") || !strings.Contains(table, "| 4 / 82 |") {
 		t.Fatalf("table:\n%s", table)
 	}
+	// A burst class allowed 20 in flight whose senders never had more
+	// than 10 says so: the order was kept with 10 at most.
+	burst := []DeliveriesByClass{classes[0], {Class: 2, Kind: "groups", InFlight: 20, MaxInFlight: 10, Received: 80}}
+	if got, want := OrderText(burst), "in order (80 deliveries) with up to 10 in flight (20 allowed) (class 2, groups)"; !strings.HasSuffix(got, want) {
+		t.Fatalf("got %q, want it to end %q", got, want)
+	}
 	if OrderText(classes[:1]) != "" {
 		t.Fatal("one class: the totals say it")
 	}

@@ -322,6 +322,8 @@ type DeliveriesSummary struct {
 	LostSample      []LostDelivery              `json:"lost_sample"`
 	ByType          map[string]DeliveriesByType `json:"by_type"`
 	ByClass         []DeliveriesByClass         `json:"by_class"` // the workload's classes that send, in its order
+	// ByPopulation is the workload's populations, in name order, by receiver.
+	ByPopulation []DeliveriesByPopulation `json:"by_population"`
 	Rooms           *RoomsSummary               `json:"rooms"`    // not in the figures above
 	Watchers        *WatchersSummary            `json:"watchers"`
 }
@@ -452,10 +454,29 @@ type DeliveriesByClass struct {
 	Kind  string `json:"kind"`  // pairs, groups, chatroom, integration
 	// InFlight is how many messages a sender had unacknowledged at most:
 	// 1 when each send waited for its acknowledgement (open pacing too).
-	InFlight   int   `json:"in_flight"`
+	InFlight int `json:"in_flight"`
+	// MaxInFlight is the most a sender had unacknowledged, as it ran: at
+	// most InFlight; 0 where nothing was sent.
+	MaxInFlight int `json:"max_in_flight"`
+	// Expected is the deliveries its acknowledged messages were owed (to
+	// users who never got online too: not_attempted is not taken out here);
+	// Received the first arrivals of them (pulled or pushed, to the drain's end).
+	Expected   int64 `json:"expected"`
 	Received   int64 `json:"received"`
 	Duplicates int64 `json:"duplicates"`
 	OutOfOrder int64 `json:"out_of_order"`
+}
+
+// DeliveriesByPopulation is one population of the workload's: what its
+// users were owed and got, over every conversation of every class they
+// are in, counted as DeliveriesByClass counts them.
+type DeliveriesByPopulation struct {
+	Population string `json:"population"`
+	Users      int    `json:"users"`
+	Expected   int64  `json:"expected"`
+	Received   int64  `json:"received"`
+	Duplicates int64  `json:"duplicates"`
+	OutOfOrder int64  `json:"out_of_order"`
 }
 
 type DeliveriesByType struct {
@@ -820,9 +841,12 @@ func OrderText(classes []DeliveriesByClass) string {
 		} else {
 			fmt.Fprintf(&b, "%d of %d out of order", c.OutOfOrder, c.Received)
 		}
-		if c.InFlight <= 1 {
+		switch seen := c.MaxInFlight; {
+		case c.InFlight <= 1:
 			b.WriteString(" when each send waits for its ack")
-		} else {
+		case seen > 0 && seen < c.InFlight:
+			fmt.Fprintf(&b, " with up to %d in flight (%d allowed)", seen, c.InFlight)
+		default:
 			fmt.Fprintf(&b, " with %d in flight", c.InFlight)
 		}
 		if c.Duplicates > 0 {

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"testing"
 	"time"
@@ -25,7 +26,19 @@ type outcome struct {
 // build makes a plan from a workload's classes, with ids of its own.
 func build(t testing.TB, prefix string, classes ...string) *plan.Plan {
 	t.Helper()
+	return buildPopulations(t, prefix, "", classes...)
+}
+
+// buildPopulations is build with the workload's populations (JSON; "":
+// none).
+func buildPopulations(t testing.TB, prefix, populations string, classes ...string) *plan.Plan {
+	t.Helper()
 	w := plan.Workload{Name: "conformance/" + prefix, Prefix: prefix + "_", BodySize: 120}
+	if populations != "" {
+		if err := json.Unmarshal([]byte(populations), &w.Populations); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, c := range classes {
 		w.Classes = append(w.Classes, []byte(c))
 	}

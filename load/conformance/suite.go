@@ -55,6 +55,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("quiet-spell", func(t *testing.T) { testmachine.Shared(t); testQuietSpell(t, h) })
 	t.Run("gateways", func(t *testing.T) { testmachine.Shared(t); testGateways(t, h) })
 	t.Run("chatroom", func(t *testing.T) { testmachine.Shared(t); testChatroom(t, h) })
+	t.Run("populations", func(t *testing.T) { testmachine.Shared(t); testPopulations(t, h) })
 	t.Run("every-fault", func(t *testing.T) { testmachine.Shared(t); testEveryFault(t, h) })
 	if h.LoginDrops {
 		t.Run("login-drops", func(t *testing.T) { testmachine.Shared(t); testLoginDrops(t, h) })

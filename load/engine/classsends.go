@@ -11,12 +11,17 @@ import (
 type ClassSent struct {
 	Sent, Unsent int64
 	First, Last  time.Time // its first and last send (zero: none)
+	// MaxInFlight is the most messages a sender had unanswered, this one
+	// included, when it sent one of the class's.
+	MaxInFlight int64
 }
 
-type classCounter struct{ sent, unsent, firstNs, lastNs atomic.Int64 }
+type classCounter struct{ sent, unsent, firstNs, lastNs, inFlight atomic.Int64 }
 
-func (c *classCounter) add(now time.Time) {
+func (c *classCounter) add(now time.Time, inFlight int64) {
 	c.sent.Add(1)
+	for m := c.inFlight.Load(); inFlight > m && !c.inFlight.CompareAndSwap(m, inFlight); m = c.inFlight.Load() {
+	}
 	ns := now.UnixNano()
 	for f := c.firstNs.Load(); (f == 0 || ns < f) && !c.firstNs.CompareAndSwap(f, ns); f = c.firstNs.Load() {
 	}
@@ -37,7 +42,7 @@ func (sh *Shared) ClassSends() []ClassSent {
 	out := make([]ClassSent, len(sh.classes))
 	for i := range sh.classes {
 		c := &sh.classes[i]
-		out[i] = ClassSent{Sent: c.sent.Load(), Unsent: c.unsent.Load()}
+		out[i] = ClassSent{Sent: c.sent.Load(), Unsent: c.unsent.Load(), MaxInFlight: c.inFlight.Load()}
 		if f := c.firstNs.Load(); f != 0 {
 			out[i].First, out[i].Last = time.Unix(0, f), time.Unix(0, c.lastNs.Load())
 		}

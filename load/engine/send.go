@@ -236,13 +236,14 @@ func (u *User) pump() {
 			return
 		}
 		u.inflight++
-		c := u.conn
+		c, n := u.conn, u.inflight
 		u.mu.Unlock()
-		u.send(c, it, now)
+		u.send(c, it, now, n)
 	}
 }
 
-func (u *User) send(c Conn, it sendItem, now time.Time) {
+// send writes it; inFlight is the sender's messages unanswered with it.
+func (u *User) send(c Conn, it sendItem, now time.Time, inFlight int) {
 	s := u.s
 	k := verify.KindIndex(s.sh.Plan.Convs[it.m.Conv].Kind)
 	if lag := now.Sub(it.due).Microseconds(); lag > s.maxLagUs.Load() {
@@ -254,7 +255,7 @@ func (u *User) send(c Conn, it sendItem, now time.Time) {
 	s.sh.meter.add(now)
 	class := int(s.sh.Plan.Convs[it.m.Conv].Class)
 	if c := s.sh.classCounter(class); c != nil {
-		c.add(now)
+		c.add(now, int64(inFlight))
 		if s.sh.Plan.Streams[class].Open() {
 			s.sh.open.add(now)
 		}
@@ -276,6 +277,7 @@ func (u *User) acked(m plan.Msg, k int, sentAt time.Time, err error) {
 			expected = s.sh.rooms.present(m.Conv, sentAt.UnixMicro()) - 1 // the sender is in
 		}
 		s.Tally.Expected[k].Add(int64(expected))
+		s.sh.Checker.AddExpected(&s.Tally, m, int64(expected))
 		if w := s.sh.Plan.ExpectedWatchers(m); w > 0 {
 			s.Tally.WatchExpected.Add(int64(w))
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -23,6 +24,9 @@ type Groups struct {
 	Senders     int    `json:"senders,omitempty"` // default 1
 	Shared      bool   `json:"shared,omitempty"`
 	SameMembers bool   `json:"sameMembers,omitempty"`
+	// From draws the members from populations instead of users of the
+	// class's own: group i takes the next members of each in turn.
+	From Draw `json:"from,omitempty"`
 	Presence
 	Pace
 }
@@ -35,6 +39,9 @@ func init() {
 		}
 		if g.Senders == 0 {
 			g.Senders = 1
+		}
+		if g.From.drawn() && g.Members == 0 {
+			g.Members = g.From.total()
 		}
 		g.Groups = scaled(g.Groups, scale, 1)
 		g.Messages = scaled(g.Messages, scale, 1)
@@ -57,10 +64,32 @@ func (g *Groups) check() error {
 		errs = append(errs, fmt.Errorf("shared senders %d and watchers %d exceed the %d members", g.Senders, g.Watchers, g.Members))
 	}
 	errs = append(errs, g.Presence.check(g.Members-g.Senders), g.Pace.check())
+	if g.From != nil {
+		errs = append(errs, g.checkFrom())
+	}
 	return errors.Join(errs...)
 }
 
+func (g *Groups) checkFrom() error {
+	var errs []error
+	if g.Shared || g.SameMembers {
+		errs = append(errs, errors.New("a class drawn from populations shares its members through them: no shared or sameMembers"))
+	}
+	if len(g.From) == 1 && g.From[0].Count == 0 && g.Members == 0 {
+		errs = append(errs, errors.New("from one population: give members, or from as {name: members}"))
+	}
+	if g.From.drawn() && g.Members != g.From.total() {
+		errs = append(errs, fmt.Errorf("members %d is not the %d that from draws", g.Members, g.From.total()))
+	}
+	return errors.Join(append(errs, checkDraw(g.From, &g.Presence))...)
+}
+
+func (g *Groups) draws() Draw { return g.From }
+
 func (g *Groups) users() int {
+	if g.From != nil {
+		return 0
+	}
 	if g.SameMembers {
 		return g.Members
 	}
@@ -81,6 +110,9 @@ func (g *Groups) build(b *builder, base uint32) (*Stream, error) {
 	count, err := g.perConversation(g.Senders, g.Groups)
 	if err != nil {
 		return nil, err
+	}
+	if g.From != nil {
+		return g.buildFrom(b, base, count)
 	}
 	var shared []uint32 // senders, then watchers
 	if g.Shared {
@@ -126,4 +158,40 @@ func (g *Groups) build(b *builder, base uint32) (*Stream, error) {
 		lanes = append(lanes, lane{{conv: c, senders: members[:g.Senders], count: count.of(i)}})
 	}
 	return g.stream(lanes, g.Groups), nil
+}
+
+// buildFrom makes the groups of members drawn from populations: group i
+// takes, from each population in turn, its next members (wrapping), the
+// first of them its senders.
+func (g *Groups) buildFrom(b *builder, base uint32, count shares) (*Stream, error) {
+	next := make([]int, len(g.From))
+	lanes := make([]lane, 0, g.Groups)
+	for i := 0; i < g.Groups; i++ {
+		drawn := make([]uint32, 0, g.Members)
+		for k, part := range g.From {
+			pp := b.pops[part.Population]
+			n := part.Count
+			if n == 0 {
+				n = g.Members
+			}
+			if n > int(pp.n) {
+				return nil, fmt.Errorf("a group takes %d members from population %s, which has %d users", n, pp.name, pp.n)
+			}
+			for range n {
+				drawn = append(drawn, pp.user(next[k]))
+				next[k]++
+			}
+		}
+		members := slices.Clone(drawn)
+		slices.Sort(members)
+		c := b.group(GroupSpec{Key: "f" + strconv.Itoa(len(b.p.Groups)), Owner: drawn[0], Members: members}) // classes drawing from populations share a base
+		lanes = append(lanes, lane{{conv: c, senders: drawn[:g.Senders], count: count.of(i)}})
+	}
+	join, err := b.sendersOnline(lanes, &g.Pace)
+	if err != nil {
+		return nil, err
+	}
+	s := g.stream(lanes, g.Groups)
+	g.online(s, join, b.p.Spells)
+	return s, nil
 }

@@ -67,6 +67,8 @@ func (h *Hubs) check() error {
 		switch {
 		case on < h.partners() || late > 0 || h.Watchers > 0:
 			errs = append(errs, fmt.Errorf("the partners write (direction %s): every one logs in before or while sending (allOnline, loginAt for later), not %d of %d", h.direction(), on, h.partners()))
+		case h.LoginAt != "" && h.Lead > 0:
+			errs = append(errs, errors.New("a burst at the class's start needs its writers online then: not with loginAt"))
 		case h.LoginAt != "" && h.InFlight > 0:
 			errs = append(errs, errors.New("a closed class (inFlight) sends from the start: its writing partners cannot log in at loginAt"))
 		case h.LoginAt != "" && !h.hubsWrite() && h.timedCount(on) == on:

@@ -40,10 +40,15 @@ func (p *Plan) checkIDs() error {
 			return err
 		}
 	}
+	keys := map[string]bool{}
 	for g := range p.Groups {
 		if err := longest("group", p.GroupID(int32(g))); err != nil {
 			return err
 		}
+		if keys[p.Groups[g].Key] {
+			return fmt.Errorf("two groups have the id %q", p.GroupID(int32(g)))
+		}
+		keys[p.Groups[g].Key] = true
 	}
 	for r := range p.Rooms {
 		if err := longest("chatroom", p.RoomID(int32(r))); err != nil {

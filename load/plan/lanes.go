@@ -70,10 +70,19 @@ type Stream struct {
 	// instant: every message falls due at start (a class's burstAt),
 	// each sender writing its own back to back.
 	instant bool
+	// lead: the first lead messages (a class's burst, its first messages
+	// of every lane) fall due at start, the rate's after them.
+	lead int64
+	// online: its rate follows its conversations online (ramp), each
+	// lane sending while its sender is (presence_pace.go).
+	online bool
 	// joinAt is when each lane's sender is online to write (a timed
 	// login): the lane takes turns from the first round due then (nil:
 	// every lane from the start).
-	joinAt   []time.Duration
+	joinAt []time.Duration
+	// away is each lane's spells logged out (nil: none's sender goes
+	// away): it passes its turns then.
+	away     [][]spellTime
 	InFlight int           // closed: messages in flight per sender
 	Until    time.Duration // closed and unbounded: stop sending after this long
 	bySender map[uint32][]segment
@@ -92,10 +101,10 @@ func newStream(lanes []lane) *Stream {
 func (s *Stream) Total() uint64 { return s.total }
 
 func (s *Stream) due(k int64) time.Duration {
-	if s.instant {
+	if s.instant || k < s.lead {
 		return s.start
 	}
-	x := float64(k) + s.phase
+	x := float64(k-s.lead) + s.phase
 	d := time.Duration(x * float64(s.Interval))
 	if s.ramp != nil {
 		d = s.ramp.due(x)
@@ -157,19 +166,31 @@ func (s *Stream) Messages() iter.Seq2[Msg, time.Duration] {
 			for len(waiting) > 0 && (len(live) == 0 || s.joinAt[waiting[0]] <= s.due(k)) {
 				live, waiting = append(live, waiting[0]), waiting[1:]
 			}
-			next := live[:0]
-			for _, i := range live {
-				m, ok := cur[i].next(s.lanes[i])
-				if !ok {
-					continue
+			// A lane whose sender is away passes its turn, unless every
+			// lane left is: then it is due anyway, sent on the return.
+			all := k
+			for pass := 0; pass < 2 && k == all; pass++ {
+				next := live[:0]
+				for _, i := range live {
+					if pass == 0 && s.awayAt(i, s.due(k)) {
+						next = append(next, i)
+						continue
+					}
+					m, ok := cur[i].next(s.lanes[i])
+					if !ok {
+						continue
+					}
+					next = append(next, i)
+					if !yield(m, s.due(k)) {
+						return
+					}
+					k++
 				}
-				next = append(next, i)
-				if !yield(m, s.due(k)) {
-					return
+				live = next
+				if len(live) == 0 {
+					break
 				}
-				k++
 			}
-			live = next
 		}
 	}
 }
@@ -285,6 +306,8 @@ func (s *Stream) Window() int {
 		return s.InFlight
 	case s.instant:
 		return int(min(1000, max(1, s.busiestSender())))
+	case s.lead > 0:
+		return int(min(1000, max(1, s.busiestLead())))
 	case !s.Burst:
 		return 1
 	}
@@ -312,6 +335,11 @@ func (p *Plan) BusiestSenderIn(window time.Duration) float64 {
 				per[u] += n
 			}
 			continue
+		}
+		if s.lead > 0 {
+			for u, n := range s.leadPerSender() {
+				per[u] += n
+			}
 		}
 		if r := s.peakRate(); r > 0 {
 			senders := s.senders()
@@ -345,6 +373,36 @@ func (s *Stream) perSender() map[uint32]float64 {
 	return per
 }
 
+// leadPerSender counts each sender's messages in the stream's burst at
+// its start: each lane's first lead/lanes, its senders taking turns.
+func (s *Stream) leadPerSender() map[uint32]float64 {
+	per := map[uint32]float64{}
+	each := s.lead / int64(max(len(s.lanes), 1))
+	for _, l := range s.lanes {
+		if len(l) == 0 {
+			continue
+		}
+		S := int64(len(l[0].senders))
+		for i, u := range l[0].senders {
+			n := each / S
+			if int64(i) < each%S {
+				n++
+			}
+			per[u] += float64(n)
+		}
+	}
+	return per
+}
+
+// busiestLead is the most messages one sender writes in the burst.
+func (s *Stream) busiestLead() float64 {
+	most := 0.0
+	for _, n := range s.leadPerSender() {
+		most = max(most, n)
+	}
+	return most
+}
+
 // busiestSender is the most messages one sender of the stream sends.
 func (s *Stream) busiestSender() float64 {
 	most := 0.0
@@ -352,4 +410,46 @@ func (s *Stream) busiestSender() float64 {
 		most = max(most, n)
 	}
 	return most
+}
+
+// spellTime is a spell logged out: from At for For.
+type spellTime struct{ at, until time.Duration }
+
+// awayAt reports whether lane i's sender is away at t.
+func (s *Stream) awayAt(i int, t time.Duration) bool {
+	if s.away == nil {
+		return false
+	}
+	for _, sp := range s.away[i] {
+		if t >= sp.at && t < sp.until {
+			return true
+		}
+	}
+	return false
+}
+
+// passTurnsAway has the open stream's lanes whose senders go away for a
+// spell pass their turns while they are away.
+func (s *Stream) passTurnsAway(spells []Spell) {
+	if !s.Open() || s.instant || len(spells) == 0 {
+		return
+	}
+	by := map[uint32][]spellTime{}
+	for _, sp := range spells {
+		for _, u := range sp.Users {
+			by[u] = append(by[u], spellTime{sp.At, sp.At + sp.For})
+		}
+	}
+	for i, l := range s.lanes {
+		for _, sg := range l {
+			for _, u := range sg.senders {
+				if w := by[u]; w != nil {
+					if s.away == nil {
+						s.away = make([][]spellTime, len(s.lanes))
+					}
+					s.away[i] = append(s.away[i], w...)
+				}
+			}
+		}
+	}
 }

@@ -42,6 +42,11 @@ type Pace struct {
 	// each sender writes its own back to back, as fast as its connection
 	// takes them.
 	BurstAt string `json:"burstAt,omitempty"`
+	// Lead is a burst at an open class's start: this many messages of each
+	// conversation (its senders taking turns) fall due together at its
+	// startAt, written back to back, before its rate goes on; they add to
+	// what the rate sends.
+	Lead int `json:"burst,omitempty"`
 }
 
 func (p *Pace) check() error {
@@ -85,6 +90,12 @@ func (p *Pace) check() error {
 		}
 	case (p.Messages > 0) == (p.Duration != ""):
 		errs = append(errs, errors.New("give messages (per sender per conversation), a duration or a stopAt, one of them"))
+	}
+	switch {
+	case p.Lead < 0 || p.Lead > 1000:
+		errs = append(errs, fmt.Errorf("burst must be within 1..1000 messages a conversation (0 or absent: none), got %d", p.Lead))
+	case p.Lead > 0 && (p.InFlight > 0 || len(p.Stages) > 0 || p.Shape == PaceBurst):
+		errs = append(errs, errors.New("burst leads an open class's steady rate: not with inFlight, stages or pace 'burst'"))
 	}
 	if (p.StartAt != "" || p.StopAt != "") && p.InFlight > 0 {
 		errs = append(errs, errors.New("startAt and stopAt put an open class on the timeline: a closed class (inFlight) sends from the start"))
@@ -220,6 +231,8 @@ func (p *Pace) perConversation(n, convs int) (shares, error) {
 	}
 	s := shares{convs: uint64(max(convs, 1))}
 	s.each, s.rest = uint64(total)/s.convs, uint64(total)%s.convs
+	s.each += uint64(p.Lead)
+	total += float64(p.Lead) * float64(s.convs)
 	if most := math.Ceil(total / float64(s.convs)); most >= math.MaxUint32 {
 		return shares{}, fmt.Errorf("%.0f messages in one conversation are too many (at most %d): spread them over more conversations", most, uint32(math.MaxUint32-1))
 	}
@@ -259,6 +272,7 @@ func (p *Pace) stream(lanes []lane, convs int) *Stream {
 	}
 	s.Burst = p.Shape == PaceBurst
 	s.start, _, _ = p.window()
+	s.lead = int64(p.Lead) * int64(len(lanes))
 	if len(p.Stages) > 0 {
 		s.ramp, _ = newRamp(p.StartRate, p.Stages)
 		return s

@@ -16,6 +16,9 @@ type Pairs struct {
 	Pairs     int    `json:"pairs,omitempty"`
 	Senders   int    `json:"senders,omitempty"`
 	Receivers int    `json:"receivers,omitempty"`
+	// From draws the pairs from a population instead of users of the
+	// class's own: pairs of its users no other class has.
+	From Draw `json:"from,omitempty"`
 	Presence
 	Pace
 }
@@ -43,8 +46,16 @@ func (p *Pairs) check() error {
 		errs = append(errs, fmt.Errorf("%d pairs are too many (at most 10,000,000)", p.convs()))
 	}
 	errs = append(errs, p.Presence.check(p.receivers()), p.Pace.check())
+	if p.From != nil {
+		if len(p.From) != 1 || p.From.drawn() || p.Pairs == 0 {
+			errs = append(errs, errors.New("from one population: pairs: N and from: its name"))
+		}
+		errs = append(errs, checkDraw(p.From, &p.Presence))
+	}
 	return errors.Join(errs...)
 }
+
+func (p *Pairs) draws() Draw { return p.From }
 
 func (p *Pairs) senders() int {
 	if p.Pairs > 0 {
@@ -67,12 +78,20 @@ func (p *Pairs) convs() int {
 	return p.Senders * p.Receivers
 }
 
-func (p *Pairs) users() int                  { return p.senders() + p.receivers() }
+func (p *Pairs) users() int {
+	if p.From != nil {
+		return 0
+	}
+	return p.senders() + p.receivers()
+}
 func (p *Pairs) rate() float64               { return p.convRate(p.convs()) * float64(p.convs()) }
 func (p *Pairs) setRate(r float64)           { p.setTotal(r, p.convs()) }
 func (p *Pairs) setDuration(d time.Duration) { p.Pace.setDuration(d) }
 
 func (p *Pairs) build(b *builder, base uint32) (*Stream, error) {
+	if p.From != nil {
+		return p.buildFrom(b)
+	}
 	ns := uint32(p.senders())
 	receivers := make([]uint32, p.receivers())
 	for i := range receivers {
@@ -101,4 +120,28 @@ func (p *Pairs) build(b *builder, base uint32) (*Stream, error) {
 		}
 	}
 	return p.stream(lanes, p.convs()), nil
+}
+
+// buildFrom makes the class's pairs from its population, each written by
+// its first user.
+func (p *Pairs) buildFrom(b *builder) (*Stream, error) {
+	pairs, err := b.drawPairs(b.pops[p.From[0].Population], p.Pairs)
+	if err != nil {
+		return nil, err
+	}
+	count, err := p.perConversation(1, len(pairs))
+	if err != nil {
+		return nil, err
+	}
+	lanes := make([]lane, 0, len(pairs))
+	for i, pr := range pairs {
+		lanes = append(lanes, lane{{conv: b.friend(pr[0], pr[1]), senders: []uint32{pr[0]}, count: count.of(i)}})
+	}
+	join, err := b.sendersOnline(lanes, &p.Pace)
+	if err != nil {
+		return nil, err
+	}
+	s := p.stream(lanes, len(pairs))
+	p.online(s, join, b.p.Spells)
+	return s, nil
 }

@@ -102,16 +102,20 @@ type Plan struct {
 	Groups   []GroupSpec
 	Rooms    []RoomSpec
 	Watching []bool // per user: a watching phone (Wildfire's method), counted apart
-	Convs    []Conv
-	Streams  []*Stream       // one per workload class
-	Rate     float64         // planned messages per second of the open streams
-	BodySize int             // bytes of message text, at least the verifier's header
-	Workload json.RawMessage // the workload as stated, after scaling (summary.json)
+	// Populations are the named sets of users classes draw from: the
+	// plan's first users, in name order.
+	Populations []PopulationSpec
+	Convs       []Conv
+	Streams     []*Stream       // one per workload class
+	Rate        float64         // planned messages per second of the open streams
+	BodySize    int             // bytes of message text, at least the verifier's header
+	Workload    json.RawMessage // the workload as stated, after scaling (summary.json)
 
 	pairConv  map[uint64]uint32
 	reachOnce sync.Once
 	reach     []int32 // reachable members per conversation
 	watchers  []int32 // watching members per conversation
+	popReach  []int32 // reachable members per conversation and population (with populations)
 }
 
 // UserID is the wire id of user i.
@@ -196,7 +200,45 @@ func (p *Plan) countMembers() {
 				}
 			}
 		}
+		if len(p.Populations) == 0 {
+			return
+		}
+		n := len(p.Populations)
+		p.popReach = make([]int32, len(p.Convs)*n)
+		for c := range p.Convs {
+			if p.Convs[c].Kind == Room {
+				continue
+			}
+			for _, u := range p.Members(uint32(c)) {
+				if k := p.PopulationOf(u); k >= 0 && p.Reachable(u) {
+					p.popReach[c*n+k]++
+				}
+			}
+		}
 	})
+}
+
+// ExpectedByPopulation calls add with each population's count of the users
+// other than the sender who should get m (none for a chatroom, or a plan
+// without populations).
+func (p *Plan) ExpectedByPopulation(m Msg, add func(pop int, n int64)) {
+	n := len(p.Populations)
+	if n == 0 || p.Convs[m.Conv].Kind == Room {
+		return
+	}
+	p.countMembers()
+	own := -1
+	if p.Reachable(m.Sender) {
+		own = p.PopulationOf(m.Sender)
+	}
+	for k, r := range p.popReach[int(m.Conv)*n : int(m.Conv)*n+n] {
+		if k == own {
+			r--
+		}
+		if r > 0 {
+			add(k, int64(r))
+		}
+	}
 }
 
 // SingleConv returns the conversation of two friends.
@@ -249,7 +291,7 @@ func (p *Plan) DueBefore(t time.Duration) int64 {
 func (p *Plan) spread() {
 	var even []*Stream
 	for _, s := range p.Streams {
-		if s.Open() && !s.Burst {
+		if s.Open() && !s.Burst && !s.online { // one following its senders' logins sends at them
 			even = append(even, s)
 		}
 	}
@@ -364,6 +406,7 @@ func pairKey(a, b uint32) uint64 {
 type builder struct {
 	p            *Plan
 	steps, limit uint64
+	pops         map[string]*population
 }
 
 func newBuilder(name string, users int) *builder {

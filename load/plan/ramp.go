@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"time"
 )
 
@@ -25,7 +26,8 @@ type ramp struct {
 type rampStage struct {
 	d      time.Duration
 	r0, r1 float64
-	n0     float64 // messages due before the stage
+	n0     float64       // messages due before the stage
+	t0     time.Duration // when it begins
 }
 
 func newRamp(start float64, stages []Stage) (*ramp, error) {
@@ -49,6 +51,7 @@ func newRamp(start float64, stages []Stage) (*ramp, error) {
 		n += (prev + s.Target) / 2 * d.Seconds()
 		prev = s.Target
 	}
+	r.index()
 	if n < 1 {
 		return nil, errors.New("stages: the rates send no message")
 	}
@@ -69,24 +72,34 @@ func (r *ramp) length() time.Duration {
 	return d
 }
 
-// due solves n(t) = k within the stage that holds it: n grows by
-// r0·τ + (r1−r0)·τ²/(2D) over a stage.
-func (r *ramp) due(n float64) time.Duration {
+// index sets each stage's start.
+func (r *ramp) index() {
 	var at time.Duration
-	for _, s := range r.stages {
-		in := (s.r0 + s.r1) / 2 * s.d.Seconds()
-		if in == 0 || n-s.n0 > in { // a stage at rate 0 sends nothing
-			at += s.d
-			continue
-		}
-		x, D := n-s.n0, s.d.Seconds()
-		var tau float64
-		if a := (s.r1 - s.r0) / (2 * D); math.Abs(a) < 1e-12 {
-			tau = x / s.r0
-		} else {
-			tau = (-s.r0 + math.Sqrt(max(0, s.r0*s.r0+4*a*x))) / (2 * a)
-		}
-		return at + time.Duration(tau*float64(time.Second))
+	for i := range r.stages {
+		r.stages[i].t0 = at
+		at += r.stages[i].d
 	}
-	return at
+}
+
+// due solves n(t) = k within the stage that holds it: n grows by
+// r0·τ + (r1−r0)·τ²/(2D) over a stage. The stage is found by bisection: a
+// rate that follows thousands of logins has as many stages.
+func (r *ramp) due(n float64) time.Duration {
+	in := func(s *rampStage) float64 { return (s.r0 + s.r1) / 2 * s.d.Seconds() }
+	i := sort.Search(len(r.stages), func(i int) bool { return r.stages[i].n0+in(&r.stages[i]) >= n })
+	for i < len(r.stages) && in(&r.stages[i]) == 0 { // a stage at rate 0 sends nothing
+		i++
+	}
+	if i == len(r.stages) {
+		return r.length()
+	}
+	s := &r.stages[i]
+	x, D := max(n-s.n0, 0), s.d.Seconds()
+	var tau float64
+	if a := (s.r1 - s.r0) / (2 * D); math.Abs(a) < 1e-12 {
+		tau = x / s.r0
+	} else {
+		tau = (-s.r0 + math.Sqrt(max(0, s.r0*s.r0+4*a*x))) / (2 * a)
+	}
+	return s.t0 + time.Duration(tau*float64(time.Second))
 }

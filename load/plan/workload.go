@@ -17,15 +17,17 @@ import (
 // registered kind ("integration", "groups", "pairs", "chatroom"), run side
 // by side on users of their own.
 type Workload struct {
-	Name     string            `json:"name"`
-	Purpose  string            `json:"purpose,omitempty"`
-	Prefix   string            `json:"prefix,omitempty"`
-	RunID    string            `json:"runId,omitempty"` // ids default to "<runId>_u<n>": fresh users every run
-	Scale    float64           `json:"scale,omitempty"` // 1 (or 0) is the size as stated
-	Rate     float64           `json:"rate,omitempty"`  // messages per second of all open classes; their rates scale to it
-	Duration string            `json:"duration,omitempty"`
-	BodySize int               `json:"bodySize,omitempty"`
-	Classes  []json.RawMessage `json:"classes"`
+	Name     string  `json:"name"`
+	Purpose  string  `json:"purpose,omitempty"`
+	Prefix   string  `json:"prefix,omitempty"`
+	RunID    string  `json:"runId,omitempty"` // ids default to "<runId>_u<n>": fresh users every run
+	Scale    float64 `json:"scale,omitempty"` // 1 (or 0) is the size as stated
+	Rate     float64 `json:"rate,omitempty"`  // messages per second of all open classes; their rates scale to it
+	Duration string  `json:"duration,omitempty"`
+	BodySize int     `json:"bodySize,omitempty"`
+	// Populations are named sets of users several classes draw from.
+	Populations map[string]json.RawMessage `json:"populations,omitempty"`
+	Classes     []json.RawMessage          `json:"classes"`
 }
 
 // Class is one part of a workload: it needs some users and builds their
@@ -142,7 +144,7 @@ func (w Workload) timed(raw json.RawMessage) json.RawMessage {
 	return out
 }
 
-func (w Workload) classes() ([]Class, error) {
+func (w Workload) classes(pops []string) ([]Class, error) {
 	if len(w.Classes) == 0 {
 		return nil, errors.New("a workload needs at least one class")
 	}
@@ -171,6 +173,9 @@ func (w Workload) classes() ([]Class, error) {
 			continue
 		}
 		c, err := k(w.timed(raw), w.scale())
+		if err == nil {
+			err = checkNames(c, pops)
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("class %d (%s): %w", i+1, head.Kind, err))
 			continue
@@ -205,8 +210,9 @@ func (w Workload) build() (*Plan, error) {
 	if err := checkIDParts(w.Prefix, w.RunID); err != nil {
 		return nil, err
 	}
-	classes, err := w.classes()
-	if err != nil {
+	pops, names, perr := w.populations()
+	classes, err := w.classes(names)
+	if err = errors.Join(perr, err); err != nil {
 		return nil, err
 	}
 	if w.Duration != "" {
@@ -234,6 +240,10 @@ func (w Workload) build() (*Plan, error) {
 		}
 	}
 	users, convs, need := estimate(classes)
+	for _, p := range pops {
+		users += p.Users
+		need += uint64(p.Users) * bytesPerUser
+	}
 	if users < 2 || users > 10_000_000 {
 		return nil, fmt.Errorf("the workload needs %d users: it must be within 2..10,000,000", users)
 	}
@@ -246,12 +256,12 @@ func (w Workload) build() (*Plan, error) {
 	if p.Prefix == "" && w.RunID != "" {
 		p.Prefix = w.RunID + "_"
 	}
-	var base uint32
+	base := b.place(pops, names)
 	for i, c := range classes {
 		first := len(p.Convs)
 		s, err := c.build(b, base)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("class %d: %w", i+1, err)
 		}
 		for j := first; j < len(p.Convs); j++ {
 			p.Convs[j].Class = uint16(i)
@@ -266,7 +276,17 @@ func (w Workload) build() (*Plan, error) {
 		return nil, err
 	}
 	rec := w
-	rec.Classes = nil
+	rec.Classes, rec.Populations = nil, nil
+	for i, p := range pops {
+		raw, err := json.Marshal(p)
+		if err != nil {
+			return nil, err
+		}
+		if rec.Populations == nil {
+			rec.Populations = map[string]json.RawMessage{}
+		}
+		rec.Populations[names[i]] = raw
+	}
 	for _, c := range classes {
 		raw, err := json.Marshal(c)
 		if err != nil {

@@ -414,7 +414,7 @@ func TestThePlanSaysWhatEachClassSends(t *testing.T) {
 		`{"kind":"pairs","pairs":20,"allOnline":true,"ratePerMinute":6,"duration":"75s"}`,
 		`{"kind":"groups","groups":2,"members":3,"allOnline":true,"inFlight":4,"duration":"10s"}`)
 	p := build(t, w)
-	got := p.Classes()
+	got := p.Lines()
 	want := []string{
 		"class 1, pairs: 20 conversations, 150 messages at 2 msg/s (0.1 a second each), due from 0 s to 74.5 s",
 		"class 2, groups: 2 conversations, each sender 4 in flight, as fast as answered for 10s",
@@ -445,7 +445,7 @@ func TestAClassStartsAndStopsOnTheTimeline(t *testing.T) {
 	if n != 60 || first < 30*time.Second || first >= 30*time.Second+250*time.Millisecond || last >= 45*time.Second || last < 44*time.Second {
 		t.Fatalf("the match sends %d messages from %v to %v, want 60 from 30s to before 45s", n, first, last)
 	}
-	if got := p.Classes()[1]; got != "class 2, groups: 2 conversations, 60 messages at 4 msg/s (2 a second each), due from 30.125 s to 44.875 s" {
+	if got := p.Lines()[1]; got != "class 2, groups: 2 conversations, 60 messages at 4 msg/s (2 a second each), due from 30.125 s to 44.875 s" {
 		t.Fatalf("%s", got)
 	}
 	if p.Streams[1].Start() != 30*time.Second || p.FirstDue() != 0 {
@@ -505,7 +505,7 @@ func TestABurstAtAnInstantIsPlanned(t *testing.T) {
 	if n != 40 || s.Window() != 10 || p.BusiestSenderIn(time.Second) != 10 {
 		t.Fatalf("%d messages, window %d, busiest sender %g in a second", n, s.Window(), p.BusiestSenderIn(time.Second))
 	}
-	if got := p.Classes()[0]; got != "class 1, groups: 4 conversations, 40 messages all due at 30 s, each sender's 10 messages back to back" {
+	if got := p.Lines()[0]; got != "class 1, groups: 4 conversations, 40 messages all due at 30 s, each sender's 10 messages back to back" {
 		t.Fatalf("%s", got)
 	}
 	for class, want := range map[string]string{

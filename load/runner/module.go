@@ -12,6 +12,7 @@
 package runner
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -70,7 +71,26 @@ func (m *module) workload(v sobek.Value) (*PlanHandle, error) {
 	if err := strictjson.Convert(v.Export(), &w); err != nil {
 		return nil, fmt.Errorf("im.workload: %w", err)
 	}
+	w.Classes = m.inOrder(v, w.Classes)
 	return m.build("im.workload", w)
+}
+
+// inOrder is the workload's classes as the file wrote them, its objects'
+// keys in their order (a group's from: { teachers: 1, students: 10 } draws
+// the teacher first), where JSON.stringify gives them; else classes.
+func (m *module) inOrder(v sobek.Value, classes []json.RawMessage) []json.RawMessage {
+	stringify, ok := sobek.AssertFunction(m.rt.Get("JSON").ToObject(m.rt).Get("stringify"))
+	if !ok {
+		return classes
+	}
+	out, err := stringify(sobek.Undefined(), v)
+	var w struct {
+		Classes []json.RawMessage `json:"classes"`
+	}
+	if err != nil || json.Unmarshal([]byte(out.String()), &w) != nil || len(w.Classes) != len(classes) {
+		return classes
+	}
+	return w.Classes
 }
 
 // integration builds the plan of OpenIM's integration_test flags (see

@@ -128,7 +128,7 @@ func Check(cfg Config) ([]string, error) {
 		return nil, err
 	}
 	// On this copy of the scenario: the run's own is not called before its end.
-	return sc.Plan.p.Classes(), checkOutputNames(sc)
+	return sc.Plan.p.Lines(), checkOutputNames(sc)
 }
 
 func check(cfg Config) (*Script, engine.Target, RunOptions, error) {

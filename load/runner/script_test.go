@@ -108,3 +108,29 @@ export function handleSummary(data) {
 		t.Fatalf("%q does not say %q", errs.String(), want)
 	}
 }
+
+// A group's from keeps the order the file writes: the teacher drawn first
+// owns the group and is its one sender, whatever the keys' alphabet.
+func TestAGroupDrawsInTheFilesOrder(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "school.js")
+	os.WriteFile(f, []byte(`import im from 'imbench';
+export const plan = im.workload({ name: 'school',
+  populations: { students: { users: 20 }, teachers: { users: 2 } },
+  classes: [{ kind: 'groups', groups: 2, from: { teachers: 1, students: 10 }, rate: 1, messages: 1 }] });
+`), 0o644)
+	sc, err := Load(f, nil, "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := sc.Plan.p
+	for i, g := range p.Groups {
+		if g.Owner != uint32(20+i) || len(g.Members) != 11 {
+			t.Fatalf("group %d: owner %d of %v, want teacher %d", i, g.Owner, g.Members, 20+i)
+		}
+	}
+	for m := range p.Schedule() {
+		if m.Sender < 20 {
+			t.Fatalf("student %d writes: the teacher is the group's sender", m.Sender)
+		}
+	}
+}

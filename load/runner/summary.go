@@ -99,7 +99,8 @@ func (r *Run) BuildSummary() summary.Summary {
 			PushedAfterPull: t.PushedAfterPull[k], Received: t.Pushed[k] + t.Pulled[k],
 			Duplicates: t.Duplicates[k], OutOfOrder: t.OutOfOrder[k], Lost: rec.Lost[k], LostNeverStored: rec.NeverStored[k], Late: rec.Late[k], Unchecked: rec.Unchecked[k]}
 	}
-	d.ByClass = byClass(p, t.ByClass)
+	d.ByClass = byClass(p, t.ByClass, r.Shared.ClassSends())
+	d.ByPopulation = byPopulation(p, t.ByPopulation)
 	if len(p.Rooms) > 0 {
 		r := verify.RoomIndex
 		// Deliveries of sends the server never acknowledged (unanswered, or
@@ -173,7 +174,7 @@ func (r *Run) BuildSummary() summary.Summary {
 // byClass is the arrivals of each class of the workload that sends, with
 // how its senders paced: InFlight at a time, or one (open pacing sends
 // each message after the previous one's acknowledgement).
-func byClass(p *plan.Plan, counts []verify.ClassTotals) []summary.DeliveriesByClass {
+func byClass(p *plan.Plan, counts []verify.ClassTotals, sent []engine.ClassSent) []summary.DeliveriesByClass {
 	var w struct {
 		Classes []struct {
 			Kind string `json:"kind"`
@@ -190,7 +191,23 @@ func byClass(p *plan.Plan, counts []verify.ClassTotals) []summary.DeliveriesByCl
 			c.Kind = w.Classes[i].Kind
 		}
 		if i < len(counts) {
-			c.Received, c.Duplicates, c.OutOfOrder = counts[i].Received, counts[i].Duplicates, counts[i].OutOfOrder
+			c.Expected, c.Received, c.Duplicates, c.OutOfOrder = counts[i].Expected, counts[i].Received, counts[i].Duplicates, counts[i].OutOfOrder
+		}
+		if i < len(sent) {
+			c.MaxInFlight = int(sent[i].MaxInFlight)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// byPopulation is what each population's users were owed and got.
+func byPopulation(p *plan.Plan, counts []verify.ClassTotals) []summary.DeliveriesByPopulation {
+	var out []summary.DeliveriesByPopulation
+	for i, pp := range p.Populations {
+		c := summary.DeliveriesByPopulation{Population: pp.Name, Users: pp.Users}
+		if i < len(counts) {
+			c.Expected, c.Received, c.Duplicates, c.OutOfOrder = counts[i].Expected, counts[i].Received, counts[i].Duplicates, counts[i].OutOfOrder
 		}
 		out = append(out, c)
 	}

@@ -218,6 +218,7 @@ func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *
 	}
 	k := KindIndex(ck.Plan.Convs[b.Conv].Kind)
 	cls := ck.classCounts(t, b.Conv)
+	pop := ck.popCounts(t, me)
 	s := cv.sender(b.Sender)
 	n := uint64(b.N)
 	if !s.got.add(n) {
@@ -238,6 +239,9 @@ func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *
 		}
 		t.Duplicates[k].Add(1)
 		cls.Duplicates.Add(1)
+		if pop != nil {
+			pop.Duplicates.Add(1)
+		}
 		return Duplicate
 	}
 	if a.Pulled && a.Seq > 0 {
@@ -248,8 +252,14 @@ func (ck *Checker) classify(cv *convIn, me uint32, a Arrival, now time.Time, t *
 		out = OutOfOrder
 		t.OutOfOrder[k].Add(1)
 		cls.OutOfOrder.Add(1)
+		if pop != nil {
+			pop.OutOfOrder.Add(1)
+		}
 	}
 	cls.Received.Add(1)
+	if pop != nil {
+		pop.Received.Add(1)
+	}
 	s.maxN = max(s.maxN, n)
 	caughtUp := a.Pulled && a.Catchup != NoCatchup && b.CreateUs >= a.LeftUs
 	switch {

@@ -87,6 +87,7 @@ type Tally struct {
 	E2E, Ack [Kinds]Latency
 
 	byClass byClass // arrivals by workload class (ByClass)
+	byPop   byClass // arrivals by the receiver's population (ByPopulation)
 }
 
 // Latency records one latency series: an HDR histogram (µs, 3 significant
@@ -152,6 +153,7 @@ type Totals struct {
 	Dropped                                 [DropCauses]int64
 	LoginsRetried, NeverOnline              int64
 	ByClass                                 []ClassTotals // by workload class (index into the plan's Streams)
+	ByPopulation                            []ClassTotals // by the receiver's population (index into the plan's Populations)
 }
 
 // Add folds a tally into the totals.
@@ -172,16 +174,8 @@ func (t *Totals) Add(x *Tally) {
 		t.OutOfOrder[k] += x.OutOfOrder[k].Load()
 		t.PushedAfterPull[k] += x.PushedAfterPull[k].Load()
 	}
-	byClass := x.ByClass()
-	for i := range byClass {
-		c := &byClass[i]
-		if i >= len(t.ByClass) {
-			t.ByClass = append(t.ByClass, make([]ClassTotals, i+1-len(t.ByClass))...)
-		}
-		t.ByClass[i].Received += c.Received.Load()
-		t.ByClass[i].Duplicates += c.Duplicates.Load()
-		t.ByClass[i].OutOfOrder += c.OutOfOrder.Load()
-	}
+	t.ByClass = addSlots(t.ByClass, x.ByClass())
+	t.ByPopulation = addSlots(t.ByPopulation, x.ByPopulation())
 	for i := 0; i < LoginCauses; i++ {
 		t.LoginFailed[i] += x.LoginFailed[i].Load()
 		t.LoginRetried[i] += x.LoginRetried[i].Load()
@@ -228,4 +222,15 @@ func Causes(a [LoginCauses]int64) int64 {
 		n += v
 	}
 	return n
+}
+
+// addSlots folds counters into their totals, slot by slot.
+func addSlots(t []ClassTotals, x []ClassCounts) []ClassTotals {
+	for i := range x {
+		if i >= len(t) {
+			t = append(t, make([]ClassTotals, i+1-len(t))...)
+		}
+		t[i].add(&x[i])
+	}
+	return t
 }
