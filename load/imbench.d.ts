@@ -120,7 +120,7 @@ declare module 'imbench' {
     duration?: string;
     /** message text size in bytes */
     bodySize?: number;
-    /** named sets of users that groups and pairs classes draw from (`from`): a user may be in several conversations of several classes */
+    /** named sets of users that groups, pairs and hubs classes draw from (`from`): a user may be in several conversations of several classes */
     populations?: Record<string, Population>;
     classes: Array<GroupsClass | PairsClass | HubsClass | ChatroomClass | IntegrationClass | OnlineClass>;
   }
@@ -237,6 +237,8 @@ declare module 'imbench' {
     hubs: number;
     partners: number;
     direction?: 'both' | 'toPartners' | 'toHubs';
+    /** hubs and partners from populations instead of users of the class's own: hub i is the i-th of `hubs`, its partners the next of `partners`; no presence with it */
+    from?: { hubs: string; partners: string };
   }
 
   /** Users online for the whole test, in no conversation, sending nothing: a seed's background "N users online". */

@@ -19,6 +19,9 @@ type Hubs struct {
 	Hubs      int    `json:"hubs"`
 	Partners  int    `json:"partners"`
 	Direction string `json:"direction,omitempty"`
+	// From draws the hubs and their partners from populations instead of
+	// users of the class's own.
+	From *HubsFrom `json:"from,omitempty"`
 	Presence
 	Pace
 }
@@ -38,7 +41,7 @@ func init() {
 		}
 		h.Hubs = scaled(h.Hubs, scale, 1)
 		h.Messages = scaled(h.Messages, scale, 1)
-		if h.Online == 0 && h.OnlineShare == 0 && h.Late == 0 && h.LateShare == 0 && h.Watchers == 0 {
+		if h.From == nil && h.Online == 0 && h.OnlineShare == 0 && h.Late == 0 && h.LateShare == 0 && h.Watchers == 0 {
 			h.AllOnline = true
 		}
 		return &h, h.check()
@@ -59,6 +62,12 @@ func (h *Hubs) check() error {
 		errs = append(errs, fmt.Errorf("%d conversations are too many (at most 10,000,000)", h.convs()))
 	}
 	errs = append(errs, h.Presence.check(h.partners()), h.Pace.check())
+	if h.From != nil {
+		if h.From.Hubs == "" || h.From.Partners == "" {
+			errs = append(errs, errors.New("from: { hubs: population, partners: population }"))
+		}
+		return errors.Join(append(errs, checkDraw(h.draws(), &h.Presence))...) // the populations say who is online
+	}
 	if h.partnersWrite() && len(h.Away) > 0 {
 		errs = append(errs, errors.New("the partners write (direction both or toHubs): away spells are for partners who only read (direction toPartners)"))
 	}
@@ -76,6 +85,23 @@ func (h *Hubs) check() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// HubsFrom names the populations a hubs class draws from: hub i is the
+// i-th of Hubs (wrapping), its partners the next of Partners in turn.
+type HubsFrom struct {
+	Hubs     string `json:"hubs"`
+	Partners string `json:"partners"`
+}
+
+func (h *Hubs) draws() Draw {
+	if h.From == nil {
+		return nil
+	}
+	if h.From.Hubs == h.From.Partners {
+		return Draw{{Population: h.From.Hubs}}
+	}
+	return Draw{{Population: h.From.Hubs, Count: 1}, {Population: h.From.Partners, Count: 1}} // names, for checkNames
 }
 
 func (h *Hubs) direction() string {
@@ -98,12 +124,21 @@ func (h *Hubs) lanes() int {
 	return h.convs()
 }
 
-func (h *Hubs) users() int                  { return h.Hubs + h.partners() }
+func (h *Hubs) users() int {
+	if h.From != nil {
+		return 0
+	}
+	return h.Hubs + h.partners()
+}
+
 func (h *Hubs) rate() float64               { return h.convRate(h.lanes()) * float64(h.lanes()) }
 func (h *Hubs) setRate(r float64)           { h.setTotal(r, h.lanes()) }
 func (h *Hubs) setDuration(d time.Duration) { h.Pace.setDuration(d) }
 
 func (h *Hubs) build(b *builder, base uint32) (*Stream, error) {
+	if h.From != nil {
+		return h.buildFrom(b)
+	}
 	hubs := uint32(h.Hubs)
 	partners := make([]uint32, h.partners())
 	for i := range partners {
@@ -141,5 +176,38 @@ func (h *Hubs) build(b *builder, base uint32) (*Stream, error) {
 	}
 	s := h.stream(lanes, h.lanes())
 	s.joinAt = joinAt
+	return s, nil
+}
+
+// buildFrom makes the class's conversations between users of populations,
+// each written as its direction says by whoever is online.
+func (h *Hubs) buildFrom(b *builder) (*Stream, error) {
+	hubs, partners := b.pops[h.From.Hubs], b.pops[h.From.Partners]
+	count, err := h.perConversation(1, h.lanes())
+	if err != nil {
+		return nil, err
+	}
+	lanes := make([]lane, 0, h.lanes())
+	for p := range h.Partners {
+		for hb := range h.Hubs {
+			hub, partner := hubs.user(hb), partners.user(hb*h.Partners+p)
+			if _, taken := b.p.pairConv[pairKey(hub, partner)]; taken || hub == partner {
+				return nil, fmt.Errorf("hub u%d and its partner u%d are one user or have a conversation already (of this class or another): give the populations more users", hub, partner)
+			}
+			conv := b.friend(hub, partner)
+			if h.hubsWrite() {
+				lanes = append(lanes, lane{{conv: conv, senders: []uint32{hub}, count: count.of(len(lanes))}})
+			}
+			if h.partnersWrite() {
+				lanes = append(lanes, lane{{conv: conv, senders: []uint32{partner}, count: count.of(len(lanes))}})
+			}
+		}
+	}
+	join, err := b.sendersOnline(lanes, &h.Pace)
+	if err != nil {
+		return nil, err
+	}
+	s := h.stream(lanes, h.lanes())
+	h.online(s, join, b.p.Spells)
 	return s, nil
 }

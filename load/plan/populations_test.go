@@ -311,3 +311,40 @@ func TestTheIssuesMatchIsWrittenAsSaid(t *testing.T) {
 		t.Fatalf("%d due at 30 s, chats plan %d, want 120 and %.0f", at30, p.Streams[1].Total(), math.Round(want))
 	}
 }
+
+// Agents and customers drawn from populations: each agent's customers are
+// its own, customers log in at 10 s and write from then, and the same
+// customers are in a group besides.
+func TestHubsDrawFromPopulations(t *testing.T) {
+	p := build(t, withPopulations(workload(t,
+		`{"kind":"hubs","hubs":2,"partners":3,"from":{"hubs":"agents","partners":"customers"},"rate":1,"duration":"20s"}`,
+		`{"kind":"groups","groups":1,"from":{"agents":1,"customers":6},"rate":1,"messages":2}`),
+		`{"agents":{"users":2},"customers":{"users":6,"loginAt":"10s"}}`))
+	if p.Users != 8 || len(p.Friends) != 6 || len(p.Groups) != 1 {
+		t.Fatalf("users %d friends %d groups %d", p.Users, len(p.Friends), len(p.Groups))
+	}
+	for u := uint32(2); u < 8; u++ {
+		if g, s := convsOf(p, u); g != 1 || s != 1 {
+			t.Fatalf("customer %d in %d groups and %d chats, want 1 and 1", u, g, s)
+		}
+	}
+	for m, due := range p.Schedule() {
+		if m.Sender >= 2 && due < 10*time.Second {
+			t.Fatalf("customer %d writes at %v, before its login", m.Sender, due)
+		}
+	}
+	// 6 agents' directions for 20 s, 6 customers' for 10 s, at 1 a second;
+	// the group's 2.
+	if got := p.Planned(); got != 6*20+6*10+2 {
+		t.Fatalf("planned %d, want 182", got)
+	}
+	for _, bad := range []struct{ pops, class, want string }{
+		{`{"a":{"users":2}}`, `{"kind":"hubs","hubs":2,"partners":2,"from":{"hubs":"a","partners":"a"},"rate":1,"messages":1}`, "are one user or have a conversation already"},
+		{`{"a":{"users":2}}`, `{"kind":"hubs","hubs":1,"partners":1,"from":{"hubs":"a"},"rate":1,"messages":1}`, "from: { hubs: population, partners: population }"},
+		{`{"a":{"users":2}}`, `{"kind":"hubs","hubs":1,"partners":1,"from":{"hubs":"a","partners":"b"},"rate":1,"messages":1}`, `population "b" is not the workload's`},
+	} {
+		if _, err := withPopulations(workload(t, bad.class), bad.pops).Build(); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: %v, want %q", bad.class, err, bad.want)
+		}
+	}
+}
