@@ -324,8 +324,8 @@ type DeliveriesSummary struct {
 	ByClass         []DeliveriesByClass         `json:"by_class"` // the workload's classes that send, in its order
 	// ByPopulation is the workload's populations, in name order, by receiver.
 	ByPopulation []DeliveriesByPopulation `json:"by_population"`
-	Rooms           *RoomsSummary               `json:"rooms"`    // not in the figures above
-	Watchers        *WatchersSummary            `json:"watchers"`
+	Rooms        *RoomsSummary            `json:"rooms"` // not in the figures above
+	Watchers     *WatchersSummary         `json:"watchers"`
 }
 
 // Undelivered are the expected deliveries that did not arrive: lost, late
