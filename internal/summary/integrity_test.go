@@ -86,6 +86,9 @@ func TestPlannedTextSaysTheShapeOfTheLoad(t *testing.T) {
 		{MessagesSummary{Planned: 10, PlannedRate: 400, Burst: true}, "planned 400 msg/s, each second's messages in one burst"},
 		{MessagesSummary{Planned: 10, Closed: true}, "as fast as acknowledged"},
 		{MessagesSummary{Planned: 10, PlannedRate: 4.5}, "planned 4.5 msg/s"},
+		{MessagesSummary{Planned: 10, PlannedRate: 400, PlannedPerSecond: []int64{400, 399, 400}}, "planned 400 msg/s"},
+		// A school day's lessons and chats never send at once: its rates add to 22, its busiest second has 55.
+		{MessagesSummary{Planned: 10, PlannedRate: 22, PlannedPerSecond: []int64{2, 6, 55, 8}}, "planned 55 msg/s in its busiest second"},
 	} {
 		if got := PlannedText(c.m); got != c.want {
 			t.Errorf("PlannedText(%+v) = %q, want %q", c.m, got, c.want)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -721,6 +722,9 @@ func plannedRateText(m MessagesSummary) string {
 		return fmt.Sprintf("planned %s msg/s, and closed classes as fast as acknowledged", RateNum(m.PlannedRate))
 	case m.Closed:
 		return "as fast as acknowledged"
+	}
+	if peak := slices.Max(append([]int64{0}, m.PlannedPerSecond...)); len(m.PlannedPerSecond) > 1 && math.Abs(float64(peak)-m.PlannedRate) > max(1, m.PlannedRate/10) {
+		return fmt.Sprintf("planned %d msg/s in its busiest second", peak) // classes on a timeline, a ramp: their rates never add up at once
 	}
 	return fmt.Sprintf("planned %s msg/s", RateNum(m.PlannedRate))
 }

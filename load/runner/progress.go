@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"sync"
@@ -78,6 +79,17 @@ func snapshot(r *Run) progressSnap {
 	return s
 }
 
+// plannedRate is what the plan had due between prev and cur, a second:
+// a timeline's classes start, stop and burst. Before sending, the plan's
+// rate.
+func plannedRate(r *Run, prev, cur progressSnap, dt float64) float64 {
+	if cur.phase != "sending" || cur.sendFrom.IsZero() || dt <= 0 {
+		return r.Plan.Rate
+	}
+	due := r.Plan.DueBefore(cur.at.Sub(cur.sendFrom)) - r.Plan.DueBefore(prev.at.Sub(cur.sendFrom))
+	return math.Round(float64(due)/dt*100) / 100
+}
+
 // progressLine says what happened between prev and cur, and what is left.
 func progressLine(r *Run, prev, cur progressSnap) string {
 	dt := cur.at.Sub(prev.at).Seconds()
@@ -98,7 +110,7 @@ func progressLine(r *Run, prev, cur progressSnap) string {
 	b.WriteString(loginTrouble(t, cur.planned))
 	fmt.Fprintf(&b, " · sent %.0f/s", rate(verify.Sum(t.Sent), verify.Sum(p.Sent)))
 	if r.Plan.Rate > 0 && r.Plan.Planned() != 0 { // a holding plan has a rate and no message
-		fmt.Fprintf(&b, " (plan %s/s)", summary.RateNum(r.Plan.Rate))
+		fmt.Fprintf(&b, " (plan %s/s)", summary.RateNum(plannedRate(r, prev, cur, dt)))
 	}
 	fmt.Fprintf(&b, ", acked %.0f/s · delivered %.0f/s", rate(verify.Sum(t.Acked), verify.Sum(p.Acked)),
 		rate(recv, verify.Sum(p.Pushed)+verify.Sum(p.Pulled)))

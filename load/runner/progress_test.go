@@ -56,6 +56,30 @@ func TestProgressLine(t *testing.T) {
 	}
 }
 
+// The plan's rate in a line is what it had due in the window: a class
+// starting at 20 s adds nothing before it.
+func TestProgressLineSaysThePlansOwnSeconds(t *testing.T) {
+	p, err := plan.Workload{Name: "t/tl", Prefix: "tl_", Classes: []json.RawMessage{
+		json.RawMessage(`{"kind":"pairs","pairs":10,"totalRate":10,"duration":"40s"}`),
+		json.RawMessage(`{"kind":"pairs","pairs":10,"totalRate":90,"startAt":"20s","stopAt":"40s"}`)}}.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r := &Run{Plan: p, StartedAt: start, Segments: 1}
+	var prev, cur progressSnap
+	cur.phase, cur.sendFrom = "sending", start
+	for _, c := range []struct {
+		from, to time.Duration
+		want     string
+	}{{5 * time.Second, 15 * time.Second, "(plan 10/s)"}, {25 * time.Second, 35 * time.Second, "(plan 100/s)"}} {
+		prev.at, cur.at = start.Add(c.from), start.Add(c.to)
+		if got := progressLine(r, prev, cur); !strings.Contains(got, c.want) {
+			t.Errorf("%v–%v: %q, want %q", c.from, c.to, got, c.want)
+		}
+	}
+}
+
 // Failed logins show in a line, by cause, with the retries and the users
 // given up on, as soon as there is one; a run without any shows none.
 func TestProgressLineLoginTrouble(t *testing.T) {

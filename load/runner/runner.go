@@ -110,8 +110,8 @@ func Prepare(ctx context.Context, cfg Config) (*Prepared, error) {
 		return nil, err
 	}
 	run.parentCleans = cfg.SetupOnly && cfg.SplitInto > 0 // SEGMENTS=n: the process that split the run removes them
-	log.Info(fmt.Sprintf("%s on %s (%s): %d users, %d groups, %d friendships, %d messages at %s msg/s",
-		p.Name, t.Name, t.System, p.Users, len(p.Groups), len(p.Friends), p.Planned(), summary.RateNum(p.Rate)))
+	log.Info(fmt.Sprintf("%s on %s (%s): %d users, %d groups, %d friendships, %d messages over %s of sending",
+		p.Name, t.Name, t.System, p.Users, len(p.Groups), len(p.Friends), p.Planned(), p.Duration()))
 	return &Prepared{cfg: cfg, Script: sc, Run: run, log: log, closeLog: closeLog}, nil
 }
 
