@@ -91,6 +91,9 @@ func (r *Report) resultsTable() table {
 	if t := summary.OrderText(d.ByClass); t != "" {
 		add("Order by pacing", t)
 	}
+	if t := summary.PopulationsText(d.ByPopulation); t != "" {
+		add("By population", t)
+	}
 	if r := d.Rooms; r != nil {
 		add("Chatrooms", fmt.Sprintf("%s; %s sent before a member joined", summary.RoomsText(r), num(float64(r.BeforeJoin))))
 	}

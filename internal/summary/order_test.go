@@ -42,3 +42,17 @@ func TestOrderReadsByPacing(t *testing.T) {
 		t.Fatal("one class: the totals say it")
 	}
 }
+
+// The populations' row: what each one's users got of what they were owed.
+func TestPopulationsRow(t *testing.T) {
+	var s Summary
+	s.Deliveries.ByPopulation = []DeliveriesByPopulation{{Population: "students", Users: 40, Expected: 4642, Received: 4642},
+		{Population: "teachers", Users: 4, Expected: 404, Received: 400, Duplicates: 2}}
+	want := "| By population          | students (40 users) 4,642 of 4,642; teachers (4 users) 400 of 404, 2 duplicates, 0 out of order |"
+	if table := s.Table(); !strings.Contains(table, want) {
+		t.Fatalf("table:\n%s\nwant the row %s", table, want)
+	}
+	if PopulationsText(nil) != "" {
+		t.Fatal("no populations, no row")
+	}
+}

@@ -597,6 +597,9 @@ func (s Summary) Table() string {
 	if t := OrderText(d.ByClass); t != "" {
 		row("Order by pacing", t)
 	}
+	if t := PopulationsText(d.ByPopulation); t != "" {
+		row("By population", t)
+	}
 	if d.PushedAfterPull > 0 {
 		row("Pushed after pull", fmt.Sprintf("%d (pulled after a seq gap or at login, then pushed as well: the push was late; not duplicates)", d.PushedAfterPull))
 	}
@@ -858,6 +861,21 @@ func OrderText(classes []DeliveriesByClass) string {
 		}
 		fmt.Fprintf(&b, " (class %d, %s)", c.Class, c.Kind)
 		parts = append(parts, b.String())
+	}
+	return strings.Join(parts, "; ")
+}
+
+// PopulationsText says what each population's users got of what they were
+// owed ("students 4,642 of 4,642; teachers 404 of 404"), with its
+// duplicates and disorder where there were any; "" without populations.
+func PopulationsText(pops []DeliveriesByPopulation) string {
+	parts := make([]string, 0, len(pops))
+	for _, p := range pops {
+		t := fmt.Sprintf("%s (%d users) %s of %s", p.Population, p.Users, Grouped(p.Received), Grouped(p.Expected))
+		if p.Duplicates+p.OutOfOrder > 0 {
+			t += fmt.Sprintf(", %d duplicates, %d out of order", p.Duplicates, p.OutOfOrder)
+		}
+		parts = append(parts, t)
 	}
 	return strings.Join(parts, "; ")
 }
