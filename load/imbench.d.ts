@@ -154,7 +154,7 @@ declare module 'imbench' {
     stopAt?: string;
     /** all the class's messages (messages per sender per conversation) at one instant this long after sending begins ('30s'), each sender's back to back; no rate with it */
     burstAt?: string;
-    /** open only: this many messages of each conversation (its senders taking turns) due together at the class's start, back to back, before its rate goes on; they add to it */
+    /** open only: this many messages of each conversation (its senders taking turns; each direction of a hubs one) due together at the class's start, back to back, before its rate goes on; they add to it */
     burst?: number;
   }
 
@@ -195,8 +195,9 @@ declare module 'imbench' {
   /**
    * A named set of users (scaled) with its presence: where it says none, all
    * are online for the whole test. Its users who send must log in while
-   * sending (online, or at loginAt: they write from then on); one away for a
-   * spell sends what fell due meanwhile on its return.
+   * sending (online, or at loginAt: they write from then on), and write nothing
+   * while away for a spell: a class of theirs sends for a time, at its rate
+   * in each conversation while its writer is online.
    */
   export interface Population extends Presence {
     users: number;

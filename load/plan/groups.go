@@ -192,6 +192,8 @@ func (g *Groups) buildFrom(b *builder, base uint32, count shares) (*Stream, erro
 		return nil, err
 	}
 	s := g.stream(lanes, g.Groups)
-	g.online(s, join, b.p.Spells)
+	if err := g.online(s, join, b.p.Spells); err != nil {
+		return nil, err
+	}
 	return s, nil
 }

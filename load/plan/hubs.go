@@ -208,6 +208,8 @@ func (h *Hubs) buildFrom(b *builder) (*Stream, error) {
 		return nil, err
 	}
 	s := h.stream(lanes, h.lanes())
-	h.online(s, join, b.p.Spells)
+	if err := h.online(s, join, b.p.Spells); err != nil {
+		return nil, err
+	}
 	return s, nil
 }

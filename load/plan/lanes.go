@@ -3,6 +3,7 @@ package plan
 import (
 	"iter"
 	"math"
+	"slices"
 	"sort"
 	"time"
 )
@@ -428,10 +429,11 @@ func (s *Stream) awayAt(i int, t time.Duration) bool {
 	return false
 }
 
-// passTurnsAway has the open stream's lanes whose senders go away for a
-// spell pass their turns while they are away.
+// passTurnsAway has the stream's lanes whose senders go away for a spell
+// pass their turns while they are away (an open stream's: a closed one or
+// a burst at an instant is refused such senders).
 func (s *Stream) passTurnsAway(spells []Spell) {
-	if !s.Open() || s.instant || len(spells) == 0 {
+	if len(spells) == 0 {
 		return
 	}
 	by := map[uint32][]spellTime{}
@@ -451,5 +453,26 @@ func (s *Stream) passTurnsAway(spells []Spell) {
 				}
 			}
 		}
+		if s.away != nil {
+			s.away[i] = mergeSpells(s.away[i])
+		}
 	}
+}
+
+// mergeSpells joins spells that overlap or touch: a lane with two senders
+// away, or one away twice at once, is away once.
+func mergeSpells(w []spellTime) []spellTime {
+	if len(w) < 2 {
+		return w
+	}
+	slices.SortFunc(w, func(a, b spellTime) int { return int(a.at - b.at) })
+	out := w[:1]
+	for _, sp := range w[1:] {
+		if last := &out[len(out)-1]; sp.at <= last.until {
+			last.until = max(last.until, sp.until)
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
 }

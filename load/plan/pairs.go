@@ -142,6 +142,8 @@ func (p *Pairs) buildFrom(b *builder) (*Stream, error) {
 		return nil, err
 	}
 	s := p.stream(lanes, len(pairs))
-	p.online(s, join, b.p.Spells)
+	if err := p.online(s, join, b.p.Spells); err != nil {
+		return nil, err
+	}
 	return s, nil
 }

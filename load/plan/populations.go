@@ -141,7 +141,13 @@ func (d *Draw) UnmarshalJSON(raw []byte) error {
 		if err := dec.Decode(&n); err != nil {
 			return fmt.Errorf("%s takes a whole number of members", t)
 		}
+		if n < 1 {
+			return fmt.Errorf("%s must give 1 member or more, got %d", t, n)
+		}
 		out = append(out, DrawPart{Population: t.(string), Count: n})
+	}
+	if len(out) == 0 {
+		return errors.New("names no population")
 	}
 	*d = out
 	return nil

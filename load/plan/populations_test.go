@@ -100,11 +100,11 @@ func TestPairsClassesTakeTheirOwnPairs(t *testing.T) {
 	}
 }
 
-// Senders who log in over a window write from their login on; an
+// Senders who log in late write from their login on, at their rate; an
 // offline user writes none of the pairs it is in.
 func TestSendersLogInLateAndWriteFromThen(t *testing.T) {
 	p := build(t, withPopulations(workload(t,
-		`{"kind":"pairs","pairs":9,"from":"p","rate":1,"messages":3}`),
+		`{"kind":"pairs","pairs":9,"from":"p","rate":1,"duration":"3s"}`),
 		`{"p":{"users":10,"online":8,"loginAt":"1s","loginAtShare":0.25}}`))
 	timed := 0
 	for m, due := range p.Schedule() {
@@ -120,9 +120,9 @@ func TestSendersLogInLateAndWriteFromThen(t *testing.T) {
 		}
 	}
 	// Users 8 and 9 never log in: the pair (8, 9) is left out, (7, 8)
-	// written by 7, (9, 0) by 0; 6 and 7 log in at 1 s.
-	if got := p.Planned(); got != 27 || timed != 6 {
-		t.Fatalf("planned %d, %d by the timed senders; want 27 and 6", got, timed)
+	// written by 7, (9, 0) by 0; 6 and 7 log in at 1 s and write 2 s each.
+	if got := p.Planned(); got != 7*3+2*2 || timed != 4 {
+		t.Fatalf("planned %d, %d by the timed senders; want 25 and 4", got, timed)
 	}
 }
 
@@ -155,10 +155,10 @@ func TestPopulationsAreRecordedScaled(t *testing.T) {
 }
 
 // A sender away for a spell passes its turns: none of its messages falls
-// due while it is away, and the class still plans all of them.
+// due while it is away, and its pairs send for the time it is online.
 func TestASenderAwayPassesItsTurns(t *testing.T) {
 	p := build(t, withPopulations(workload(t,
-		`{"kind":"pairs","pairs":6,"from":"p","totalRate":6,"messages":6}`),
+		`{"kind":"pairs","pairs":6,"from":"p","totalRate":6,"duration":"6s"}`),
 		`{"p":{"users":6,"away":[{"at":"2s","for":"2s","share":0.5}]}}`))
 	if len(p.Spells) != 1 || len(p.Spells[0].Users) != 3 {
 		t.Fatalf("spells %+v", p.Spells)
@@ -177,8 +177,55 @@ func TestASenderAwayPassesItsTurns(t *testing.T) {
 			}
 		}
 	}
-	if n != 36 || during != 12 {
-		t.Fatalf("%d messages, %d of them in the spell; want 36 and 12", n, during)
+	if n != 3*4+3*6 || during != 6 {
+		t.Fatalf("%d messages, %d of them in the spell; want 30 and 6", n, during)
+	}
+	for _, bad := range []struct{ class, pops, want string }{
+		{`{"kind":"pairs","pairs":2,"from":"p","rate":1,"messages":3}`, `{"p":{"users":3,"loginAt":"20s"}}`, "give the class a duration (or stopAt), not messages"},
+		{`{"kind":"pairs","pairs":2,"from":"p","rate":1,"duration":"10s"}`, `{"p":{"users":3,"loginAt":"20s"}}`, "none of its senders is online while it sends"},
+		{`{"kind":"pairs","pairs":2,"from":"p","inFlight":1,"duration":"10s"}`, `{"p":{"users":3,"away":[{"at":"2s","for":"1s"}]}}`, "cannot go away for a spell"},
+		{`{"kind":"pairs","pairs":2,"from":"p","burstAt":"5s","messages":2}`, `{"p":{"users":3,"away":[{"at":"2s","for":"5s"}]}}`, "a sender of its burst at 5 s is away then"},
+		{`{"kind":"pairs","pairs":2,"from":"p","rate":1,"burst":2,"startAt":"5s","duration":"5s"}`, `{"p":{"users":3,"away":[{"at":"2s","for":"5s"}]}}`, "a sender of its burst at its start (5 s) is away then"},
+		{`{"kind":"pairs","pairs":2,"from":"p","startRate":1,"stages":[{"duration":"5s","target":2}]}`, `{"p":{"users":3,"loginAt":"2s"}}`, "a class with stages has senders who log in late"},
+		{`{"kind":"groups","groups":2,"members":3,"from":{"p":-1},"rate":1,"messages":1}`, `{"p":{"users":3}}`, "must give 1 member or more, got -1"},
+		{`{"kind":"groups","groups":2,"members":3,"from":{},"rate":1,"messages":1}`, `{"p":{"users":3}}`, "names no population"},
+	} {
+		if _, err := withPopulations(workload(t, bad.class), bad.pops).Build(); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s with %s: %v, want %q", bad.class, bad.pops, err, bad.want)
+		}
+	}
+}
+
+// Spells of two senders of one group, and spells that overlap, take a
+// lane away once: its messages are its rate × the time it is online.
+func TestOverlappingSpellsCountOnce(t *testing.T) {
+	p := build(t, withPopulations(workload(t,
+		`{"kind":"groups","groups":2,"from":"a","members":3,"senders":2,"rate":1,"duration":"30s"}`),
+		`{"a":{"users":6,"away":[{"at":"5s","for":"20s"},{"at":"10s","for":"5s"}]}}`))
+	if got := p.Planned(); got != 2*10 {
+		t.Fatalf("planned %d, want 20: two groups, each online 10 of 30 s", got)
+	}
+	for _, due := range p.Schedule() {
+		if due >= 5*time.Second && due < 25*time.Second {
+			t.Fatalf("a message due at %v, while every sender is away", due)
+		}
+	}
+}
+
+// A lesson's burst with spells later in the class: the burst at its start,
+// then each conversation at its rate while online.
+func TestABurstAndASpellLater(t *testing.T) {
+	p := build(t, withPopulations(workload(t,
+		`{"kind":"pairs","pairs":4,"from":"a","rate":1,"duration":"20s","startAt":"30s","burst":5}`),
+		`{"a":{"users":4,"away":[{"at":"40s","for":"5s","share":0.5}]}}`))
+	at30 := 0
+	for _, due := range p.Schedule() {
+		if due == 30*time.Second {
+			at30++
+		}
+	}
+	if got := p.Planned(); got != 4*5+2*20+2*15 || at30 < 20 || at30 > 21 || p.Streams[0].Window() != 5 {
+		t.Fatalf("planned %d (want 90), %d due at 30 s, window %d", got, at30, p.Streams[0].Window())
 	}
 }
 

@@ -86,7 +86,9 @@ func (r *ramp) index() {
 // rate that follows thousands of logins has as many stages.
 func (r *ramp) due(n float64) time.Duration {
 	in := func(s *rampStage) float64 { return (s.r0 + s.r1) / 2 * s.d.Seconds() }
-	i := sort.Search(len(r.stages), func(i int) bool { return r.stages[i].n0+in(&r.stages[i]) >= n })
+	// The stage that holds message n: the first whose end passes n (one
+	// that ends at n hands it to the next, past any stage at rate 0).
+	i := sort.Search(len(r.stages), func(i int) bool { return r.stages[i].n0+in(&r.stages[i]) > n })
 	for i < len(r.stages) && in(&r.stages[i]) == 0 { // a stage at rate 0 sends nothing
 		i++
 	}
