@@ -101,7 +101,7 @@ func (h *Hubs) draws() Draw {
 	if h.From.Hubs == h.From.Partners {
 		return Draw{{Population: h.From.Hubs}}
 	}
-	return Draw{{Population: h.From.Hubs, Count: 1}, {Population: h.From.Partners, Count: 1}} // names, for checkNames
+	return Draw{{Population: h.From.Hubs}, {Population: h.From.Partners}}
 }
 
 func (h *Hubs) direction() string {

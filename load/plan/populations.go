@@ -191,8 +191,9 @@ func (d Draw) names() []string {
 	return out
 }
 
-// checkDraw refuses a draw's own mistakes: a population named twice, a count
-// below 1, a class that states presence its population states.
+// checkDraw refuses a draw's own mistakes: a population named twice, a class
+// that states presence its population states (a count below 1 is refused
+// as it is read).
 func checkDraw(d Draw, pres *Presence) error {
 	var errs []error
 	seen := map[string]bool{}
@@ -201,9 +202,6 @@ func checkDraw(d Draw, pres *Presence) error {
 			errs = append(errs, fmt.Errorf("from names population %s twice", p.Population))
 		}
 		seen[p.Population] = true
-		if len(d) > 1 && p.Count < 1 {
-			errs = append(errs, fmt.Errorf("from: %s must give 1 member or more, got %d", p.Population, p.Count))
-		}
 	}
 	if !pres.unsaid() {
 		errs = append(errs, errors.New("a class drawn from populations takes its users' presence from them: say online, loginAt, away … on the population"))
