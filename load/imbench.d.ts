@@ -93,7 +93,7 @@ declare module 'imbench' {
     secret: string;
     /** get_token's platform (default 7, Linux). */
     platform?: number;
-    /** CONNECT's keepAlive, seconds (default 60): the server drops a connection silent 1.5 times this. */
+    /** CONNECT's keepAlive, seconds (default 180, the web client's ping period): the client pings after this long without sending; the server drops a connection silent 1.5 times this. */
     keepAlive?: number;
     /** Local addresses to spread connections over (more source ports). */
     sourceAddrs?: string[];
@@ -484,7 +484,7 @@ declare module 'imbench' {
     /** The k6 process's goroutines, one count every GoroutinesEverySeconds from GoroutinesStartMs (one process's: not merged over segments). */
     goroutines_start_ms: number;
     heartbeats_sent: number;
-    /** HeartbeatsSkipped were due on connections that had written meanwhile, which their server takes as a sign of life (engine.Talker). */
+    /** HeartbeatsSkipped are ping periods in which a connection pinged after silence (Wildfire's) had sent other packets, so needed no ping. */
     heartbeats_skipped: number;
     /** Processes are the generator's processes, one a segment of a split run, each with the cores it could use and how far its CPU quota held it back over the run. */
     processes: GeneratorProcess[];

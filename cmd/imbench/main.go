@@ -29,6 +29,7 @@ const usage = `usage: imbench <command> [flags]
   merge     merge a split run's parts: imbench merge -run ID -segments N [-results results]
   compare   compare two runs: imbench compare -a ID -b ID [-threshold 10]; exit 3 if B is worse
   compare-servers  one workload on several servers side by side: imbench compare-servers -scenario S -servers servers.yaml [-rate R]
+  side-by-side  one workload under two load tools, alternating, fresh server each: imbench side-by-side -tool a=CMD -tool b=CMD -server CMD -count URL#metric [-before CMD] [-rounds 5]
   clean-target  remove a run's users, groups and chatrooms from its target: imbench clean-target -run ID
   bench     measure the generator: imbench bench [-only density,baseline,delivery,distributed,flat]
   bench-page  docs/benchmark.md from a bench's JSON: imbench bench-page [-in results/bench/<time>.json]
@@ -73,6 +74,8 @@ func main() {
 		code, err = cmdCompareServers(os.Args[2:])
 	case "compare":
 		err = cmdCompare(os.Args[2:])
+	case "side-by-side":
+		code, err = cmdSideBySide(os.Args[2:])
 	case "clean-target":
 		code, err = cmdCleanTarget(os.Args[2:])
 	case "-h", "--help", "help":

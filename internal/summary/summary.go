@@ -511,8 +511,8 @@ type GeneratorSummary struct {
 	// that arrived, half a second after it was noticed.
 	GapPullRequests int64 `json:"gap_pull_requests"`
 	HeartbeatsSent  int64 `json:"heartbeats_sent"`
-	// HeartbeatsSkipped were due on connections that had written meanwhile,
-	// which their server takes as a sign of life (engine.Talker).
+	// HeartbeatsSkipped are ping periods in which a connection pinged after
+	// silence (Wildfire's) had sent other packets, so needed no ping.
 	HeartbeatsSkipped int64 `json:"heartbeats_skipped"`
 	// The k6 process's goroutines, one count every GoroutinesEverySeconds
 	// from GoroutinesStartMs (one process's: not merged over segments).

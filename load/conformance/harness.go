@@ -80,6 +80,9 @@ type Harness struct {
 	// that a push meeting the client's own gap pull is counted as pushed
 	// after pull, not as a duplicate.
 	LatePushes bool
+	// ServerIdle is how long the reference target lets a client keeping
+	// alive as k stay silent by default (its real server's default).
+	ServerIdle func(k engine.Keepalive) time.Duration
 }
 
 // The fault counters every front end of the reference target exports.

@@ -53,6 +53,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("storm", func(t *testing.T) { testmachine.Shared(t); testStorm(t, h) })
 	t.Run("heartbeats", func(t *testing.T) { testmachine.Shared(t); testHeartbeats(t, h) })
 	t.Run("quiet-spell", func(t *testing.T) { testmachine.Shared(t); testQuietSpell(t, h) })
+	t.Run("sdk-keepalive", func(t *testing.T) { testmachine.Shared(t); testSDKKeepalive(t, h) })
 	t.Run("gateways", func(t *testing.T) { testmachine.Shared(t); testGateways(t, h) })
 	t.Run("chatroom", func(t *testing.T) { testmachine.Shared(t); testChatroom(t, h) })
 	t.Run("populations", func(t *testing.T) { testmachine.Shared(t); testPopulations(t, h) })
@@ -559,6 +560,52 @@ func testHeartbeats(t *testing.T, h Harness) {
 				t.Fatalf("pings every %s: %d server timeouts, %d disconnects, %d pings", c.ping, timeouts, disc, s.Tally.HeartbeatsSent.Load())
 			}
 		})
+	}
+}
+
+// Idle users keeping alive as the vendor's SDK does (the protocol's
+// Keepalive) stay online for three intervals against the reference
+// target's default idle limit, with both clocks scaled so an interval is
+// 2 s: neither side drops a connection, and every user pings each
+// interval.
+func testSDKKeepalive(t *testing.T, h Harness) {
+	spec, err := engine.Lookup(h.System)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := spec.Keepalive
+	if k.Every <= 0 || h.ServerIdle == nil {
+		t.Fatalf("%s states no SDK keepalive (%s) or its server's idle limit", h.System, k.Every)
+	}
+	idle := h.ServerIdle(k)
+	if k.Every > spec.PingLimit || idle <= k.Every {
+		t.Fatalf("%s: pings every %s, limit %s, server idle %s", h.System, k.Every, spec.PingLimit, idle)
+	}
+	const every = 2 * time.Second
+	scale := float64(k.Every) / float64(every)
+	scaled := func(d time.Duration) time.Duration { return time.Duration(float64(d) / scale) }
+	srv := h.Start(t, Faults{ReadTimeout: scaled(idle)})
+	p := build(t, "keep", `{"kind":"groups","groups":2,"members":6,"allOnline":true,"rate":1,"messages":1}`)
+	opts := engine.Options{PingInterval: every, PingAfterSilence: k.AfterSilence, ReadSlack: scaled(15 * time.Second), ReconnectMax: 1}
+	opts.Defaults()
+	d := driverReading(t, srv.Target(), p, opts.ReadTimeout())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := d.Setup(ctx, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	sh := engine.NewShared("keep", p, d, opts)
+	s := sh.NewSession(ctx, 0, uint32(p.Users))
+	if r := s.Login(plan.Immediate); r.Failed != 0 {
+		t.Fatal(r.FirstErr)
+	}
+	time.Sleep(3*every + every/4)
+	timeouts := int64(srv.Counter(t, HeartbeatTOsCounter))
+	disc, pings := s.Tally.Disconnects.Load(), s.Tally.HeartbeatsSent.Load()
+	s.Close()
+	if timeouts != 0 || disc != 0 || pings < int64(3*p.Users) || pings > int64(4*p.Users) {
+		t.Fatalf("%d idle users over 3 intervals of %s (SDK %s, server idle %s scaled): %d server timeouts, %d disconnects, %d pings",
+			p.Users, every, k.Every, scaled(idle), timeouts, disc, pings)
 	}
 }
 

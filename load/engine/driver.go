@@ -78,9 +78,10 @@ type Conn interface {
 }
 
 // Talker is a Conn whose server takes any packet from the client as a sign
-// of life (WuKongIM's idle check, MQTT's keep-alive): the heartbeat skips it
-// while it has written within the ping interval, as acknowledgements do for a
-// user receiving, so the server is not woken for a ping it does not need.
+// of life (MQTT's keep-alive): with Options.PingAfterSilence the heartbeat
+// pings it only once it has written nothing for the ping interval, as an
+// MQTT client does. Its writes, pings included, must each draw an answer,
+// so that the client's own read deadline holds too.
 type Talker interface {
 	// WroteSince reports a write to the server at t or later.
 	WroteSince(t time.Time) bool

@@ -22,6 +22,9 @@ type Spec struct {
 	// PingLimit is the longest heartbeat period the server tolerates (0:
 	// no limit).
 	PingLimit time.Duration
+	// Keepalive is how the vendor's own SDK keeps a connection alive:
+	// what a run does unless IM_PING_INTERVAL says otherwise.
+	Keepalive Keepalive
 	// Carries lists the conversation kinds the protocol can deliver.
 	Carries []plan.ConvKind
 	// AdminUser is true when the options take an admin user id ("admin")
@@ -29,6 +32,31 @@ type Spec struct {
 	AdminUser bool
 	// Open reads a target's options strictly; it contacts nothing.
 	Open func(t Target) (Protocol, error)
+}
+
+// Keepalive is a client's heartbeat: how often, and whether on a fixed
+// timer or only after silence. A protocol's doc cites the SDK source of its
+// figures.
+type Keepalive struct {
+	Every time.Duration
+	// AfterSilence pings only a connection that has written nothing for
+	// Every (MQTT's keepAlive); otherwise every Every on a fixed timer.
+	AfterSilence bool
+}
+
+// KeepaliveSetter is a Protocol whose options change its keepalive and
+// the longest period its server tolerates (Wildfire's CONNECT keepAlive).
+type KeepaliveSetter interface {
+	Keepalive() (k Keepalive, limit time.Duration)
+}
+
+// KeepaliveOf is p's keepalive and ping limit: the spec's, or what the
+// target's options make them.
+func (s Spec) KeepaliveOf(p Protocol) (Keepalive, time.Duration) {
+	if ks, ok := p.(KeepaliveSetter); ok {
+		return ks.Keepalive()
+	}
+	return s.Keepalive, s.PingLimit
 }
 
 // Protocol is one target, read by its protocol: what the CLI checks before

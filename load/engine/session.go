@@ -262,12 +262,15 @@ func (u *User) gaveUp(err error, tries int) {
 	s.sh.warn("%v; %s never got online (%s)", err, s.sh.Plan.UserID(u.idx), what)
 }
 
-// heartbeat pings every online user once per PingInterval, spread over the
-// interval's seconds so a hundred thousand users do not ping in one burst.
-// A slot is a second, not less: each slot wakes the server, and a Go server
-// (WuKongIM) woken ten times a second between the sends' bursts spends more
-// CPU per delivery than under the vendor's tool, which leaves it parked
-// (docs/benchmark-method.md, "The server's cost").
+// heartbeat keeps every online user's connection alive as its SDK does:
+// each once per PingInterval on a fixed timer (WuKongIM's, OpenIM's), or
+// only once it has written nothing for PingInterval (MQTT's keepAlive).
+// Fixed pings are spread over the interval's seconds so a hundred thousand
+// users do not ping in one burst. A slot is a second, not less: each slot
+// wakes the server, and a Go server (WuKongIM) woken ten times a second
+// between the sends' bursts spends more CPU per delivery than under the
+// vendor's tool, which leaves it parked (docs/benchmark-method.md, "The
+// server's cost").
 func (s *Session) heartbeat() {
 	defer close(s.beatDone)
 	slots := int(s.sh.Opts.PingInterval / heartbeatSlot)
@@ -284,32 +287,45 @@ func (s *Session) heartbeat() {
 		case <-s.ctx.Done():
 			return
 		}
-		quietSince := time.Now().Add(-s.sh.Opts.skipWindow())
+		if s.sh.Opts.PingAfterSilence {
+			s.pingTheSilent(slot, slots)
+			continue
+		}
 		for i := slot; i < len(s.users); i += slots {
-			if c := s.users[i].current(); c != nil {
-				if t, ok := c.(Talker); ok && t.WroteSince(quietSince) {
-					s.Tally.HeartbeatsSkipped.Add(1)
-					continue
-				}
-				if c.Ping() == nil {
-					s.Tally.HeartbeatsSent.Add(1)
-				}
+			if c := s.users[i].current(); c != nil && c.Ping() == nil {
+				s.Tally.HeartbeatsSent.Add(1)
 			}
 		}
 	}
 }
 
-// skipWindow is how recent a Talker's write must be for its ping to be
-// skipped. A Talker skipped is next pinged a whole interval later, and
-// only the server's bytes (a PONG) keep the client's read deadline alive,
-// ReadTimeout after its last read: a write (whose SENDACK, or the RECV
-// its RECVACK answers, was read about then) may stand in for a ping only
-// while the next round's PONG still comes in time, a slot each kept for
-// the ticker and the answer. A whole interval, as before, let a user
-// whose last write fell just before its turn go 2 × PingInterval without
-// a byte, past a deadline of PingInterval + 15 s.
-func (o Options) skipWindow() time.Duration {
-	return max(min(o.PingInterval, o.ReadSlack-2*heartbeatSlot), 0)
+// pingTheSilent pings every connection that has written nothing for a
+// whole PingInterval, each slot, as MQTT.js reschedules its PINGREQ after
+// every packet it sends. A user whose turn comes (once per interval) and
+// whose own packets made every ping of the interval unneeded counts as
+// skipped. A connection that is not a Talker is pinged at its turn.
+func (s *Session) pingTheSilent(slot, slots int) {
+	now := time.Now()
+	quietSince := now.Add(-s.sh.Opts.PingInterval + heartbeatSlot/2)
+	for i, u := range s.users {
+		c := u.current()
+		if c == nil {
+			continue
+		}
+		turn := i%slots == slot
+		t, talks := c.(Talker)
+		switch {
+		case talks && t.WroteSince(quietSince):
+			if turn && u.pingedAt.Load() < quietSince.UnixNano() {
+				s.Tally.HeartbeatsSkipped.Add(1)
+			}
+		case talks || turn:
+			if c.Ping() == nil {
+				u.pingedAt.Store(now.UnixNano())
+				s.Tally.HeartbeatsSent.Add(1)
+			}
+		}
+	}
 }
 
 // heartbeatSlot is how often the heartbeat wakes: the pings of a slot go

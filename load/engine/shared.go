@@ -15,6 +15,10 @@ import (
 // Options tune how users behave.
 type Options struct {
 	PingInterval time.Duration // heartbeat period per connection (OpenIM's read deadline is 30 s)
+	// PingAfterSilence pings a connection only once it has written
+	// nothing for PingInterval (Keepalive.AfterSilence); otherwise each is
+	// pinged once per PingInterval on a fixed timer.
+	PingAfterSilence bool
 	// ReadSlack is how much longer than PingInterval a connection may go
 	// without a byte from the server before the client counts it dropped:
 	// the driver's read timeout is their sum (ReadTimeout).

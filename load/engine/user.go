@@ -40,7 +40,8 @@ type User struct {
 	gapTimer  bool
 	gapConvs  map[uint32]struct{}
 	reconnect bool
-	away      bool // logged out for a spell: no reconnect until it ends
+	away      bool         // logged out for a spell: no reconnect until it ends
+	pingedAt  atomic.Int64 // unix ns of the heartbeat's last ping (after-silence pings)
 	// left is when and why the user's connection last ended, until a
 	// login's sync has caught up; catchup is it while that sync runs.
 	left    leaving

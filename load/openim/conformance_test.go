@@ -2,10 +2,12 @@ package openim_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/imbench/imbench/load/conformance"
 	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/openim"
+	oimref "github.com/imbench/imbench/targets/reference/openim"
 	"github.com/imbench/imbench/targets/reference/reftest"
 )
 
@@ -13,8 +15,9 @@ import (
 // both envelopes.
 func TestConformance(t *testing.T) {
 	conformance.Run(t, conformance.Harness{
-		System: "openim",
-		Start:  startReference,
+		System:     "openim",
+		Start:      startReference,
+		ServerIdle: openimIdle,
 		WrongCredentials: func(tgt engine.Target) engine.Target {
 			tgt.Options = map[string]any{"secret": "wrong"}
 			return tgt
@@ -22,6 +25,8 @@ func TestConformance(t *testing.T) {
 		Variants: map[string]map[string]any{"gob": {"envelope": "gob"}, "json": {"envelope": "json"}},
 	})
 }
+
+func openimIdle(engine.Keepalive) time.Duration { return oimref.PongWait }
 
 // The whole suite again with the SDK-faithful login: its login pulls and
 // the engine's sync after them still count every fault exactly.
@@ -33,6 +38,7 @@ func TestConformanceSDKLogin(t *testing.T) {
 			r.login = openim.LoginSDK
 			return r
 		},
+		ServerIdle: openimIdle,
 		WrongCredentials: func(tgt engine.Target) engine.Target {
 			tgt.Options = map[string]any{"secret": "wrong", "login": openim.LoginSDK}
 			return tgt

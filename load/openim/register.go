@@ -18,6 +18,8 @@ func init() {
 		Endpoints: []string{"api", "ws"},
 		// The gateway closes connections silent for 30 s.
 		PingLimit: (wire.ReadDeadlineSeconds - 5) * time.Second,
+		// openim-sdk-core pings every 24 s on a fixed ticker (docs/real-servers.md).
+		Keepalive: engine.Keepalive{Every: wire.SDKPingSeconds * time.Second},
 		Carries:   []plan.ConvKind{plan.Single, plan.Group},
 		AdminUser: true,
 		Open:      open,

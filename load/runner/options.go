@@ -123,7 +123,7 @@ var protocolEnv = map[string][]envOption{
 	"wukongim": {{"secret", "IM_SECRET", "", ""}, {"admin", "IM_ADMIN_USER", "", ""}, {"deviceFlag", "IM_DEVICE_FLAG", 0, "number"},
 		{"transport", "IM_TRANSPORT", "tcp", ""}, {"ackDelay", "IM_ACK_DELAY", "100ms", ""},
 		{"sourceAddrs", "IM_SOURCE_ADDRS", []string{}, "list"}},
-	"wildfire": {{"secret", "IM_SECRET", "", ""}, {"platform", "IM_WF_PLATFORM", 7, "number"}, {"keepAlive", "IM_KEEP_ALIVE", 60, "number"},
+	"wildfire": {{"secret", "IM_SECRET", "", ""}, {"platform", "IM_WF_PLATFORM", 7, "number"}, {"keepAlive", "IM_KEEP_ALIVE", 180, "number"},
 		{"sourceAddrs", "IM_SOURCE_ADDRS", []string{}, "list"}},
 }
 

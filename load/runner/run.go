@@ -68,8 +68,13 @@ func open(ctx context.Context, p *plan.Plan, t engine.Target, o RunOptions, seg 
 	if err != nil {
 		return nil, err
 	}
-	if spec.PingLimit > 0 && eopts.PingInterval > spec.PingLimit {
-		return nil, fmt.Errorf("IM_PING_INTERVAL %s: %s closes connections that stay silent; ping at most every %s", eopts.PingInterval, spec.Name, spec.PingLimit)
+	keep, limit := spec.KeepaliveOf(proto)
+	if o.PingInterval == "" && keep.Every > 0 {
+		eopts.PingInterval = keep.Every
+	}
+	eopts.PingAfterSilence = keep.AfterSilence
+	if limit > 0 && eopts.PingInterval > limit {
+		return nil, fmt.Errorf("IM_PING_INTERVAL %s: %s closes connections that stay silent; ping at most every %s", eopts.PingInterval, spec.Name, limit)
 	}
 	if err := spec.CanCarry(p); err != nil {
 		return nil, err

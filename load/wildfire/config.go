@@ -11,6 +11,11 @@ import (
 	wire "github.com/imbench/imbench/wire/wildfire"
 )
 
+// DefaultKeepAlive is the web client's ping period in seconds
+// (vue-chat's KEEP_ALIVE_INTERNAL), sent as CONNECT's keepAlive: an MQTT
+// client sends a PINGREQ when it has sent nothing else for that long.
+const DefaultKeepAlive = 180
+
 // Config is how to reach one Wildfire deployment and how to talk to it.
 type Config struct {
 	AdminURL    string        // the admin API (http.admin.port, 18080)
@@ -51,7 +56,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("platform %d: want 1–12 (7 is Linux)", c.Platform))
 	}
 	if c.KeepAlive == 0 {
-		c.KeepAlive = 60
+		c.KeepAlive = DefaultKeepAlive
 	}
 	if c.KeepAlive < 0 || c.KeepAlive > 65535 {
 		errs = append(errs, fmt.Errorf("keepAlive %d s: want 1–65535", c.KeepAlive))

@@ -2,18 +2,21 @@ package wildfire_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/imbench/imbench/load/conformance"
 	"github.com/imbench/imbench/load/engine"
 	_ "github.com/imbench/imbench/load/wildfire"
 	"github.com/imbench/imbench/targets/reference/reftest"
+	wfref "github.com/imbench/imbench/targets/reference/wildfire"
 )
 
 // The shared suite, against the reference target's Wildfire front end.
 func TestConformance(t *testing.T) {
 	conformance.Run(t, conformance.Harness{
-		System: "wildfire",
-		Start:  startReference,
+		System:     "wildfire",
+		Start:      startReference,
+		ServerIdle: func(k engine.Keepalive) time.Duration { return wfref.IdleTimeout(uint16(k.Every / time.Second)) },
 		WrongCredentials: func(tgt engine.Target) engine.Target {
 			tgt.Options = map[string]any{"secret": "wrong"}
 			return tgt

@@ -34,6 +34,7 @@ type conn struct {
 	frames netloop.Frames // frames cut at a read's end
 
 	acks   *awaiting.Set[uint16, *await] // requests waiting for their PUBACK, by packet id
+	wrote  atomic.Int64                  // unix ns of the last request or PINGREQ written: each draws an answer
 	nextID atomic.Uint32
 
 	fmu    sync.Mutex
@@ -86,7 +87,9 @@ func (c *conn) request(topic string, plain []byte, done func(wire.Puback, error)
 	b, err := wire.AppendRequest((*bp)[:0], topic, id, c.s.cipher, wire.HourNow(), plain)
 	if err == nil {
 		*bp = b
-		err = c.st.Write(b, c.d.cfg.Timeout)
+		if err = c.st.Write(b, c.d.cfg.Timeout); err == nil {
+			c.wrote.Store(time.Now().UnixNano())
+		}
 	}
 	if err != nil {
 		if t, ok := c.acks.Take(id); ok && t == w {
@@ -97,7 +100,17 @@ func (c *conn) request(topic string, plain []byte, done func(wire.Puback, error)
 }
 
 // Ping implements engine.Conn.
-func (c *conn) Ping() error { return c.st.Write(wire.AppendPingreq(nil), c.d.cfg.Timeout) }
+func (c *conn) Ping() error {
+	err := c.st.Write(wire.AppendPingreq(nil), c.d.cfg.Timeout)
+	if err == nil {
+		c.wrote.Store(time.Now().UnixNano())
+	}
+	return err
+}
+
+// WroteSince implements engine.Talker: the server's idle timer counts
+// every packet, and each of ours draws a PUBACK or PINGRESP.
+func (c *conn) WroteSince(t time.Time) bool { return c.wrote.Load() >= t.UnixNano() }
 
 // Alive implements engine.Conn.
 func (c *conn) Alive() bool { return !c.ended.Load() }

@@ -24,9 +24,12 @@ func init() {
 	engine.Register(engine.Spec{
 		Name:      "wildfire",
 		Endpoints: []string{EndpointAdmin, EndpointMQTT},
-		// The server drops a connection silent 1.5 × keepAlive (60 s by
-		// default here, wildfire.md §5.7); ping within keepAlive.
-		PingLimit: time.Minute,
+		// The server drops a connection silent 1.5 × keepAlive; the web
+		// client pings every 180 s, a PINGREQ after that long without
+		// sending (docs/real-servers.md). A target's keepAlive option moves
+		// both (protocol.Keepalive).
+		PingLimit: DefaultKeepAlive * time.Second,
+		Keepalive: engine.Keepalive{Every: DefaultKeepAlive * time.Second, AfterSilence: true},
 		Carries:   []plan.ConvKind{plan.Single, plan.Group, plan.Room},
 		Open:      open,
 	})
@@ -36,12 +39,19 @@ func init() {
 type Options struct {
 	Secret      string   `json:"secret"`      // the admin API's http.admin.secret_key
 	Platform    int      `json:"platform"`    // get_token's platform (default 7, Linux)
-	KeepAlive   int      `json:"keepAlive"`   // CONNECT keepAlive seconds (default 60)
+	KeepAlive   int      `json:"keepAlive"`   // CONNECT keepAlive seconds (default 180)
 	SourceAddrs []string `json:"sourceAddrs"` // local addresses to spread connections over
 	Timeout     string   `json:"timeout"`     // request and handshake timeout (default 10s)
 }
 
 type protocol struct{ cfg Config }
+
+// Keepalive implements engine.KeepaliveSetter: an MQTT client sends
+// something within its keepAlive.
+func (p *protocol) Keepalive() (engine.Keepalive, time.Duration) {
+	every := time.Duration(p.cfg.KeepAlive) * time.Second
+	return engine.Keepalive{Every: every, AfterSilence: true}, every
+}
 
 func open(t engine.Target) (engine.Protocol, error) {
 	var o Options

@@ -2,6 +2,7 @@ package wukongim_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/imbench/imbench/load/conformance"
 	"github.com/imbench/imbench/load/engine"
@@ -14,8 +15,9 @@ import (
 // TCP and over WebSocket, encrypted as the real server runs by default.
 func TestConformance(t *testing.T) {
 	conformance.Run(t, conformance.Harness{
-		System: "wukongim",
-		Start:  startReference,
+		System:     "wukongim",
+		Start:      startReference,
+		ServerIdle: func(engine.Keepalive) time.Duration { return wukongim.DefaultReadTimeout },
 		WrongCredentials: func(tgt engine.Target) engine.Target {
 			tgt.Options = map[string]any{"secret": "wrong"}
 			return tgt

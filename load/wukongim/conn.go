@@ -43,7 +43,6 @@ type conn struct {
 	rmu      sync.Mutex
 	recvacks []byte
 
-	wrote  atomic.Int64                  // unix ns of the last SEND or RECVACK written (not PINGs)
 	seq    atomic.Uint32                 // clientSeq of SENDs
 	acks   *awaiting.Set[uint32, *await] // SENDs waiting for their SENDACK, by clientSeq
 	kicked atomic.Bool
@@ -88,10 +87,6 @@ func (c *conn) write(p wire.Packet) error {
 
 // Ping implements engine.Conn: WKProto's one-byte PING.
 func (c *conn) Ping() error { return c.write(wire.Ping{}) }
-
-// WroteSince implements engine.Talker: a WuKongIM server takes any packet
-// as activity (its connection's idle timer and the user's LastActive).
-func (c *conn) WroteSince(t time.Time) bool { return c.wrote.Load() >= t.UnixNano() }
 
 // Alive implements engine.Conn.
 func (c *conn) Alive() bool { return !c.ended.Load() }
@@ -159,9 +154,7 @@ func (c *conn) Flush() {
 	if c.ws {
 		out = ws.AppendFrame(nil, ws.OpBinary, c.recvacks)
 	}
-	if c.st.Write(out, c.d.cfg.Timeout) == nil {
-		c.wrote.Store(time.Now().UnixNano())
-	}
+	c.st.Write(out, c.d.cfg.Timeout)
 	c.recvacks = c.recvacks[:0]
 }
 

@@ -27,6 +27,8 @@ func init() {
 		// The server drops a logged-in connection silent for connIdleTime
 		// (3 min by default, wukongim.md §5).
 		PingLimit: 2 * time.Minute,
+		// The SDKs ping every 60 s on a fixed timer (docs/real-servers.md).
+		Keepalive: engine.Keepalive{Every: time.Minute},
 		// Chatrooms are v2's live channels (type 9): members join through
 		// /channel/subscriber_add, and the server keeps no history for them.
 		Carries:   []plan.ConvKind{plan.Single, plan.Group, plan.Room},

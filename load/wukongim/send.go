@@ -2,7 +2,6 @@ package wukongim
 
 import (
 	"strconv"
-	"time"
 
 	"github.com/imbench/imbench/load/plan"
 	wire "github.com/imbench/imbench/wire/wukongim"
@@ -54,6 +53,5 @@ func (c *conn) Send(m plan.Msg, text []byte, createMs int64, done func(error)) e
 		}
 		return nil
 	}
-	c.wrote.Store(time.Now().UnixNano())
 	return nil
 }

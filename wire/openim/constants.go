@@ -88,6 +88,7 @@ const (
 // Limits of msggateway (openim.md §1.6).
 const (
 	ReadDeadlineSeconds = 30    // silence after which the server closes a connection
+	SDKPingSeconds      = 24    // openim-sdk-core's ping period: pongWait × 8/10
 	MaxFrameBytes       = 51200 // the server's read limit per frame
 	MaxConnsDefault     = 100000
 )

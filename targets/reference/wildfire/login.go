@@ -106,11 +106,16 @@ func (f *FrontEnd) refuse(nc net.Conn, code wire.ConnectReturnCode) {
 }
 
 // idleTimeout is how long a connection may stay silent: readTimeout when
-// set, else round(1.5 × keepAlive) seconds (the real server's reader idle
-// time, Math.round), 0 for none.
+// set, else IdleTimeout(keepAlive).
 func idleTimeout(readTimeout time.Duration, keepAlive uint16) time.Duration {
 	if readTimeout > 0 {
 		return readTimeout
 	}
+	return IdleTimeout(keepAlive)
+}
+
+// IdleTimeout is the real server's reader idle time for a CONNECT's
+// keepAlive: round(1.5 × keepAlive) seconds (Math.round), 0 for none.
+func IdleTimeout(keepAlive uint16) time.Duration {
 	return time.Duration((3*int64(keepAlive)+1)/2) * time.Second
 }

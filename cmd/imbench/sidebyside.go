@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/imbench/imbench/bench/sidebyside"
+	"github.com/imbench/imbench/internal/badinput"
+	"github.com/imbench/imbench/internal/runid"
+)
+
+// `imbench side-by-side`: one workload under two load tools, alternating,
+// each run on a fresh server, the server's and each tool's cost per
+// delivery compared (bench/sidebyside).
+
+type toolFlags []sidebyside.Tool
+
+func (t *toolFlags) String() string { return fmt.Sprint(*t) }
+
+func (t *toolFlags) Set(v string) error {
+	name, command, ok := strings.Cut(v, "=")
+	if !ok || name == "" || strings.TrimSpace(command) == "" {
+		return fmt.Errorf("%q: want name=command", v)
+	}
+	*t = append(*t, sidebyside.Tool{Name: name, Command: command})
+	return nil
+}
+
+func parseSideBySide(args []string) (sidebyside.Config, string, error) {
+	fs := flag.NewFlagSet("side-by-side", flag.ContinueOnError)
+	var tools toolFlags
+	fs.Var(&tools, "tool", "a load tool, name=command, given twice: ratios are the first's ÷ the second's")
+	var (
+		c       sidebyside.Config
+		count   = fs.String("count", "", "the server's delivery counter: its Prometheus metrics URL#metric (required)")
+		id      = fs.String("run-id", "", "the measurement's id (default: generated)")
+		results = fs.String("results", "results", "results folder: <id>/side-by-side.json and .md go there")
+	)
+	fs.IntVar(&c.Rounds, "rounds", 5, "rounds; each runs both tools, which goes first alternating")
+	fs.StringVar(&c.Before, "before", "", "a command that starts a fresh server, before every run")
+	fs.StringVar(&c.After, "after", "", "a command that stops it, after every run")
+	fs.StringVar(&c.Server, "server", "", "a command printing the PIDs of the server's processes (required)")
+	fs.StringVar(&c.ServerCPUs, "server-cpus", "", "pin the server to these CPUs (e.g. 0)")
+	fs.StringVar(&c.ToolCPUs, "tool-cpus", "", "run each tool on these CPUs (e.g. 1)")
+	fs.DurationVar(&c.Timeout, "timeout", 10*time.Minute, "the longest any command may take")
+	if err := fs.Parse(args); err != nil {
+		return c, "", badinput.Wrap(err)
+	}
+	if fs.NArg() > 0 {
+		return c, "", badinput.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if len(tools) != 2 {
+		return c, "", badinput.Errorf("side-by-side needs -tool twice (name=command), got %d", len(tools))
+	}
+	c.Tools = [2]sidebyside.Tool{tools[0], tools[1]}
+	if *count != "" {
+		u, m, ok := strings.Cut(*count, "#")
+		if !ok || !strings.HasPrefix(u, "http") || m == "" {
+			return c, "", badinput.Errorf("-count %q: want http://host:port/metrics#counter_name", *count)
+		}
+		c.CountURL, c.CountMetric = u, m
+	}
+	if err := c.Check(); err != nil {
+		return c, "", badinput.Errorf("%v", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	if *id == "" {
+		*id = runid.New()
+	}
+	if err := runid.Check(*id); err != nil {
+		return c, "", badinput.Errorf("run id %q: %v", *id, err)
+	}
+	dir := filepath.Join(*results, *id)
+	if _, err := os.Stat(dir); err == nil {
+		return c, "", badinput.Errorf("%s exists: a measurement never overwrites another (give another -run-id)", dir)
+	}
+	return c, dir, nil
+}
+
+func cmdSideBySide(args []string) (int, error) {
+	c, dir, err := parseSideBySide(args)
+	if err != nil {
+		return 0, err
+	}
+	res, err := sidebyside.Measure(context.Background(), c, os.Stdout)
+	if err != nil {
+		return 1, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 1, err
+	}
+	raw, _ := json.MarshalIndent(res, "", "  ")
+	md := res.Markdown()
+	err = errors.Join(os.WriteFile(filepath.Join(dir, "side-by-side.json"), append(raw, '\n'), 0o644),
+		os.WriteFile(filepath.Join(dir, "side-by-side.md"), []byte(md), 0o644))
+	fmt.Print("\n" + md + "\n")
+	fmt.Printf("imbench: side-by-side in %s (side-by-side.json, side-by-side.md)\n", dir)
+	return 0, err
+}
