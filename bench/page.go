@@ -15,6 +15,9 @@ import (
 	"github.com/imbench/imbench/internal/badinput"
 )
 
+// Commit is the revision imbench was built from (commit).
+func Commit() string { return commit() }
+
 // commit is the revision imbench was built from, "+dirty" when its tree
 // had changes: the build's stamp, else (a build with -buildvcs=false) the
 // checkout's it runs in, else "unknown".
@@ -122,7 +125,9 @@ func renderPage(b *bytes.Buffer, r *benchResult) {
 	fmt.Fprintln(b, "# Benchmark: what the generator costs")
 	fmt.Fprintln(b)
 	fmt.Fprintln(b, "The figures of one `make bench` run, as it wrote them. How each is measured, and what it is")
-	fmt.Fprintln(b, "compared with, is in [benchmark-method.md](benchmark-method.md).")
+	fmt.Fprintln(b, "compared with, is in [benchmark-method.md](benchmark-method.md). imbench beside a vendor's own tool on the")
+	fmt.Fprintln(b, "same real server is on pages of their own: [WuKongIM's wkstress, pairs](side-by-side-wkstress-pairs.md),")
+	fmt.Fprintln(b, "[WuKongIM's wkstress, idle users](side-by-side-wkstress-idle.md).")
 	fmt.Fprintln(b)
 	fmt.Fprintln(b, "| run | |")
 	fmt.Fprintln(b, "|---|---|")

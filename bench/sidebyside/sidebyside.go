@@ -121,7 +121,10 @@ type Ratio struct {
 
 // Result is a whole measurement.
 type Result struct {
-	Config  Config  `json:"config"`
+	StartedAt time.Time `json:"started_at"`
+	Commit    string    `json:"commit"`   // imbench's, as the command sets it
+	Workload  string    `json:"workload"` // what the tools ran, in words (-workload)
+	Config    Config    `json:"config"`
 	Runs    []Run   `json:"runs"`
 	Ratios  []Ratio `json:"ratios"`
 	LoadLow float64 `json:"load_low"`
@@ -178,7 +181,7 @@ func Measure(ctx context.Context, c Config, progress io.Writer) (*Result, error)
 	if err := c.Check(); err != nil {
 		return nil, err
 	}
-	res := &Result{Config: c, CPUs: runtimeCPUs(), LoadLow: -1}
+	res := &Result{StartedAt: time.Now().UTC(), Config: c, CPUs: runtimeCPUs(), LoadLow: -1}
 	for round := 1; round <= c.Rounds; round++ {
 		order := []int{0, 1}
 		if round%2 == 0 {

@@ -30,6 +30,7 @@ const usage = `usage: imbench <command> [flags]
   compare   compare two runs: imbench compare -a ID -b ID [-threshold 10]; exit 3 if B is worse
   compare-servers  one workload on several servers side by side: imbench compare-servers -scenario S -servers servers.yaml [-rate R]
   side-by-side  one workload under two load tools, alternating, fresh server each: imbench side-by-side -tool a=CMD -tool b=CMD -server CMD -count URL#metric [-before CMD] [-rounds 5]
+  side-by-side-page  docs/<name>.md from a side-by-side's JSON: imbench side-by-side-page -in results/<id>/side-by-side.json [-name N]
   clean-target  remove a run's users, groups and chatrooms from its target: imbench clean-target -run ID
   bench     measure the generator: imbench bench [-only density,baseline,delivery,distributed,flat]
   bench-page  docs/benchmark.md from a bench's JSON: imbench bench-page [-in results/bench/<time>.json]
@@ -76,6 +77,8 @@ func main() {
 		err = cmdCompare(os.Args[2:])
 	case "side-by-side":
 		code, err = cmdSideBySide(os.Args[2:])
+	case "side-by-side-page":
+		err = cmdSideBySidePage(os.Args[2:])
 	case "clean-target":
 		code, err = cmdCleanTarget(os.Args[2:])
 	case "-h", "--help", "help":

@@ -7,10 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/imbench/imbench/bench"
 	"github.com/imbench/imbench/bench/sidebyside"
 	"github.com/imbench/imbench/internal/badinput"
 	"github.com/imbench/imbench/internal/runid"
@@ -33,7 +36,7 @@ func (t *toolFlags) Set(v string) error {
 	return nil
 }
 
-func parseSideBySide(args []string) (sidebyside.Config, string, error) {
+func parseSideBySide(args []string) (sidebyside.Config, string, string, error) {
 	fs := flag.NewFlagSet("side-by-side", flag.ContinueOnError)
 	var tools toolFlags
 	fs.Var(&tools, "tool", "a load tool, name=command, given twice: ratios are the first's ÷ the second's")
@@ -42,6 +45,7 @@ func parseSideBySide(args []string) (sidebyside.Config, string, error) {
 		count   = fs.String("count", "", "the server's delivery counter: its Prometheus metrics URL#metric (required)")
 		id      = fs.String("run-id", "", "the measurement's id (default: generated)")
 		results = fs.String("results", "results", "results folder: <id>/side-by-side.json and .md go there")
+		words   = fs.String("workload", "", "what the tools run, in words, for the table's page")
 	)
 	fs.IntVar(&c.Rounds, "rounds", 5, "rounds; each runs both tools, which goes first alternating")
 	fs.StringVar(&c.Before, "before", "", "a command that starts a fresh server, before every run")
@@ -51,47 +55,52 @@ func parseSideBySide(args []string) (sidebyside.Config, string, error) {
 	fs.StringVar(&c.ToolCPUs, "tool-cpus", "", "run each tool on these CPUs (e.g. 1)")
 	fs.DurationVar(&c.Timeout, "timeout", 10*time.Minute, "the longest any command may take")
 	if err := fs.Parse(args); err != nil {
-		return c, "", badinput.Wrap(err)
+		return c, "", "", badinput.Wrap(err)
 	}
 	if fs.NArg() > 0 {
-		return c, "", badinput.Errorf("unexpected arguments %q", fs.Args())
+		return c, "", "", badinput.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if len(tools) != 2 {
-		return c, "", badinput.Errorf("side-by-side needs -tool twice (name=command), got %d", len(tools))
+		return c, "", "", badinput.Errorf("side-by-side needs -tool twice (name=command), got %d", len(tools))
 	}
 	c.Tools = [2]sidebyside.Tool{tools[0], tools[1]}
 	if *count != "" {
 		u, m, ok := strings.Cut(*count, "#")
 		if !ok || !strings.HasPrefix(u, "http") || m == "" {
-			return c, "", badinput.Errorf("-count %q: want http://host:port/metrics#counter_name", *count)
+			return c, "", "", badinput.Errorf("-count %q: want http://host:port/metrics#counter_name", *count)
 		}
 		c.CountURL, c.CountMetric = u, m
 	}
 	if err := c.Check(); err != nil {
-		return c, "", badinput.Errorf("%v", strings.ReplaceAll(err.Error(), "\n", "; "))
+		return c, "", "", badinput.Errorf("%v", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	if *id == "" {
 		*id = runid.New()
 	}
 	if err := runid.Check(*id); err != nil {
-		return c, "", badinput.Errorf("run id %q: %v", *id, err)
+		return c, "", "", badinput.Errorf("run id %q: %v", *id, err)
 	}
 	dir := filepath.Join(*results, *id)
 	if _, err := os.Stat(dir); err == nil {
-		return c, "", badinput.Errorf("%s exists: a measurement never overwrites another (give another -run-id)", dir)
+		return c, "", "", badinput.Errorf("%s exists: a measurement never overwrites another (give another -run-id)", dir)
 	}
-	return c, dir, nil
+	return c, dir, *words, nil
 }
 
 func cmdSideBySide(args []string) (int, error) {
-	c, dir, err := parseSideBySide(args)
+	c, dir, words, err := parseSideBySide(args)
 	if err != nil {
 		return 0, err
 	}
-	res, err := sidebyside.Measure(context.Background(), c, os.Stdout)
+	// An interrupt ends the running tool's process group and still runs
+	// -after: nothing started is left behind.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := sidebyside.Measure(ctx, c, os.Stdout)
 	if err != nil {
 		return 1, err
 	}
+	res.Commit, res.Workload = bench.Commit(), words
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 1, err
 	}
@@ -102,4 +111,22 @@ func cmdSideBySide(args []string) (int, error) {
 	fmt.Print("\n" + md + "\n")
 	fmt.Printf("imbench: side-by-side in %s (side-by-side.json, side-by-side.md)\n", dir)
 	return 0, err
+}
+
+// `imbench side-by-side-page`: docs/<name>.md from a measurement's JSON.
+func cmdSideBySidePage(args []string) error {
+	fs := flag.NewFlagSet("side-by-side-page", flag.ContinueOnError)
+	in := fs.String("in", "", "a side-by-side.json (required)")
+	name := fs.String("name", "side-by-side", "the page's name under docs/")
+	if err := fs.Parse(args); err != nil {
+		return badinput.Wrap(err)
+	}
+	if *in == "" || fs.NArg() > 0 {
+		return badinput.Errorf("side-by-side-page needs -in results/<id>/side-by-side.json and nothing else")
+	}
+	if err := sidebyside.Page(*in, "docs", *name); err != nil {
+		return badinput.Errorf("side-by-side page: %v", err)
+	}
+	fmt.Printf("imbench: docs/%s.md and docs/%s.json\n", *name, *name)
+	return nil
 }

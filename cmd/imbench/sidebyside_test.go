@@ -28,12 +28,12 @@ func TestSideBySideRefusesBadInput(t *testing.T) {
 		{append(ok, "-run-id", "taken"), "exists: a measurement never overwrites another"},
 		{append(ok, "stray"), "unexpected arguments"},
 	} {
-		_, _, err := parseSideBySide(c.args)
+		_, _, _, err := parseSideBySide(c.args)
 		if err == nil || !badinput.Is(err) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: %v, want one line with %q", c.args, err, c.want)
 		}
 	}
-	if _, dir, err := parseSideBySide(append(ok, "-run-id", "fresh")); err != nil || dir != filepath.Join(results, "fresh") {
+	if _, dir, _, err := parseSideBySide(append(ok, "-run-id", "fresh")); err != nil || dir != filepath.Join(results, "fresh") {
 		t.Fatalf("good input: %v %q", err, dir)
 	}
 }

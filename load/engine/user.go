@@ -41,7 +41,7 @@ type User struct {
 	gapConvs  map[uint32]struct{}
 	reconnect bool
 	away      bool         // logged out for a spell: no reconnect until it ends
-	pingedAt  atomic.Int64 // unix ns of the heartbeat's last ping (after-silence pings)
+	pingedAt  atomic.Int64 // unix ns of the heartbeat's last ping, or of the login after it
 	// left is when and why the user's connection last ended, until a
 	// login's sync has caught up; catchup is it while that sync runs.
 	left    leaving
@@ -128,6 +128,7 @@ func (u *User) login(ctx context.Context, recover bool) error {
 		return errSessionClosed
 	}
 	u.conn = c
+	u.pingedAt.Store(time.Now().UnixNano()) // an SDK starts its heartbeat at the login
 	first := !u.everOn
 	u.everOn = true
 	u.mu.Unlock()

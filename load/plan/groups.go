@@ -155,9 +155,23 @@ func (g *Groups) build(b *builder, base uint32) (*Stream, error) {
 		}
 		c := b.group(GroupSpec{Key: "g" + strconv.FormatUint(uint64(base), 10) + "_" + strconv.Itoa(i),
 			Owner: members[0], Members: members})
-		lanes = append(lanes, lane{{conv: c, senders: members[:g.Senders], count: count.of(i)}})
+		lanes = append(lanes, lane{{conv: c, senders: turns(members[:g.Senders], i, g.Shared || g.SameMembers), count: count.of(i)}})
 	}
 	return g.stream(lanes, g.Groups), nil
+}
+
+// turns is group i's senders in the order they take turns. Groups that
+// share their senders start at different ones, so that a round's messages
+// come from different senders at once, as people in several groups talk at
+// the same time: one sender writing every group's message in turn, each
+// after the last one's SENDACK, has the server write each receiver its
+// RECVs one by one where it would pack them in one write.
+func turns(senders []uint32, i int, shared bool) []uint32 {
+	k := i % len(senders)
+	if !shared || k == 0 {
+		return senders
+	}
+	return append(slices.Clone(senders[k:]), senders[:k]...)
 }
 
 // buildFrom makes the groups of members drawn from populations: group i

@@ -364,6 +364,24 @@ func TestSameMembersInEveryGroup(t *testing.T) {
 	if p.Planned() != 120 || expected != 120*11 {
 		t.Fatalf("planned %d expected %d", p.Planned(), expected)
 	}
+	// Bursts: a second's messages of the groups fall due together, from
+	// different senders: no sender writes ten groups' messages back to back.
+	burst := build(t, workload(t,
+		`{"kind":"groups","groups":10,"members":50,"sameMembers":true,"senders":4,"online":6,"ratePerMinute":60,"pace":"burst","messages":3}`))
+	first := map[time.Duration]map[uint32]int{}
+	for m, at := range burst.Schedule() {
+		if first[at] == nil {
+			first[at] = map[uint32]int{}
+		}
+		first[at][m.Sender]++
+	}
+	for at, by := range first {
+		for sender, n := range by {
+			if n > 3 { // 10 groups over 4 senders: 3 at most each
+				t.Fatalf("at %s sender %d writes %d messages at once: %v", at, sender, n, by)
+			}
+		}
+	}
 	if _, err := workload(t, `{"kind":"groups","groups":2,"members":5,"sameMembers":true,"shared":true,"ratePerMinute":1,"messages":1}`).Build(); err == nil {
 		t.Fatal("shared and sameMembers together were accepted")
 	}
