@@ -125,11 +125,11 @@ type Result struct {
 	Commit    string    `json:"commit"`   // imbench's, as the command sets it
 	Workload  string    `json:"workload"` // what the tools ran, in words (-workload)
 	Config    Config    `json:"config"`
-	Runs    []Run   `json:"runs"`
-	Ratios  []Ratio `json:"ratios"`
-	LoadLow float64 `json:"load_low"`
-	LoadMax float64 `json:"load_max"`
-	CPUs    int     `json:"cpus"`
+	Runs      []Run     `json:"runs"`
+	Ratios    []Ratio   `json:"ratios"`
+	LoadLow   float64   `json:"load_low"`
+	LoadMax   float64   `json:"load_max"`
+	CPUs      int       `json:"cpus"`
 }
 
 // Check refuses a config that cannot run, before anything starts.
