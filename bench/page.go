@@ -127,7 +127,7 @@ func renderPage(b *bytes.Buffer, r *benchResult) {
 	fmt.Fprintln(b, "The figures of one `make bench` run, as it wrote them. How each is measured, and what it is")
 	fmt.Fprintln(b, "compared with, is in [benchmark-method.md](benchmark-method.md). imbench beside a vendor's own tool on the")
 	fmt.Fprintln(b, "same real server is on pages of their own: [WuKongIM's wkstress, pairs](side-by-side-wkstress-pairs.md),")
-	fmt.Fprintln(b, "[WuKongIM's wkstress, idle users](side-by-side-wkstress-idle.md).")
+	fmt.Fprintln(b, "[WuKongIM's wkstress, idle users](side-by-side-wkstress-idle.md) (and [at wkstress's ping interval](side-by-side-wkstress-idle-2m.md)).")
 	fmt.Fprintln(b)
 	fmt.Fprintln(b, "| run | |")
 	fmt.Fprintln(b, "|---|---|")
