@@ -26,18 +26,24 @@ type sample struct {
 	countErr error
 }
 
-func measureOne(ctx context.Context, c Config, t Tool, round int) (Run, error) {
-	r := Run{Tool: t.Name, Round: round}
+func measureOne(ctx context.Context, c Config, t Tool, round int) (r Run, err error) {
+	r = Run{Tool: t.Name, Round: round}
+	// -after runs whatever happened, -before's failure included (it may
+	// have started the server); a server that did not stop would make the
+	// next run's server not a fresh one.
+	defer func() {
+		if c.After == "" {
+			return
+		}
+		if _, aerr := shell(context.WithoutCancel(ctx), c, "-after", c.After); aerr != nil && err == nil {
+			err = aerr
+		}
+	}()
 	if c.Before != "" {
 		if _, err := shell(ctx, c, "-before", c.Before); err != nil {
 			return r, err
 		}
 	}
-	defer func() {
-		if c.After != "" {
-			shell(context.WithoutCancel(ctx), c, "-after", c.After)
-		}
-	}()
 	pids, err := serverPIDs(ctx, c)
 	if err != nil {
 		return r, err
@@ -90,8 +96,6 @@ wait:
 	if err != nil {
 		return r, fmt.Errorf("after the run: %w", err)
 	}
-	last.tool = samples[len(samples)-1].tool
-	samples = append(samples, last)
 	if werr != nil {
 		return r, fmt.Errorf("%s (%s): %w", t.Name, t.Command, werr)
 	}
@@ -100,6 +104,8 @@ wait:
 		r.ToolCPU = r.ToolUserCPU + tv(ru.Stime)
 		r.ToolMaxRSS = ru.Maxrss * 1024
 	}
+	last.tool = max(r.ToolCPU, samples[len(samples)-1].tool) // the tool's whole account, once it has ended
+	samples = append(samples, last)
 	r.Seconds = end.Sub(first.at).Seconds()
 	r.Deliveries = last.count - first.count
 	r.ServerCPU = last.server - first.server
@@ -154,8 +160,11 @@ func look(c Config, pids []int, toolPID int) (sample, error) {
 	return s, nil
 }
 
-// procCPU is a process's user+system CPU seconds and its parent.
+// procCPU is a process's user+system CPU seconds, with those of the
+// children it has waited for (so a tool's exited helpers still count), and
+// its parent.
 func procCPU(pid int) (cpu float64, ppid int, err error) {
+	fields := []int{11, 12, 13, 14} // utime, stime, cutime, cstime after the name
 	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return 0, 0, err
@@ -165,13 +174,16 @@ func procCPU(pid int) (cpu float64, ppid int, err error) {
 		return 0, 0, fmt.Errorf("unreadable /proc/%d/stat", pid)
 	}
 	f := strings.Fields(string(raw[i+2:]))
-	if len(f) < 13 {
+	if len(f) < 15 {
 		return 0, 0, fmt.Errorf("unreadable /proc/%d/stat", pid)
 	}
 	ppid, _ = strconv.Atoi(f[1])
-	ut, _ := strconv.ParseFloat(f[11], 64)
-	st, _ := strconv.ParseFloat(f[12], 64)
-	return (ut + st) / 100, ppid, nil // USER_HZ is 100 on Linux
+	var sum float64
+	for _, k := range fields { // its own and its waited-for children's
+		v, _ := strconv.ParseFloat(f[k], 64)
+		sum += v
+	}
+	return sum / 100, ppid, nil // USER_HZ is 100 on Linux
 }
 
 // treeCPU is the CPU of root and its live descendants.
@@ -221,7 +233,7 @@ func counter(url, metric string) (float64, error) {
 	for sc.Scan() {
 		line := sc.Text()
 		rest, ok := strings.CutPrefix(line, metric)
-		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '{') {
+		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '\t' && rest[0] != '{') {
 			continue
 		}
 		if j := strings.LastIndexByte(rest, '}'); j >= 0 {
@@ -260,7 +272,7 @@ func pin(pids []int, cpus string) error {
 		}
 		for _, t := range tasks {
 			tid, _ := strconv.Atoi(t.Name())
-			if err := unix.SchedSetaffinity(tid, &set); err != nil {
+			if err := unix.SchedSetaffinity(tid, &set); err != nil && err != unix.ESRCH { // ESRCH: the thread has ended
 				return fmt.Errorf("pinning server thread %d to CPUs %s: %w", tid, cpus, err)
 			}
 		}
@@ -271,7 +283,8 @@ func pin(pids []int, cpus string) error {
 // parseCPUs reads a CPU list ("0", "0,2", "1-3").
 func parseCPUs(list string) (unix.CPUSet, error) {
 	var set unix.CPUSet
-	bad := fmt.Errorf("CPU list %q: want e.g. 0, 0,2 or 1-3 within this machine's %d CPUs", list, runtime.NumCPU())
+	online, _ := os.ReadFile("/sys/devices/system/cpu/online")
+	bad := fmt.Errorf("CPU list %q: want e.g. 0, 0,2 or 1-3 of this machine's online CPUs (%s)", list, strings.TrimSpace(string(online)))
 	for _, part := range strings.Split(list, ",") {
 		lo, hi, isRange := strings.Cut(part, "-")
 		a, err := strconv.Atoi(lo)
@@ -284,14 +297,35 @@ func parseCPUs(list string) (unix.CPUSet, error) {
 				return set, bad
 			}
 		}
-		if a < 0 || b >= runtime.NumCPU() {
-			return set, bad
-		}
 		for i := a; i <= b; i++ {
+			if i < 0 || i >= 1024 || !cpuOnline(string(online), i) {
+				return set, bad
+			}
 			set.Set(i)
 		}
 	}
 	return set, nil
+}
+
+// cpuOnline tells whether CPU i is in the kernel's online list ("0-3,6");
+// an unreadable list admits CPUs up to runtime.NumCPU().
+func cpuOnline(list string, i int) bool {
+	list = strings.TrimSpace(list)
+	if list == "" {
+		return i < runtime.NumCPU()
+	}
+	for _, part := range strings.Split(list, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := a, error(nil)
+		if isRange {
+			b, err2 = strconv.Atoi(hi)
+		}
+		if err1 == nil && err2 == nil && a <= i && i <= b {
+			return true
+		}
+	}
+	return false
 }
 
 func load1() float64 {

@@ -176,7 +176,8 @@ func (c *Config) Check() error {
 
 // Measure runs every round: the tools alternate which goes first, so a
 // server or machine that drifts over the series weighs on both alike.
-// progress gets a line per run.
+// progress gets a line per run. On an error the result holds the runs that
+// ended before it.
 func Measure(ctx context.Context, c Config, progress io.Writer) (*Result, error) {
 	if err := c.Check(); err != nil {
 		return nil, err
@@ -190,6 +191,7 @@ func Measure(ctx context.Context, c Config, progress io.Writer) (*Result, error)
 		for _, i := range order {
 			r, err := measureOne(ctx, c, c.Tools[i], round)
 			if err != nil {
+				res.compare() // of the runs that ended, for a caller that keeps them
 				return res, fmt.Errorf("round %d, %s: %w", round, c.Tools[i].Name, err)
 			}
 			res.Runs = append(res.Runs, r)

@@ -157,3 +157,40 @@ func TestSideBySideRefusesBadConfigs(t *testing.T) {
 		}
 	}
 }
+
+// A tool that fails ends the measurement with the runs that ended before
+// it kept; a -before that fails after starting the server still has
+// -after stop it: nothing is left running either way.
+func TestSideBySideKeepsWhatEndedAndLeavesNothingRunning(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pidfile := filepath.Join(t.TempDir(), "pid")
+	addr := "127.0.0.1:23872"
+	start := fmt.Sprintf(`SBS_ROLE=server SBS_ADDR=%s %s & echo $! > %s; for i in $(seq 50); do [ -s %s ] && break; sleep 0.1; done; sleep 0.3`, addr, self, pidfile, pidfile)
+	after := fmt.Sprintf(`kill $(cat %s); while kill -0 $(cat %s) 2>/dev/null; do sleep 0.1; done`, pidfile, pidfile)
+	tool := fmt.Sprintf("SBS_ROLE=tool SBS_ADDR=%s SBS_BURN=10us %s", addr, self)
+	down := func() {
+		t.Helper()
+		if conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
+			conn.Close()
+			t.Fatal("a server was left running")
+		}
+	}
+	c := sidebyside.Config{
+		Tools:  [2]sidebyside.Tool{{Name: "works", Command: tool}, {Name: "fails", Command: "exit 3"}},
+		Rounds: 3, Before: start, After: after, Server: "cat " + pidfile,
+		CountURL: "http://" + addr + "/metrics", CountMetric: "deliveries_total", Every: 100 * time.Millisecond, Timeout: time.Minute,
+	}
+	res, err := sidebyside.Measure(context.Background(), c, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "round 1, fails") || res == nil || len(res.Runs) != 1 || res.Runs[0].Deliveries != 2000 {
+		t.Fatalf("err %v, result %+v", err, res)
+	}
+	down()
+	c.Before = start + "; exit 1"
+	if _, err := sidebyside.Measure(context.Background(), c, io.Discard); err == nil || !strings.Contains(err.Error(), "-before") {
+		t.Fatalf("a failed -before: %v", err)
+	}
+	down()
+}

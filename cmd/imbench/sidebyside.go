@@ -96,21 +96,26 @@ func cmdSideBySide(args []string) (int, error) {
 	// -after: nothing started is left behind.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	res, err := sidebyside.Measure(ctx, c, os.Stdout)
-	if err != nil {
-		return 1, err
+	res, merr := sidebyside.Measure(ctx, c, os.Stdout)
+	if res == nil || len(res.Runs) == 0 {
+		return 1, merr
 	}
+	// The runs that ended are kept, a measurement cut short included.
 	res.Commit, res.Workload = bench.Commit(), words
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 1, err
+		return 1, errors.Join(merr, err)
 	}
 	raw, _ := json.MarshalIndent(res, "", "  ")
 	md := res.Markdown()
-	err = errors.Join(os.WriteFile(filepath.Join(dir, "side-by-side.json"), append(raw, '\n'), 0o644),
+	werr := errors.Join(os.WriteFile(filepath.Join(dir, "side-by-side.json"), append(raw, '\n'), 0o644),
 		os.WriteFile(filepath.Join(dir, "side-by-side.md"), []byte(md), 0o644))
 	fmt.Print("\n" + md + "\n")
+	if merr != nil {
+		fmt.Printf("imbench: side-by-side cut short; the %d runs that ended are in %s\n", len(res.Runs), dir)
+		return 1, errors.Join(merr, werr)
+	}
 	fmt.Printf("imbench: side-by-side in %s (side-by-side.json, side-by-side.md)\n", dir)
-	return 0, err
+	return 0, werr
 }
 
 // `imbench side-by-side-page`: docs/<name>.md from a measurement's JSON.

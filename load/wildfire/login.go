@@ -56,6 +56,7 @@ func (d *Driver) dial(ctx context.Context, u uint32, h engine.Handler) (*conn, e
 	}
 	c := &conn{d: d, user: u, uid: uid, h: h, s: s}
 	c.acks = awaiting.New[uint16](d.cfg.Timeout, c.unanswered)
+	c.wrote.Store(time.Now().UnixNano()) // the CONNECT, which its CONNACK answers
 	head, rest, err := c.handshake(ctx, nc)
 	if err != nil {
 		nc.Close()
