@@ -19,11 +19,10 @@ import (
 // sample is what one look saw: the server's CPU seconds, its delivery
 // counter, and the tool's CPU seconds (the live process tree's).
 type sample struct {
-	at       time.Time
-	server   float64
-	count    float64
-	tool     float64
-	countErr error
+	at     time.Time
+	server float64
+	count  float64
+	tool   float64
 }
 
 func measureOne(ctx context.Context, c Config, t Tool, round int) (r Run, err error) {
@@ -340,5 +339,3 @@ func load1() float64 {
 	v, _ := strconv.ParseFloat(f[0], 64)
 	return v
 }
-
-func runtimeCPUs() int { return runtime.NumCPU() }

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -182,7 +183,7 @@ func Measure(ctx context.Context, c Config, progress io.Writer) (*Result, error)
 	if err := c.Check(); err != nil {
 		return nil, err
 	}
-	res := &Result{StartedAt: time.Now().UTC(), Config: c, CPUs: runtimeCPUs(), LoadLow: -1}
+	res := &Result{StartedAt: time.Now().UTC(), Config: c, CPUs: runtime.NumCPU(), LoadLow: -1}
 	for round := 1; round <= c.Rounds; round++ {
 		order := []int{0, 1}
 		if round%2 == 0 {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs one wkstress task through a WuKongIM in stress mode, as its /stress API does it, and exits:
 # start wkstress, add it, start the task, let it send SECONDS once it has begun, stop it, end it.
-#   WKSTRESS=<path to the wkstress binary> ./drive.sh <task.json> <seconds> [<api, http://127.0.0.1:5001>]
+#   WKSTRESS=<path to the wkstress binary> ./drive-wkstress.sh <task.json> <seconds> [<api, http://127.0.0.1:5001>]
 set -eu
 : "${WKSTRESS:?set WKSTRESS to the wkstress binary}"
 TASK=$1; SECS=$2; API=${3:-http://127.0.0.1:5001}
