@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,6 +24,11 @@ type sample struct {
 	server float64
 	count  float64
 	tool   float64
+	// the server's read and write system calls (io: /proc/PID/io was
+	// readable), and the Also counters
+	reads, writes float64
+	io            bool
+	also          []float64
 }
 
 func measureOne(ctx context.Context, c Config, t Tool, round int) (r Run, err error) {
@@ -113,6 +119,15 @@ wait:
 	r.WindowDeliveries = samples[to].count - samples[from].count
 	r.ServerCPUWindow = samples[to].server - samples[from].server
 	r.ToolCPUWindow = samples[to].tool - samples[from].tool
+	if a, b := samples[from], samples[to]; a.io && b.io {
+		r.ServerReadsWindow, r.ServerWritesWindow = b.reads-a.reads, b.writes-a.writes
+	}
+	if len(c.Also) > 0 {
+		r.AlsoWindow = map[string]float64{}
+		for i, m := range c.Also {
+			r.AlsoWindow[m] = samples[to].also[i] - samples[from].also[i]
+		}
+	}
 	return r, nil
 }
 
@@ -140,23 +155,45 @@ func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6
 // look samples the server's CPU and counter, and the tool tree's CPU
 // (toolPID 0: none).
 func look(c Config, pids []int, toolPID int) (sample, error) {
-	s := sample{at: time.Now()}
+	s := sample{at: time.Now(), io: true}
 	for _, pid := range pids {
 		cpu, _, err := procCPU(pid)
 		if err != nil {
 			return s, fmt.Errorf("server process %d: %w", pid, err)
 		}
 		s.server += cpu
+		r, w, err := procIO(pid)
+		s.reads, s.writes, s.io = s.reads+r, s.writes+w, s.io && err == nil
 	}
 	if toolPID > 0 {
 		s.tool = treeCPU(toolPID)
 	}
-	n, err := counter(c.CountURL, c.CountMetric)
+	v, err := counters(c.CountURL, append([]string{c.CountMetric}, c.Also...))
 	if err != nil {
 		return s, err
 	}
-	s.count = n
+	s.count, s.also = v[0], v[1:]
 	return s, nil
+}
+
+// procIO is a process's read and write system calls so far (readable for
+// one's own processes).
+func procIO(pid int) (reads, writes float64, err error) {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/io")
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		k, v, _ := strings.Cut(line, ": ")
+		n, _ := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		switch k {
+		case "syscr":
+			reads = n
+		case "syscw":
+			writes = n
+		}
+	}
+	return reads, writes, nil
 }
 
 // procCPU is a process's user+system CPU seconds, with those of the
@@ -215,26 +252,27 @@ func treeCPU(root int) float64 {
 
 var client = &http.Client{Timeout: 5 * time.Second}
 
-// counter sums every series of metric in a Prometheus text page.
-func counter(url, metric string) (float64, error) {
+// counters sums every series of each metric in a Prometheus text page.
+func counters(url string, metrics []string) ([]float64, error) {
 	resp, err := client.Get(url)
 	if err != nil {
-		return 0, fmt.Errorf("the server's counter: %w", err)
+		return nil, fmt.Errorf("the server's counter: %w", err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("the server's counter: %s answered %s", url, resp.Status)
+		return nil, fmt.Errorf("the server's counter: %s answered %s", url, resp.Status)
 	}
-	var sum float64
-	found := false
+	sums := make([]float64, len(metrics))
+	found := make([]bool, len(metrics))
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		rest, ok := strings.CutPrefix(line, metric)
-		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '\t' && rest[0] != '{') {
+		m := slices.IndexFunc(metrics, func(name string) bool { return seriesOf(line, name) })
+		if m < 0 {
 			continue
 		}
+		rest := line[len(metrics[m]):]
 		if j := strings.LastIndexByte(rest, '}'); j >= 0 {
 			rest = rest[j+1:]
 		}
@@ -246,15 +284,24 @@ func counter(url, metric string) (float64, error) {
 		if err != nil {
 			continue
 		}
-		sum, found = sum+v, true
+		sums[m], found[m] = sums[m]+v, true
 	}
 	if err := sc.Err(); err != nil {
-		return 0, err
+		return nil, err
 	}
-	if !found {
-		return 0, fmt.Errorf("the server's counter: no %s at %s", metric, url)
+	for i, ok := range found {
+		if !ok {
+			return nil, fmt.Errorf("the server's counter: no %s at %s", metrics[i], url)
+		}
 	}
-	return sum, nil
+	return sums, nil
+}
+
+// seriesOf tells whether a metrics line is a series of metric (its name
+// followed by labels or the value).
+func seriesOf(line, metric string) bool {
+	rest, ok := strings.CutPrefix(line, metric)
+	return ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t' || rest[0] == '{')
 }
 
 // pin binds every thread of the processes to the CPUs; threads they start

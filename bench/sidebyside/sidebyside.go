@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -41,6 +42,10 @@ type Config struct {
 	// is the counter of deliveries in it (every series summed).
 	CountURL    string `json:"count_url"`
 	CountMetric string `json:"count_metric"`
+	// Also are more counters on the same page (e.g. the server's packets
+	// of each kind), each reported per delivery in the send window: what
+	// a tool makes the server do, counted rather than timed.
+	Also []string `json:"also,omitempty"`
 	// ServerCPUs and ToolCPUs pin each to a CPU list ("0", "1-3"; "": not pinned).
 	ServerCPUs string `json:"server_cpus"`
 	ToolCPUs   string `json:"tool_cpus"`
@@ -70,6 +75,11 @@ type Run struct {
 	ToolUserCPU     float64 `json:"tool_user_cpu_seconds"`
 	ToolCPUWindow   float64 `json:"tool_cpu_window_seconds"`
 	ToolMaxRSS      int64   `json:"tool_max_rss_bytes"`
+	// The server's read and write system calls in the window (/proc/PID/io;
+	// absent where that is not readable), and the Also counters' rises.
+	ServerReadsWindow  float64            `json:"server_reads_window,omitempty"`
+	ServerWritesWindow float64            `json:"server_writes_window,omitempty"`
+	AlsoWindow         map[string]float64 `json:"also_window,omitempty"`
 	// Load is the machine's 1-minute load average at the start and the
 	// most it reached during the run.
 	LoadStart float64 `json:"load_start"`
@@ -84,7 +94,13 @@ func (r Run) Figures() map[string]float64 {
 		}
 		return cpu / n * 1e6
 	}
-	return map[string]float64{
+	count := func(v, n float64) float64 {
+		if n <= 0 {
+			return 0
+		}
+		return v / n
+	}
+	f := map[string]float64{
 		FigServerWindow: per(r.ServerCPUWindow, r.WindowDeliveries),
 		FigServerRun:    per(r.ServerCPU, r.Deliveries),
 		FigToolRun:      per(r.ToolCPU, r.Deliveries),
@@ -92,8 +108,17 @@ func (r Run) Figures() map[string]float64 {
 		FigToolWindow:   per(r.ToolCPUWindow, r.WindowDeliveries),
 		FigToolRSS:      float64(r.ToolMaxRSS) / (1 << 20),
 		FigDeliveries:   r.Deliveries,
+		FigServerReads:  count(r.ServerReadsWindow, r.WindowDeliveries),
+		FigServerWrites: count(r.ServerWritesWindow, r.WindowDeliveries),
 	}
+	for m, v := range r.AlsoWindow {
+		f[AlsoFigure(m)] = count(v, r.WindowDeliveries)
+	}
+	return f
 }
+
+// AlsoFigure names an Also counter's figure.
+func AlsoFigure(metric string) string { return metric + " per delivery, send window" }
 
 // The figures compared, in the order they are reported.
 const (
@@ -104,10 +129,26 @@ const (
 	FigToolUser     = "tool user-space CPU per delivery (µs)"
 	FigToolRSS      = "tool peak RSS (MiB)"
 	FigDeliveries   = "deliveries (server's counter)"
+	FigServerReads  = "server read system calls per delivery, send window"
+	FigServerWrites = "server write system calls per delivery, send window"
 )
 
-// Figures lists the figures in report order.
-var Figures = []string{FigServerWindow, FigServerRun, FigToolWindow, FigToolRun, FigToolUser, FigToolRSS, FigDeliveries}
+// Figures lists the figures of a config in report order: the costs, then
+// what the server was made to do, counted.
+func (c Config) Figures() []string {
+	return append([]string{FigServerWindow, FigServerRun, FigToolWindow, FigToolRun, FigToolUser, FigToolRSS, FigDeliveries},
+		c.Counted()...)
+}
+
+// Counted lists the figures that count, per delivery, what the server
+// was made to do.
+func (c Config) Counted() []string {
+	figs := []string{FigServerReads, FigServerWrites}
+	for _, m := range c.Also {
+		figs = append(figs, AlsoFigure(m))
+	}
+	return figs
+}
 
 // Ratio is one figure of the two tools: their medians over the rounds,
 // the medians' ratio, and the least and most of the rounds' own ratios.
@@ -133,6 +174,8 @@ type Result struct {
 	CPUs      int       `json:"cpus"`
 }
 
+var metricName = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
+
 // Check refuses a config that cannot run, before anything starts.
 func (c *Config) Check() error {
 	var errs []error
@@ -152,6 +195,13 @@ func (c *Config) Check() error {
 	}
 	if c.CountURL == "" || c.CountMetric == "" {
 		errs = append(errs, errors.New("-count (the server's metrics URL and its delivery counter, URL#metric) is required"))
+	}
+	seen := map[string]bool{c.CountMetric: true}
+	for _, m := range c.Also {
+		if !metricName.MatchString(m) || seen[m] {
+			errs = append(errs, fmt.Errorf("-also %q: want a metric name, once, other than -count's", m))
+		}
+		seen[m] = true
 	}
 	for _, cpus := range []string{c.ServerCPUs, c.ToolCPUs} {
 		if cpus == "" {
@@ -219,14 +269,18 @@ func (res *Result) compare() {
 		}
 		res.LoadMax = max(res.LoadMax, r.LoadMax)
 	}
-	for _, fig := range Figures {
+	for _, fig := range res.Config.Figures() {
 		var a, b, rounds []float64
+		every := true // the second tool's figure is above 0 in every round, so each round has a ratio
 		for i := range min(len(byTool[0]), len(byTool[1])) {
 			x, y := byTool[0][i].Figures()[fig], byTool[1][i].Figures()[fig]
 			a, b = append(a, x), append(b, y)
-			if y > 0 {
+			if every = every && y > 0; every {
 				rounds = append(rounds, x/y)
 			}
+		}
+		if !every {
+			rounds = nil
 		}
 		r := Ratio{Figure: fig, First: median(a), Second: median(b)}
 		if r.Second > 0 {

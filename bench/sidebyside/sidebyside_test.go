@@ -50,15 +50,16 @@ func cpuNow() time.Duration {
 }
 
 func fakeServer(addr string) {
-	var n atomic.Int64
+	var n, adds atomic.Int64
 	mux := http.NewServeMux()
 	mux.HandleFunc("/add", func(w http.ResponseWriter, r *http.Request) {
 		k, _ := strconv.Atoi(r.URL.Query().Get("n"))
 		burn(time.Duration(k) * 50 * time.Microsecond)
 		n.Add(int64(k))
+		adds.Add(1)
 	})
 	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, "# TYPE deliveries_total counter\ndeliveries_total{node=\"a\"} %d\ndeliveries_total{node=\"b\"} 0\ndeliveries_totalx 99\n", n.Load())
+		fmt.Fprintf(w, "# TYPE deliveries_total counter\ndeliveries_total{node=\"a\"} %d\ndeliveries_total{node=\"b\"} 0\ndeliveries_totalx 99\nadds_total %d\n", n.Load(), adds.Load())
 	})
 	http.ListenAndServe(addr, mux)
 }
@@ -99,7 +100,8 @@ func TestSideBySideMeasuresEachToolAndTheServer(t *testing.T) {
 	c := sidebyside.Config{
 		Tools:  [2]sidebyside.Tool{{Name: "heavy", Command: tool("400us")}, {Name: "light", Command: tool("100us")}},
 		Rounds: 2, Before: before, After: after, Server: "cat " + pidfile,
-		CountURL: "http://" + addr + "/metrics", CountMetric: "deliveries_total", Every: 100 * time.Millisecond, Timeout: time.Minute,
+		CountURL: "http://" + addr + "/metrics", CountMetric: "deliveries_total", Also: []string{"adds_total"},
+		Every: 100 * time.Millisecond, Timeout: time.Minute,
 	}
 	var progress strings.Builder
 	res, err := sidebyside.Measure(context.Background(), c, &progress)
@@ -114,6 +116,12 @@ func TestSideBySideMeasuresEachToolAndTheServer(t *testing.T) {
 		}
 		if r.WindowSeconds <= 0 || r.WindowSeconds > r.Seconds || r.ServerCPUWindow > r.ServerCPU+0.02 {
 			t.Fatalf("%s round %d: window %.2f s of %.2f, server CPU %.3f in it of %.3f", r.Tool, r.Round, r.WindowSeconds, r.Seconds, r.ServerCPUWindow, r.ServerCPU)
+		}
+		// 4 requests, each read and answered (with the metrics scrapes):
+		// counted exactly by the server's counter, and by its system calls.
+		if r.AlsoWindow["adds_total"] != 4 || r.ServerReadsWindow < 4 || r.ServerWritesWindow < 4 {
+			t.Fatalf("%s round %d: %v adds, %v reads, %v writes in the window; the tool made 4 requests", r.Tool, r.Round,
+				r.AlsoWindow["adds_total"], r.ServerReadsWindow, r.ServerWritesWindow)
 		}
 	}
 	if strings.Join(order, ",") != "heavy,light,light,heavy" {
@@ -132,9 +140,12 @@ func TestSideBySideMeasuresEachToolAndTheServer(t *testing.T) {
 	if r := ratio[sidebyside.FigDeliveries]; r.Ratio != 1 {
 		t.Fatalf("deliveries: %+v", r)
 	}
+	if r := ratio[sidebyside.AlsoFigure("adds_total")]; r.Ratio != 1 || r.First != 0.002 {
+		t.Fatalf("adds per delivery: %+v, want 4 of 2,000 under both", r)
+	}
 	md := res.Markdown()
 	t.Log("\n" + md)
-	if !strings.Contains(md, "| heavy ÷ light |") || !strings.Contains(md, "2 alternating rounds") || !strings.Contains(progress.String(), "round 2") {
+	if !strings.Contains(md, "| heavy ÷ light |") || !strings.Contains(md, "| adds_total per delivery, send window | 0.002 | 0.002 | 1.00 |") || !strings.Contains(md, "2 alternating rounds") || !strings.Contains(progress.String(), "round 2") {
 		t.Fatalf("table:\n%s\nprogress:\n%s", md, progress.String())
 	}
 	if conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
@@ -151,6 +162,8 @@ func TestSideBySideRefusesBadConfigs(t *testing.T) {
 		{Tools: [2]sidebyside.Tool{{"a", "true"}, {"b", "true"}}, Rounds: 0, Server: "true", CountURL: "u", CountMetric: "x"},
 		{Tools: [2]sidebyside.Tool{{"a", "true"}, {"b", "true"}}, Rounds: 1, CountURL: "u", CountMetric: "x"},
 		{Tools: [2]sidebyside.Tool{{"a", "true"}, {"b", "true"}}, Rounds: 1, Server: "true", CountURL: "u", CountMetric: "x", ServerCPUs: "99"},
+		{Tools: [2]sidebyside.Tool{{"a", "true"}, {"b", "true"}}, Rounds: 1, Server: "true", CountURL: "u", CountMetric: "x", Also: []string{"x"}},
+		{Tools: [2]sidebyside.Tool{{"a", "true"}, {"b", "true"}}, Rounds: 1, Server: "true", CountURL: "u", CountMetric: "x", Also: []string{"y{a=\"b\"}"}},
 	} {
 		if _, err := sidebyside.Measure(context.Background(), c, io.Discard); err == nil {
 			t.Fatalf("%+v: accepted", c)
@@ -188,6 +201,14 @@ func TestSideBySideKeepsWhatEndedAndLeavesNothingRunning(t *testing.T) {
 		t.Fatalf("err %v, result %+v", err, res)
 	}
 	down()
+	// A counter the server does not have stops the run before its tool starts.
+	c.Tools[1], c.Also = sidebyside.Tool{Name: "never", Command: "touch " + pidfile + ".ran"}, []string{"absent_total"}
+	res, err = sidebyside.Measure(context.Background(), c, io.Discard)
+	if _, serr := os.Stat(pidfile + ".ran"); err == nil || !strings.Contains(err.Error(), "no absent_total") || len(res.Runs) != 0 || serr == nil {
+		t.Fatalf("an absent -also counter: %v, %+v", err, res)
+	}
+	down()
+	c.Also = nil
 	c.Before = start + "; exit 1"
 	if _, err := sidebyside.Measure(context.Background(), c, io.Discard); err == nil || !strings.Contains(err.Error(), "-before") {
 		t.Fatalf("a failed -before: %v", err)

@@ -16,7 +16,17 @@ func (res *Result) Markdown() string {
 	}
 	fmt.Fprintf(&sb, "\n\n| figure | %s (median) | %s (median) | %s ÷ %s | rounds' ratios |\n|---|---|---|---|---|\n", a, b, a, b)
 	for _, r := range res.Ratios {
-		fmt.Fprintf(&sb, "| %s | %s | %s | %.2f | %.2f–%.2f |\n", r.Figure, num(r.First), num(r.Second), r.Ratio, r.Low, r.High)
+		if r.First == 0 && r.Second == 0 {
+			continue // not measured (e.g. /proc/PID/io unreadable), or nothing to count
+		}
+		ratio, rounds := "–", "–"
+		if r.Second > 0 {
+			ratio = fmt.Sprintf("%.2f", r.Ratio)
+		}
+		if r.High > 0 {
+			rounds = fmt.Sprintf("%.2f–%.2f", r.Low, r.High)
+		}
+		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s |\n", r.Figure, num(r.First), num(r.Second), ratio, rounds)
 	}
 	return sb.String()
 }
@@ -37,8 +47,13 @@ func orAll(cpus string) string {
 }
 
 func num(v float64) string {
-	if v >= 1000 {
+	switch {
+	case v == 0:
+		return "0"
+	case v >= 1000:
 		return fmt.Sprintf("%.0f", v)
+	case v != 0 && v < 1: // a count per delivery
+		return fmt.Sprintf("%.3f", v)
 	}
 	return fmt.Sprintf("%.1f", v)
 }

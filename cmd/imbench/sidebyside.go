@@ -25,6 +25,11 @@ import (
 
 type toolFlags []sidebyside.Tool
 
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
 func (t *toolFlags) String() string { return fmt.Sprint(*t) }
 
 func (t *toolFlags) Set(v string) error {
@@ -47,6 +52,8 @@ func parseSideBySide(args []string) (sidebyside.Config, string, string, error) {
 		results = fs.String("results", "results", "results folder: <id>/side-by-side.json and .md go there")
 		words   = fs.String("workload", "", "what the tools run, in words, for the table's page")
 	)
+	var also listFlag
+	fs.Var(&also, "also", "another counter on -count's page, reported per delivery in the send window (repeatable), e.g. the server's pings")
 	fs.IntVar(&c.Rounds, "rounds", 5, "rounds; each runs both tools, which goes first alternating")
 	fs.StringVar(&c.Before, "before", "", "a command that starts a fresh server, before every run")
 	fs.StringVar(&c.After, "after", "", "a command that stops it, after every run")
@@ -64,6 +71,7 @@ func parseSideBySide(args []string) (sidebyside.Config, string, string, error) {
 		return c, "", "", badinput.Errorf("side-by-side needs -tool twice (name=command), got %d", len(tools))
 	}
 	c.Tools = [2]sidebyside.Tool{tools[0], tools[1]}
+	c.Also = also
 	if *count != "" {
 		u, m, ok := strings.Cut(*count, "#")
 		if !ok || !strings.HasPrefix(u, "http") || m == "" {

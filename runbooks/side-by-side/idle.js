@@ -9,4 +9,3 @@ export const plan = im.workload({
     { kind: 'online', users: 1000 },
   ],
 });
-export const options = { protocolOptions: { wukongim: { ackDelay: '0' } } };

@@ -9,4 +9,3 @@ export const plan = im.workload({
     { kind: 'pairs', pairs: 100, allOnline: true, ratePerMinute: 30, pace: 'burst', duration: D },
   ],
 });
-export const options = { protocolOptions: { wukongim: { ackDelay: '0' } } };
