@@ -31,7 +31,11 @@ type Driver struct {
 	smu      sync.Mutex
 	sessions []*session
 	heads    [2][]atomic.Int64
-	logins   []atomic.Bool // logged in before: a later login recovers
+	// held is the newest number of the normal feed a pull showed to be a
+	// message of the user's: a server whose CONNACK head is below it has
+	// lost its state. Not heads: those also take the empty feed's 2.
+	held   []atomic.Int64
+	logins []atomic.Bool // logged in before: a later login recovers
 
 	dialer   *engine.SourceDialer
 	gateways []string
@@ -61,6 +65,7 @@ func New(cfg Config, p *plan.Plan) (*Driver, error) {
 	d.sessions = make([]*session, p.Users)
 	d.logins = make([]atomic.Bool, p.Users)
 	d.heads[wire.PullNormal] = make([]atomic.Int64, p.Users)
+	d.held = make([]atomic.Int64, p.Users)
 	for i, c := range p.Convs {
 		switch c.Kind {
 		case plan.Group:

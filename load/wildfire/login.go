@@ -69,9 +69,9 @@ func (d *Driver) dial(ctx context.Context, u uint32, h engine.Handler) (*conn, e
 		}
 		return nil, fmt.Errorf("login of %s: %w", uid, err)
 	}
-	if had := d.heads[wire.PullNormal][u].Load(); head < had {
+	if err := d.stateLost(u, head); err != nil {
 		nc.Close()
-		return nil, fmt.Errorf("%w: the CONNACK's message head for %s is %d, below the %d it delivered", engine.ErrStateLost, uid, head, had)
+		return nil, err
 	}
 	c.startFeeds(head, d.logins[u].Load())
 	if c.st, err = netloop.Attach(nc, c, d.cfg.ReadTimeout, netloop.DefaultMode); err != nil {
@@ -82,6 +82,15 @@ func (d *Driver) dial(ctx context.Context, u uint32, h engine.Handler) (*conn, e
 	}
 	d.logins[u].Store(true)
 	return c, nil
+}
+
+// stateLost tells whether a CONNACK's message head is below a message the
+// user's pulls have shown: the server lost its state.
+func (d *Driver) stateLost(u uint32, head int64) error {
+	if had := d.held[u].Load(); head < had {
+		return fmt.Errorf("%w: the CONNACK's message head for %s is %d, below the %d it delivered", engine.ErrStateLost, d.users[u], head, had)
+	}
+	return nil
 }
 
 // handshake sends CONNECT and reads the CONNACK; it returns the user's

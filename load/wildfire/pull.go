@@ -133,6 +133,9 @@ func (c *conn) pulled(t int32, id int64, a wire.Puback, err error) {
 	if cur > hd.Load() {
 		hd.Store(cur)
 	}
+	if held := &c.d.held[c.user]; t == wire.PullNormal && !emptyFeed(id, len(msgs), cur, head) && cur > held.Load() {
+		held.Store(cur)
+	}
 	// A Sync is answered once the chain reaches the head the server gave
 	// in the first answer after it was asked, even while MNs keep the
 	// chain going: under steady traffic the chain may never go idle, and a
@@ -173,6 +176,14 @@ func (c *conn) pulled(t int32, id int64, a wire.Puback, err error) {
 	if more {
 		c.pull(t)
 	}
+}
+
+// emptyFeed is the real server's answer to a pull from 0 of a feed with no
+// message: current and head 2 rather than 0 (im-server 1.2.4,
+// MemoryMessagesStore.fetchMessage), while its CONNACK gives that user's
+// head as 0. The next pull starts at 2, as the SDK's does; no message is 2.
+func emptyFeed(id int64, n int, cur, head int64) bool {
+	return id == 0 && n == 0 && cur == 2 && head == 2
 }
 
 func (c *conn) endChain(t int32, err error) {

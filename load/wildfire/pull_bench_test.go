@@ -37,6 +37,7 @@ func BenchmarkPulled(b *testing.B) {
 	group := p.GroupID(p.Convs[0].Group)
 	d := &Driver{plan: p, groupOf: map[string]uint32{group: 0}}
 	d.heads[wire.PullNormal] = make([]atomic.Int64, p.Users)
+	d.held = make([]atomic.Int64, p.Users)
 	ciph, err := wire.NewCipher("0123456789abcdef-session-secret")
 	if err != nil {
 		b.Fatal(err)

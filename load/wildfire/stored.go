@@ -16,6 +16,7 @@ var _ engine.StoredReader = (*Driver)(nil)
 // connections have ended: it moves the user's head back.
 func (d *Driver) ReadStored(ctx context.Context, u uint32, _ []uint32, found func(verify.Arrival)) error {
 	d.heads[wire.PullNormal][u].Store(0)
+	d.held[u].Store(0)
 	c, err := d.Connect(ctx, u, engine.Reader(found))
 	if err != nil {
 		return err
