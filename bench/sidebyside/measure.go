@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/imbench/imbench/load/procgroup"
 )
 
 // sample is what one look saw: the server's CPU seconds, its delivery
@@ -326,52 +328,29 @@ func pin(pids []int, cpus string) error {
 	return nil
 }
 
-// parseCPUs reads a CPU list ("0", "0,2", "1-3").
+// parseCPUs reads a CPU list ("0", "0,2", "1-3") of online CPUs (up to
+// runtime.NumCPU() where the kernel's online list is unreadable).
 func parseCPUs(list string) (unix.CPUSet, error) {
 	var set unix.CPUSet
-	online, _ := os.ReadFile("/sys/devices/system/cpu/online")
-	bad := fmt.Errorf("CPU list %q: want e.g. 0, 0,2 or 1-3 of this machine's online CPUs (%s)", list, strings.TrimSpace(string(online)))
-	for _, part := range strings.Split(list, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil {
+	raw, _ := os.ReadFile("/sys/devices/system/cpu/online")
+	online, _ := procgroup.CPUList(string(raw))
+	if len(online) == 0 {
+		for i := range runtime.NumCPU() {
+			online = append(online, i)
+		}
+	}
+	bad := fmt.Errorf("CPU list %q: want e.g. 0, 0,2 or 1-3 of this machine's online CPUs (%s)", list, strings.TrimSpace(string(raw)))
+	cpus, err := procgroup.CPUList(list)
+	if err != nil || len(cpus) == 0 {
+		return set, bad
+	}
+	for _, i := range cpus {
+		if i >= 1024 || !slices.Contains(online, i) {
 			return set, bad
 		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return set, bad
-			}
-		}
-		for i := a; i <= b; i++ {
-			if i < 0 || i >= 1024 || !cpuOnline(string(online), i) {
-				return set, bad
-			}
-			set.Set(i)
-		}
+		set.Set(i)
 	}
 	return set, nil
-}
-
-// cpuOnline tells whether CPU i is in the kernel's online list ("0-3,6");
-// an unreadable list admits CPUs up to runtime.NumCPU().
-func cpuOnline(list string, i int) bool {
-	list = strings.TrimSpace(list)
-	if list == "" {
-		return i < runtime.NumCPU()
-	}
-	for _, part := range strings.Split(list, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err1 := strconv.Atoi(lo)
-		b, err2 := a, error(nil)
-		if isRange {
-			b, err2 = strconv.Atoi(hi)
-		}
-		if err1 == nil && err2 == nil && a <= i && i <= b {
-			return true
-		}
-	}
-	return false
 }
 
 func load1() float64 {

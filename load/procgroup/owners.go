@@ -231,25 +231,34 @@ func cpuList(dir string) string {
 
 // CountCPUs counts the CPUs of a list such as "0-3,6" (0 where it is not one).
 func CountCPUs(list string) int {
-	if list == "" {
+	cpus, err := CPUList(list)
+	if err != nil {
 		return 0
 	}
-	n := 0
+	return len(cpus)
+}
+
+// CPUList reads a kernel CPU list such as "0-3,6" ("" is none).
+func CPUList(list string) ([]int, error) {
+	if list = strings.TrimSpace(list); list == "" {
+		return nil, nil
+	}
+	var cpus []int
 	for _, part := range strings.Split(list, ",") {
 		lo, hi, isRange := strings.Cut(part, "-")
 		a, err := strconv.Atoi(lo)
-		if err != nil {
-			return 0
-		}
 		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil {
-				return 0
-			}
+		if err == nil && isRange {
+			b, err = strconv.Atoi(hi)
 		}
-		n += b - a + 1
+		if err != nil || a < 0 || b < a {
+			return nil, fmt.Errorf("CPU list %q: want e.g. 0, 0,2 or 1-3", list)
+		}
+		for c := a; c <= b; c++ {
+			cpus = append(cpus, c)
+		}
 	}
-	return n
+	return cpus, nil
 }
 
 // ServingCPUs counts the CPUs the processes listening on ports may run on
@@ -262,16 +271,9 @@ func ServingCPUs(ports []int) int {
 	}
 	cpus := map[int]bool{}
 	for _, o := range owners {
-		for _, part := range strings.Split(cpuList(fmt.Sprintf("/proc/%d", o.PID)), ",") {
-			lo, hi, isRange := strings.Cut(part, "-")
-			a, err1 := strconv.Atoi(lo)
-			b, err2 := a, error(nil)
-			if isRange {
-				b, err2 = strconv.Atoi(hi)
-			}
-			for c := a; err1 == nil && err2 == nil && c <= b; c++ {
-				cpus[c] = true
-			}
+		list, _ := CPUList(cpuList(fmt.Sprintf("/proc/%d", o.PID)))
+		for _, c := range list {
+			cpus[c] = true
 		}
 	}
 	return len(cpus)
