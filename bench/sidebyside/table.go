@@ -52,7 +52,7 @@ func num(v float64) string {
 		return "0"
 	case v >= 1000:
 		return fmt.Sprintf("%.0f", v)
-	case v != 0 && v < 1: // a count per delivery
+	case v < 1: // a count per delivery
 		return fmt.Sprintf("%.3f", v)
 	}
 	return fmt.Sprintf("%.1f", v)

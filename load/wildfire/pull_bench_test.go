@@ -22,7 +22,7 @@ func BenchmarkPulled(b *testing.B) {
 	for b.Loop() {
 		c.pulled(wire.PullNormal, 0, a, nil)
 	}
-	if h.tally.Corrupt.Load()+h.tally.Foreign.Load() > 0 || h.tally.Pulled[verify.KindIndex(plan.Group)].Load() != 1 {
+	if h.Tally.Corrupt.Load()+h.Tally.Foreign.Load() > 0 || h.Tally.Pulled[verify.KindIndex(plan.Group)].Load() != 1 {
 		b.Fatal("the pulled message did not verify")
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/imbench/imbench/load/conformance"
 	"github.com/imbench/imbench/load/engine"
 	"github.com/imbench/imbench/load/plan"
 	"github.com/imbench/imbench/load/verify"
@@ -72,18 +73,5 @@ func (f *pullFixture) message(seq int64) *pb.Message {
 	}
 }
 
-// checking verifies each arrival as the engine does.
-type checking struct {
-	ck    *verify.Checker
-	in    *verify.Inbox
-	tally verify.Tally
-}
-
-func (h *checking) Arrive(a verify.Arrival) { h.ck.Receive(h.in, a, time.Now(), &h.tally) }
-
-func (h *checking) Closed(engine.Conn, error, bool) {}
-
 // checker is a verifier of the member's arrivals.
-func (f *pullFixture) checker() *checking {
-	return &checking{ck: &verify.Checker{Run: []byte(f.p.RunID), Plan: f.p}, in: verify.NewInbox(f.me)}
-}
+func (f *pullFixture) checker() *conformance.Checking { return conformance.NewChecking(f.p, f.me) }

@@ -35,7 +35,7 @@ func TestAnEmptyFeedsTwoIsNotAStateTheServerLost(t *testing.T) {
 	const seq = 588578821752520705
 	c.pulled(wire.PullNormal, 2, f.answer(t, &pb.PullMessageResult{Current: proto.Int64(seq), Head: proto.Int64(seq),
 		Message: []*pb.Message{f.message(seq)}}), nil)
-	if h.tally.Pulled[verify.KindIndex(plan.Group)].Load() != 1 {
+	if h.Tally.Pulled[verify.KindIndex(plan.Group)].Load() != 1 {
 		t.Fatal("the pulled message did not arrive")
 	}
 	if err := d.stateLost(me, seq); err != nil {

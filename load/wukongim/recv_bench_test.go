@@ -5,22 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/imbench/imbench/load/engine"
+	"github.com/imbench/imbench/load/conformance"
 	"github.com/imbench/imbench/load/plan"
 	"github.com/imbench/imbench/load/verify"
 	wire "github.com/imbench/imbench/wire/wukongim"
 )
-
-// checking verifies each arrival as the engine does.
-type checking struct {
-	ck    *verify.Checker
-	in    *verify.Inbox
-	tally verify.Tally
-}
-
-func (h *checking) Arrive(a verify.Arrival) { h.ck.Receive(h.in, a, time.Now(), &h.tally) }
-
-func (h *checking) Closed(engine.Conn, error, bool) {}
 
 // BenchmarkOnRecv is a group member's RECV, encrypted, from the frame's
 // body to the verifier's verdict.
@@ -45,7 +34,7 @@ func BenchmarkOnRecv(b *testing.B) {
 	}
 	_, flags, body, _, _ := wire.SplitFrame(frame)
 	me := p.Members(0)[0]
-	h := &checking{ck: &verify.Checker{Run: []byte(p.RunID), Plan: p}, in: verify.NewInbox(me)}
+	h := conformance.NewChecking(p, me)
 	c := &conn{d: d, user: me, h: h, cipher: ciph, version: 5}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -54,7 +43,7 @@ func BenchmarkOnRecv(b *testing.B) {
 		}
 		c.recvacks = c.recvacks[:0]
 	}
-	if h.tally.Corrupt.Load()+h.tally.Foreign.Load() > 0 {
+	if h.Tally.Corrupt.Load()+h.Tally.Foreign.Load() > 0 {
 		b.Fatal("the RECV did not verify")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/imbench/imbench/load/conformance"
 	"github.com/imbench/imbench/load/plan"
 	"github.com/imbench/imbench/load/verify"
 	wire "github.com/imbench/imbench/wire/wukongim"
@@ -36,12 +37,12 @@ func TestUndecryptableRecvIsCorrupt(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, flags, body, _, _ := wire.SplitFrame(frame)
-		h := &checking{ck: &verify.Checker{Run: []byte(p.RunID), Plan: p}, in: verify.NewInbox(me)}
+		h := conformance.NewChecking(p, me)
 		c := &conn{d: d, user: me, h: h, cipher: ciph, version: 5}
 		if err := c.onRecv(flags, body); err != nil {
 			t.Fatal(err)
 		}
-		corrupt, foreign := h.tally.Corrupt.Load(), h.tally.Foreign.Load()
+		corrupt, foreign := h.Tally.Corrupt.Load(), h.Tally.Foreign.Load()
 		switch {
 		case damage && (corrupt != 1 || foreign != 0):
 			t.Fatalf("damaged RECV: %d corrupt, %d foreign; want 1 corrupt", corrupt, foreign)
